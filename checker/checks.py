@@ -1,0 +1,386 @@
+"""The generic checks. Each is a plain function `Explored -> list[Finding]`; `CHECKS` runs them in order.
+
+Nothing here knows a format, a game or a rule number: everything comes from the spec. Progress
+is judged by the game's own actions; moves flagged `leave` (conceding, leaving) are left out of
+the deadlock, loop and starvation checks, because a player who may always concede does not make
+a stuck game live. Checks that claim something about *every* path (loops that cannot end,
+unreachable outcomes, dead rules) only run on a completely explored graph.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import networkx as nx
+
+from . import ir
+from .explore import Graph
+from .findings import Finding, TraceStep
+from .trace import build_trace, describe_label, rules_of
+
+
+@dataclass
+class Explored:
+    graph: Graph
+
+    @property
+    def machine(self):
+        return self.graph.machine
+
+    @property
+    def inst(self):
+        return self.graph.machine.inst
+
+    @cached_property
+    def game(self) -> nx.DiGraph:
+        return self.graph.to_networkx(game_only=True)
+
+    @cached_property
+    def terminal(self) -> set[int]:
+        return {i for i, s in enumerate(self.graph.states) if s[-1]}
+
+    @cached_property
+    def running(self) -> list[int]:
+        """Expanded states in which the game goes on."""
+        g = self.graph
+        return [i for i in range(g.expanded) if not g.states[i][-1]]
+
+    def finding(self, kind, message, rules, spans, trace=None, loop_start=None, detail="", key="") -> Finding:
+        inst = self.inst
+        return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label,
+                       f"{inst.spec.path}" + (f" | {inst.format}" if inst.format else "")
+                       + (f" | reading {inst.reading}" if inst.reading else ""),
+                       trace, loop_start, detail=detail, key=key or message)
+
+    def trace_to(self, sid: int) -> list[TraceStep]:
+        return build_trace(self.graph, self.graph.path_to(sid))
+
+    def lasso(self, nodes: set[int], start: int, need_edge=None) -> tuple[list, int] | None:
+        """A path from an initial state to a cycle inside `nodes` reachable from `start`.
+
+        Returns (trace, index where the loop starts). `need_edge(src, dst, labels)` may demand
+        that the cycle use some edge (for example a progress edge)."""
+        sub = self.game.subgraph(nodes)
+        reach = nx.descendants(sub, start) | {start}
+        sub = sub.subgraph(reach)
+        for comp in sorted(nx.strongly_connected_components(sub), key=min):
+            comp_sub = sub.subgraph(comp)
+            if comp_sub.number_of_edges() == 0:
+                continue
+            edges = sorted(comp_sub.edges(data="labels"))
+            if need_edge is not None:
+                edges = [e for e in edges if need_edge(*e)]
+                if not edges:
+                    continue
+            a, b, _ = edges[0]
+            entry = min(comp, key=lambda x: (len(self.graph.path_to(x)), x))
+            # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
+            prefix = self.graph.path_to(entry)
+            p1 = nx.shortest_path(comp_sub, entry, a)
+            p2 = nx.shortest_path(comp_sub, b, entry)
+            cycle_nodes = p1 + p2
+            path = list(prefix)
+            for u, v in zip(cycle_nodes, cycle_nodes[1:]):
+                lid = self._edge_label(u, v, prefer=edges[0][2] if (u, v) == (a, b) else None)
+                path.append((v, lid))
+            loop_start = len(prefix) - 1
+            return build_trace(self.graph, path), loop_start
+        return None
+
+    def _edge_label(self, u, v, prefer=None) -> int:
+        labels = self.game[u][v]["labels"]
+        if prefer:
+            return prefer[0]
+        return min(labels)
+
+    def rules_of_label(self, lid: int) -> tuple[str, ...]:
+        return rules_of(self.machine, self.graph.labels[lid][2])
+
+    def last_rules(self, sid: int) -> tuple[str, ...]:
+        par = self.graph.parent[sid]
+        if par is None:
+            return rules_of(self.machine, self.graph.init_hits.get(sid, ()))
+        return self.rules_of_label(par[1])
+
+
+def _decl_rules(decls) -> list[str]:
+    out = []
+    for d in decls:
+        out.extend(d.tags)
+    return out
+
+
+# ---------------------------------------------------------------- checks on single states
+
+def check_outcome_conflict(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.conflicts:
+        return []
+    sid = min(g.conflicts)
+    msg = g.conflicts[sid]
+    rules = x.last_rules(sid)
+    outcome_rules = [r for r in x.machine.outcomes]
+    return [x.finding("outcome-conflict", msg, rules, [r.decl.span for r in outcome_rules][:3], x.trace_to(sid),
+                      detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
+                      key=msg.split(" both")[0] and "conflict")]
+
+
+def check_outcome_gap(x: Explored) -> list[Finding]:
+    g = x.graph
+    gaps = [i for i, s in enumerate(g.states) if s[-1] and s[-1][0] == "gap"]
+    if not gaps:
+        return []
+    sid = gaps[0]
+    why = g.states[sid][-1][1]
+    spans = [d.span for d, _ in x.machine.ends] or [x.inst.spec.span]
+    rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
+    return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
+                      x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why)]
+
+
+def check_deadlock(x: Explored) -> list[Finding]:
+    g = x.graph
+    has_game_move = set()
+    for s, _, lid in g.edges:
+        if not g.is_leave(lid):
+            has_game_move.add(s)
+    failed = {s for s, _ in g.errors}
+    stuck = [i for i in x.running if i not in has_game_move and i not in failed]
+    if not stuck:
+        return []
+    sid = stuck[0]
+    only_leave = any(s == sid for s, _, lid in g.edges)
+    note = " (players can only leave the game from here)" if only_leave else ""
+    active = [p for p in range(x.inst.nplayers) if x.machine.is_active(g.states[sid], p)]
+    who = ", ".join(x.inst.players[p] for p in active) or "nobody"
+    return [x.finding("deadlock", f"no game action is possible and the game has not ended{note}; active: {who}",
+                      x.last_rules(sid), [x.inst.spec.span], x.trace_to(sid),
+                      detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock")]
+
+
+def check_overflow(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.errors:
+        return []
+    src, step = min(g.errors, key=lambda e: e[0])
+    trace = x.trace_to(src)
+    m = x.machine
+    a = m.actions[step.action]
+    args = ", ".join(f"{b[0]}={m.show(b[4], v)}" for b, v in zip(a.binders, step.binding))
+    name = a.decl.name + (f"({args})" if args else "")
+    trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails: {step.error}"))
+    spans = [step.error_span] if step.error_span else [a.decl.span]
+    return [x.finding("overflow", step.error, rules_of(m, step.hits), spans, trace,
+                      detail=f"{len(g.errors)} failing step(s); the shortest is shown", key=step.error.split(" would")[0])]
+
+
+def check_invariants(x: Explored) -> list[Finding]:
+    out = []
+    g, m = x.graph, x.machine
+    for d, f in m.invariants:
+        for sid, state in enumerate(g.states):
+            if not f(m.reader(state)):
+                out.append(x.finding("invariant", f"invariant `{d.name}` does not hold", d.tags, [d.span],
+                                     x.trace_to(sid), key=d.name))
+                break
+    return out
+
+
+# ---------------------------------------------------------------- checks on cycles
+
+def check_forced_loop(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.complete:
+        return []
+    rev = x.game.reverse(copy=False)
+    can_end: set[int] = set()
+    for t in x.terminal:
+        if t not in can_end:
+            can_end |= nx.descendants(rev, t) | {t}
+    has_move = {s for s, _, lid in g.edges if not g.is_leave(lid)}
+    doomed = [i for i in x.running if i not in can_end and i in has_move]
+    if not doomed:
+        return []
+    found = x.lasso(set(doomed), doomed[0])
+    if found is None:
+        return []
+    trace, loop_start = found
+    cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules]
+    leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in set(doomed))
+    how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
+    return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
+                      [x.inst.spec.span], trace, loop_start,
+                      detail=f"{len(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
+                      key="forced-loop")]
+
+
+def check_livelock(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not any(a.progress for a in m.actions):
+        return []
+    sub = nx.DiGraph()
+    running = set(x.running)
+    for s, d, lid in g.edges:
+        if s in running and d in running and not g.is_leave(lid) and not g.is_progress(lid):
+            sub.add_edge(s, d)
+    for comp in sorted(nx.strongly_connected_components(sub), key=min):
+        if len(comp) > 1 or any(sub.has_edge(v, v) for v in comp):
+            found = x.lasso(set(comp), min(comp), need_edge=lambda a, b, labels: not any(g.is_progress(l) for l in labels))
+            if found:
+                trace, loop_start = found
+                rules = [r for st in trace[loop_start + 1:] for r in st.rules]
+                return [x.finding("livelock", "game actions can repeat forever without any progress action",
+                                  rules, [x.inst.spec.span], trace, loop_start, key="livelock")]
+    return []
+
+
+def check_unbounded_procedure(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    out = []
+    for d, f in m.procedures:
+        inside = {i for i in x.running if f(m.reader(g.states[i]))}
+        if not inside:
+            continue
+        sub = x.game.subgraph(inside)
+        for comp in sorted(nx.strongly_connected_components(sub), key=min):
+            cs = sub.subgraph(comp)
+            if cs.number_of_edges() == 0:
+                continue
+            if not any(g.is_progress(l) for _, _, ls in cs.edges(data="labels") for l in ls):
+                continue
+            exits = sorted({lid for s in comp for _, t, ls in x.game.out_edges(s, data="labels") if t not in comp for lid in ls})
+            found = x.lasso(set(comp), min(comp), need_edge=lambda a, b, labels: any(g.is_progress(l) for l in labels))
+            if not found:
+                continue
+            trace, loop_start = found
+            if exits:
+                how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
+            else:
+                how = "no game action leaves it"
+            out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
+                                 list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules], [d.span],
+                                 trace, loop_start, key=d.name))
+            break
+    return out
+
+
+def check_starvation(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if m.active is None:
+        return []
+    inst = x.inst
+    k = inst.nslots
+    out = []
+    for p in range(inst.nplayers):
+        nodes = {i for i in x.running if not (g.states[i][k] >> p) & 1 and not m.is_active(g.states[i], p)}
+        if not nodes:
+            continue
+        sub = x.game.subgraph(nodes)
+        best = None
+        for comp in sorted(nx.strongly_connected_components(sub), key=min):
+            cs = sub.subgraph(comp)
+            if cs.number_of_edges() and any(g.is_progress(l) for _, _, ls in cs.edges(data="labels") for l in ls):
+                best = comp
+                break
+        if best is None:
+            continue
+        found = x.lasso(set(best), min(best), need_edge=lambda a, b, labels: any(g.is_progress(l) for l in labels))
+        if not found:
+            continue
+        trace, loop_start = found
+        d = m.active[0]
+        rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
+        out.append(x.finding("starvation", f"{inst.players[p]} stays in the game but is never active on this cycle",
+                             rules, [d.span], trace, loop_start, key="starvation"))
+        break  # one starved player per instance is enough to show the defect; the detail counts them
+    return out
+
+
+# ---------------------------------------------------------------- checks over the whole graph
+
+def check_unreachable_outcome(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    inst = x.inst
+    wp = wt = 0
+    for s in g.states:
+        end = s[-1]
+        if end and end[0] != "gap":
+            wp |= end[0]
+            wt |= end[1]
+    out = []
+    for r in m.outcomes:
+        if r.kind != "win":
+            continue
+        names, mask = (inst.players, wp) if r.subject == "player" else (inst.teams, wt)
+        never = [names[i] for i in range(len(names)) if not mask >> i & 1]
+        if never:
+            who = ", ".join(never)
+            out.append(x.finding("unreachable-outcome",
+                                 f"{'team ' if r.subject == 'team' else ''}{who} can never win (rule `{r.decl.name}`)",
+                                 r.decl.tags, [r.decl.span],
+                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{r.decl.name}:{len(never)}"))
+    return out
+
+
+def check_dead_rules(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    out = []
+    for rid, rule in enumerate(m.rules):
+        if rid in g.hit_rules:
+            continue
+        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement"}[rule.kind]
+        label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
+        out.append(x.finding("dead-rule", f"{what} {label} never applies in any reachable state",
+                             rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}"))
+    return out
+
+
+def check_reachable_properties(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    out = []
+    for d, binders, f in m.reachables:
+        missing = []
+        for binding in list(m.bindings(binders, m.reader(g.states[0]) if g.states else None)):
+            ok = False
+            for state in g.states:
+                m.bind(binders, binding)
+                if f(m.reader(state)):
+                    ok = True
+                    break
+            if not ok:
+                missing.append(", ".join(f"{b[0]}={m.show(b[4], v)}" for b, v in zip(binders, binding)))
+        if missing:
+            which = f" for {'; '.join(missing)}" if binders else ""
+            out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
+                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{d.name}:{len(missing)}"))
+    return out
+
+
+CHECKS = (
+    check_outcome_conflict,
+    check_outcome_gap,
+    check_deadlock,
+    check_overflow,
+    check_invariants,
+    check_forced_loop,
+    check_livelock,
+    check_unbounded_procedure,
+    check_starvation,
+    check_unreachable_outcome,
+    check_reachable_properties,
+    check_dead_rules,
+)
+
+
+def run_checks(graph: Graph) -> list[Finding]:
+    x = Explored(graph)
+    out: list[Finding] = []
+    for check in CHECKS:
+        out.extend(check(x))
+    return out

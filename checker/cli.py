@@ -1,0 +1,156 @@
+"""The command line: a thin layer over `checker.engine`.
+
+Exit codes: 0 clean, 1 findings, 2 bad input or usage, 3 incomplete (a limit was hit and no
+unexpected finding was made). Findings beat incomplete because they are definite.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from . import coverage as cov
+from .diagnostics import SpecError, render_all
+from .explore import Limits, explore
+from .findings import KINDS
+from .trace import to_itf
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors exit 2, like bad input, without a traceback
+        self.print_usage(sys.stderr)
+        print(f"rulewright: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="rulewright", description="Model-check the rules of multiplayer card game formats.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("check", help="check spec files or folders and report findings")
+    c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--max-states", type=int, default=200_000, help="per instance (default 200000)")
+    c.add_argument("--max-seconds", type=float, default=120.0, help="per instance (default 120)")
+    c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
+    c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
+    c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
+
+    g = sub.add_parser("graph", help="print an instance's state graph as DOT")
+    g.add_argument("spec")
+    g.add_argument("--instance", default="", help="substring of the instance label (default: the first)")
+    g.add_argument("--max-states", type=int, default=5_000)
+
+    v = sub.add_parser("coverage", help="per document: formalized, out of scope and missing rule ids")
+    v.add_argument("paths", nargs="+")
+
+    sub.add_parser("kinds", help="list the finding kinds")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "graph":
+            return cmd_graph(args)
+        if args.command == "coverage":
+            return cmd_coverage(args)
+        if args.command == "kinds":
+            for k, (sev, desc) in KINDS.items():
+                print(f"{k:22} {sev:8} {desc}")
+            return EXIT_CLEAN
+    except SpecError as exc:
+        print(render_all(exc.diagnostics), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("rulewright: interrupted", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_BAD_INPUT
+
+
+def cmd_check(args) -> int:
+    from . import engine, report
+
+    res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay)
+    if args.format == "json":
+        sys.stdout.write(report.as_json(res, args.stats))
+    else:
+        sys.stdout.write(report.text(res, args.stats))
+    if args.itf:
+        write_itf(res, Path(args.itf))
+    return res.exit_code()
+
+
+def itf_name(f) -> str:
+    base = f"{f.model}-{f.kind}-{'-'.join(f.rules[:3])}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:150] + ".itf.json"
+
+
+def write_itf(res, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in res.findings:
+        if f.trace:
+            (folder / itf_name(f)).write_text(json.dumps(to_itf(f), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def cmd_graph(args) -> int:
+    from .machine import Machine
+    from .model import instantiate
+    from .parser import parse_file
+    from .trace import describe_label
+
+    spec = parse_file(args.spec)
+    insts = [i for i in instantiate(spec) if args.instance in i.label]
+    if not insts:
+        print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    graph = explore(Machine(insts[0]), Limits(args.max_states, 60.0))
+    inst = insts[0]
+    lines = [f'digraph "{inst.label}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
+    for sid, state in enumerate(graph.states):
+        desc = _state_label(graph, state)
+        shape = ', style=bold' if sid in graph.init_ids else ''
+        if state[-1]:
+            shape += ', peripheries=2'
+        lines.append(f'  s{sid} [label="{desc}"{shape}];')
+    for s, d, lid in graph.edges:
+        text, rules = describe_label(graph, lid)
+        label = text + (f" [{', '.join(rules)}]" if rules else "")
+        style = ", style=dashed" if graph.is_leave(lid) else ""
+        lines.append(f'  s{s} -> s{d} [label="{_esc(label)}"{style}];')
+    lines.append("}")
+    print("\n".join(lines))
+    if not graph.complete:
+        print(f"rulewright: graph incomplete ({graph.stop_reason})", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_CLEAN
+
+
+def _state_label(graph, state) -> str:
+    from .trace import show, state_values
+    parts = [f"{k}={show(v)}" for k, v in state_values(graph, state)]
+    return _esc("\\n".join(parts))
+
+
+def _esc(s: str) -> str:
+    return s.replace('"', '\\"')
+
+
+def cmd_coverage(args) -> int:
+    from .engine import collect_files
+    from .parser import parse_file
+
+    files, diags = collect_files(args.paths)
+    if diags:
+        print(render_all(diags), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    specs = [parse_file(f) for f in files]
+    covs = cov.coverage(specs)
+    print(cov.render(covs))
+    return EXIT_FINDINGS if any(c.missing for c in covs) else EXIT_CLEAN

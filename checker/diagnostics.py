@@ -1,0 +1,100 @@
+"""Errors in a user's spec: codes, messages, and the renderer that points at the text.
+
+Every problem with the input becomes a `Diagnostic` with a code from `CODES`, a sentence, the
+span it concerns and a hint. `render` prints `file:line:col: error[CODE]: message`, the source
+line and carets under the span; it never raises, whatever the span says.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ir import Span
+
+CODES: dict[str, str] = {
+    "E001": "syntax error",
+    "E002": "file cannot be read",
+    "E003": "include cycle or missing include",
+    "E010": "undefined name",
+    "E011": "name defined twice",
+    "E012": "wrong number or kind of arguments",
+    "E013": "type mismatch",
+    "E014": "outcome predicate used under negation",
+    "E015": "value out of range during setup",
+    "E016": "missing declaration",
+    "E017": "evaluation error",
+    "E020": "unknown finding kind in expect",
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    hint: str = ""
+    severity: str = "error"
+
+
+class SpecError(Exception):
+    """Raised with one or more diagnostics; the CLI renders them and exits 2."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+        self.diagnostics = diagnostics if isinstance(diagnostics, list) else [diagnostics]
+        super().__init__("; ".join(d.message for d in self.diagnostics))
+
+
+_source_cache: dict[str, list[str]] = {}
+
+
+def remember_source(path: str, text: str) -> None:
+    _source_cache[path] = text.splitlines()
+
+
+def source_line(span: Span) -> str | None:
+    lines = _source_cache.get(span.file)
+    if lines is None:
+        try:
+            lines = Path(span.file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return None
+        _source_cache[span.file] = lines
+    if 1 <= span.line <= len(lines):
+        return lines[span.line - 1]
+    return None
+
+
+def caret_block(span: Span) -> str:
+    """The source line and carets under the span, or "" if the line is not available."""
+    try:
+        text = source_line(span)
+        if text is None:
+            return ""
+        start = max(span.col - 1, 0)
+        if span.end_line == span.line and span.end_col > span.col:
+            width = span.end_col - span.col
+        else:
+            width = max(len(text) - start, 1)
+        width = max(1, min(width, max(len(text) - start, 1)))
+        gutter = f"{span.line:>5} | "
+        return f"{gutter}{text}\n{' ' * len(gutter)}{' ' * start}{'^' * width}"
+    except Exception:  # the renderer must never be the thing that fails
+        return ""
+
+
+def render(d: Diagnostic, max_list: int = 0) -> str:
+    head = f"{d.span}: {d.severity}[{d.code}]: {d.message}"
+    parts = [head]
+    block = caret_block(d.span)
+    if block:
+        parts.append(block)
+    if d.hint:
+        parts.append(f"      = hint: {d.hint}")
+    return "\n".join(parts)
+
+
+def render_all(diags: list[Diagnostic], limit: int = 20) -> str:
+    shown = [render(d) for d in diags[:limit]]
+    if len(diags) > limit:
+        shown.append(f"... and {len(diags) - limit} more")
+    return "\n\n".join(shown)

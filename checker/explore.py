@@ -1,0 +1,134 @@
+"""Explicit-state exploration: breadth first from every initial state.
+
+The search keeps plain tuples, lists and a dict (networkx would make it about 10x slower);
+`Graph.to_networkx()` hands the finished graph to networkx for SCCs and paths. Breadth-first
+order makes every parent chain a shortest trace. A state or time limit stops the search and
+marks the graph incomplete; checks then report only what the explored part proves.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .machine import Machine, Step
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_states: int = 200_000
+    max_seconds: float = 120.0
+
+
+@dataclass
+class Graph:
+    machine: Machine
+    states: list = field(default_factory=list)
+    index: dict = field(default_factory=dict)
+    init_ids: list = field(default_factory=list)
+    edges: list = field(default_factory=list)  # (src, dst, label id)
+    labels: list = field(default_factory=list)  # (action index, binding, hits)
+    label_index: dict = field(default_factory=dict)
+    parent: list = field(default_factory=list)  # (pred id, label id) or None for initial states
+    errors: list = field(default_factory=list)  # (src, Step) for steps that failed (overflow, ...)
+    conflicts: dict = field(default_factory=dict)  # state id -> message
+    init_hits: dict = field(default_factory=dict)
+    expanded: int = 0
+    complete: bool = True
+    stop_reason: str = ""
+    seconds: float = 0.0
+    hit_rules: set = field(default_factory=set)
+
+    def label(self, action: int, binding: tuple, hits: tuple) -> int:
+        key = (action, binding, hits)
+        lid = self.label_index.get(key)
+        if lid is None:
+            lid = len(self.labels)
+            self.labels.append(key)
+            self.label_index[key] = lid
+        return lid
+
+    def add(self, state, parent) -> tuple[int, bool]:
+        sid = self.index.get(state)
+        if sid is not None:
+            return sid, False
+        sid = len(self.states)
+        self.states.append(state)
+        self.index[state] = sid
+        self.parent.append(parent)
+        return sid, True
+
+    def is_leave(self, lid: int) -> bool:
+        return self.machine.actions[self.labels[lid][0]].leave
+
+    def is_progress(self, lid: int) -> bool:
+        return self.machine.actions[self.labels[lid][0]].progress
+
+    def path_to(self, sid: int) -> list[tuple[int, int]]:
+        """[(state, label that led to it)] from an initial state to `sid`; label -1 for the first."""
+        out = []
+        cur = sid
+        while True:
+            par = self.parent[cur]
+            if par is None:
+                out.append((cur, -1))
+                break
+            out.append((cur, par[1]))
+            cur = par[0]
+        out.reverse()
+        return out
+
+    def to_networkx(self, game_only: bool = True) -> nx.DiGraph:
+        g = nx.DiGraph()
+        g.add_nodes_from(range(len(self.states)))
+        for s, d, lid in self.edges:
+            if game_only and self.is_leave(lid):
+                continue
+            if g.has_edge(s, d):
+                g[s][d]["labels"].append(lid)
+            else:
+                g.add_edge(s, d, labels=[lid])
+        return g
+
+
+def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
+    start = time.perf_counter()
+    g = Graph(machine)
+    for state, hits, conflict in machine.initial_states():
+        sid, new = g.add(state, None)
+        if new:
+            g.init_ids.append(sid)
+            g.init_hits[sid] = hits
+            g.hit_rules.update(hits)
+            if conflict:
+                g.conflicts.setdefault(sid, conflict)
+    queue_pos = 0
+    deadline = start + limits.max_seconds
+    while queue_pos < len(g.states):
+        if len(g.states) > limits.max_states:
+            g.complete = False
+            g.stop_reason = f"state limit of {limits.max_states:,} reached"
+            break
+        if (queue_pos & 255) == 0 and time.perf_counter() > deadline:
+            g.complete = False
+            g.stop_reason = f"time limit of {limits.max_seconds:g}s reached"
+            break
+        sid = queue_pos
+        queue_pos += 1
+        state = g.states[sid]
+        if state[-1]:  # the game has ended (or must have): no successors
+            continue
+        for step in machine.successors(state):
+            g.hit_rules.update(step.hits)
+            if step.target is None:
+                g.errors.append((sid, step))
+                continue
+            lid = g.label(step.action, step.binding, step.hits)
+            tid, new = g.add(step.target, (sid, lid))
+            g.edges.append((sid, tid, lid))
+            if step.conflict and tid not in g.conflicts:
+                g.conflicts[tid] = step.conflict
+    g.expanded = queue_pos
+    g.seconds = time.perf_counter() - start
+    return g

@@ -1,0 +1,619 @@
+"""Text -> IR. The grammar lives in grammar/rulewright.lark; one Transformer builds `checker.ir`.
+
+Nothing downstream of this module sees a lark tree. Syntax errors become `Diagnostic`s with the
+line, a caret and a hint; typical mistakes are recognised by example (lark's `match_examples`).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ir
+from .diagnostics import Diagnostic, SpecError, remember_source
+
+
+def _grammar_path() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "grammar" / "rulewright.lark", here.parent / "grammar" / "rulewright.lark"):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError("rulewright.lark not found next to the checker package")
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(_grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True)
+
+
+def _span(file: str, meta) -> ir.Span:
+    if getattr(meta, "empty", False) or not hasattr(meta, "line"):
+        return ir.Span(file, 0, 0, 0, 0)
+    return ir.Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(file: str, tok: Token) -> ir.Span:
+    return ir.Span(file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + len(tok))
+
+
+def _unquote(tok: Token) -> str:
+    return str(tok)[1:-1]
+
+
+class _Tags(list):
+    """Marker type so the transformer can tell a tag list from other children."""
+
+
+@v_args(meta=True)
+class ToIR(Transformer):
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    def sp(self, meta) -> ir.Span:
+        return _span(self.file, meta)
+
+    # --- helpers to pick children apart
+    @staticmethod
+    def _split(children):
+        tags = ()
+        rest = []
+        for c in children:
+            if isinstance(c, _Tags):
+                tags = tuple(c)
+            elif c is not None:
+                rest.append(c)
+        return tags, rest
+
+    def tags(self, meta, children):
+        return _Tags(str(c) for c in children)
+
+    # --- file structure
+    def start(self, meta, children):
+        return list(children)
+
+    def spec_header(self, meta, children):
+        return ("header", _unquote(children[0]), _unquote(children[1]), self.sp(meta))
+
+    def document(self, meta, children):
+        return ("document", tuple(children))
+
+    def id_entry(self, meta, children):
+        quote = _unquote(children[1]) if len(children) > 1 and children[1] is not None else ""
+        return ir.DocId(str(children[0]), quote, _tok_span(self.file, children[0]))
+
+    def include(self, meta, children):
+        return ("include", _unquote(children[0]), self.sp(meta))
+
+    def format_block(self, meta, children):
+        name = str(children[0])
+        tags, rest = self._split(children[1:])
+        title = ""
+        if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
+            title = _unquote(rest.pop(0))
+        return ir.FormatBlock(name, title, tuple(rest), tags, self.sp(meta))
+
+    def reading(self, meta, children):
+        name = str(children[0])
+        tags, rest = self._split(children[1:])
+        title = ""
+        if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
+            title = _unquote(rest.pop(0))
+        return ir.ReadingDecl(name, title, tuple(rest), tags, self.sp(meta))
+
+    # --- parameters, players
+    def param_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta))
+
+    def range_lit(self, meta, children):
+        return ir.RangeDomain(children[0], children[1], self.sp(meta))
+
+    def set_lit(self, meta, children):
+        return ir.SetDomain(ir.SetLit(tuple(children), self.sp(meta)), self.sp(meta))
+
+    def let_decl(self, meta, children):
+        name = str(children[0])
+        params = ()
+        tags, rest = self._split(children[1:])
+        if len(rest) == 2:
+            params, body = rest
+        else:
+            body = rest[0]
+        return ir.LetDecl(name, tuple(params), body, tags, self.sp(meta))
+
+    def players_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.PlayersDecl(rest[0], tags, self.sp(meta))
+
+    def teams_decl(self, meta, children):
+        tags, rest = self._split(children)
+        names, count = rest[0]
+        return ir.TeamsDecl(names, count, rest[1], tags, self.sp(meta))
+
+    def named_teams(self, meta, children):
+        return (tuple(str(c) for c in children), None)
+
+    def counted_teams(self, meta, children):
+        return (None, children[0])
+
+    def seating_decl(self, meta, children):
+        tags, rest = self._split(children)
+        kind, order = rest[0]
+        return ir.SeatingDecl(kind, order, tags, self.sp(meta))
+
+    def seat_alternate(self, meta, children):
+        return ("alternate", ())
+
+    def seat_blocks(self, meta, children):
+        return ("blocks", ())
+
+    def seat_list(self, meta, children):
+        return ("list", tuple(str(c) for c in children))
+
+    # --- state
+    def _var(self, meta, children, is_choice):
+        name = str(children[0])
+        index = None
+        tags = ()
+        typ = None
+        init: object = ir.Num(0)
+        has_init = False
+        for c in children[1:]:
+            if isinstance(c, _Tags):
+                tags = tuple(c)
+            elif isinstance(c, tuple) and len(c) == 2 and c[0] == "index":
+                index = c[1]
+            elif typ is None and isinstance(c, (ir.TBool, ir.TRange, ir.TPlayer, ir.TTeam, ir.TSet, ir.TEnum)):
+                typ = c
+            elif c is not None:
+                init = c
+                has_init = True
+        if is_choice:
+            init_expr = None
+        elif not has_init:
+            init_expr = _default_init(typ, self.sp(meta))
+        else:
+            init_expr = None if init == "any" else init
+        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta))
+
+    def var_decl(self, meta, children):
+        return self._var(meta, children, False)
+
+    def choice_decl(self, meta, children):
+        return self._var(meta, children, True)
+
+    def index(self, meta, children):
+        return ("index", (str(children[0]), children[1]))
+
+    def idx_player(self, meta, children):
+        return "player"
+
+    def idx_team(self, meta, children):
+        return "team"
+
+    def init_value(self, meta, children):
+        return children[0]
+
+    def any_value(self, meta, children):
+        return "any"
+
+    def t_bool(self, meta, c):
+        return ir.TBool(self.sp(meta))
+
+    def t_range(self, meta, c):
+        return ir.TRange(c[0], c[1], self.sp(meta))
+
+    def t_player(self, meta, c):
+        return ir.TPlayer(False, self.sp(meta))
+
+    def t_opt_player(self, meta, c):
+        return ir.TPlayer(True, self.sp(meta))
+
+    def t_team(self, meta, c):
+        return ir.TTeam(self.sp(meta))
+
+    def t_set(self, meta, c):
+        return ir.TSet(self.sp(meta))
+
+    def t_enum(self, meta, c):
+        return ir.TEnum(tuple(str(x) for x in c), self.sp(meta))
+
+    def _named_cond(self, cls, meta, children):
+        tags, rest = self._split(children[1:])
+        return cls(str(children[0]), rest[0], tags, self.sp(meta))
+
+    def init_decl(self, meta, c):
+        return self._named_cond(ir.InitDecl, meta, c)
+
+    def constraint_decl(self, meta, c):
+        return self._named_cond(ir.ConstraintDecl, meta, c)
+
+    def procedure_decl(self, meta, c):
+        return self._named_cond(ir.ProcedureDecl, meta, c)
+
+    def ends_decl(self, meta, c):
+        return self._named_cond(ir.EndsDecl, meta, c)
+
+    def invariant_decl(self, meta, c):
+        return self._named_cond(ir.InvariantDecl, meta, c)
+
+    def active_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.ActiveDecl(str(children[0]), rest[0], tags, self.sp(meta))
+
+    # --- actions
+    def action_decl(self, meta, children):
+        name = str(children[0])
+        params: tuple = ()
+        tags: tuple = ()
+        progress = leave = False
+        guard: ir.Expr = ir.Bool(True, self.sp(meta))
+        body: list = []
+        seen_guard = False
+        for c in children[1:]:
+            if isinstance(c, _Tags):
+                tags = tuple(c)
+            elif isinstance(c, list) and c and isinstance(c[0], ir.Param):
+                params = tuple(c)
+            elif c == "progress":
+                progress = True
+            elif c == "leave":
+                leave = True
+            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt)):
+                body.append(c)
+            elif c is not None and not seen_guard:
+                guard = c
+                seen_guard = True
+        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta))
+
+    def params(self, meta, children):
+        return list(children)
+
+    def param(self, meta, children):
+        return ir.Param(str(children[0]), children[1], self.sp(meta))
+
+    def flag_progress(self, meta, c):
+        return "progress"
+
+    def flag_leave(self, meta, c):
+        return "leave"
+
+    def tagged_stmt(self, meta, children):
+        tags, stmt = tuple(children[0]), children[1]
+        return _with_tags(stmt, tags)
+
+    def assign(self, meta, children):
+        name = str(children[0])
+        if len(children) == 3:
+            return ir.Assign(name, children[1], children[2], (), self.sp(meta))
+        return ir.Assign(name, None, children[-1], (), self.sp(meta))
+
+    def if_stmt(self, meta, children):
+        cond = children[0]
+        body, branches, otherwise = [], [], ()
+        for c in children[1:]:
+            if isinstance(c, tuple) and c and c[0] == "elif":
+                branches.append((c[1], c[2]))
+            elif isinstance(c, tuple) and c and c[0] == "else":
+                otherwise = c[1]
+            elif c is not None:
+                body.append(c)
+        return ir.If(((cond, tuple(body)),) + tuple(branches), otherwise, (), self.sp(meta))
+
+    def elif_part(self, meta, children):
+        return ("elif", children[0], tuple(c for c in children[1:] if c is not None))
+
+    def else_part(self, meta, children):
+        return ("else", tuple(c for c in children if c is not None))
+
+    def forall_stmt(self, meta, children):
+        return ir.ForallStmt(str(children[0]), children[1], tuple(c for c in children[2:] if c is not None), (), self.sp(meta))
+
+    def lose_stmt(self, meta, c):
+        return ir.OutcomeStmt("lose", c[0], (), self.sp(meta))
+
+    def win_stmt(self, meta, c):
+        return ir.OutcomeStmt("win", c[0], (), self.sp(meta))
+
+    def draw_stmt(self, meta, c):
+        return ir.OutcomeStmt("draw", None, (), self.sp(meta))
+
+    # --- outcomes
+    def outcome_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        (kind, subject_kind, var), cond = rest
+        return ir.OutcomeDecl(str(children[0]), kind, subject_kind, var, cond, tags, self.sp(meta))
+
+    def head_lose(self, meta, c):
+        return ("lose",) + c[0]
+
+    def head_win(self, meta, c):
+        return ("win",) + c[0]
+
+    def head_draw(self, meta, c):
+        return ("draw", None, None)
+
+    def subj_player(self, meta, c):
+        return ("player", str(c[0]))
+
+    def subj_team(self, meta, c):
+        return ("team", str(c[0]))
+
+    def precedence_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta))
+
+    def winners_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.WinnersDecl(str(rest[0]) == "many", tags, self.sp(meta))
+
+    def reachable_decl(self, meta, children):
+        name = str(children[0])
+        params: tuple = ()
+        tags, rest = self._split(children[1:])
+        if len(rest) == 2:
+            params = tuple(rest[0])
+        return ir.ReachableDecl(name, params, rest[-1], tags, self.sp(meta))
+
+    def expect_decl(self, meta, children):
+        kind = str(children[0])
+        tags, rest = self._split(children[1:])
+        note = _unquote(rest[0]) if rest else ""
+        return ir.ExpectDecl(kind, note, tags, self.sp(meta))
+
+    def out_of_scope_decl(self, meta, children):
+        return ir.OutOfScopeDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))
+
+    # --- expressions
+    def dom_range(self, meta, c):
+        return ir.RangeDomain(c[0], c[1], self.sp(meta))
+
+    def dom_set(self, meta, c):
+        return ir.SetDomain(c[0], self.sp(meta))
+
+    def quant(self, meta, c):
+        return str(c[0])
+
+    agg = quant
+    outcome_kind = quant
+    winners_kind = quant
+    comp_op = quant
+
+    def quantified(self, meta, c):
+        return ir.Quant(str(c[0]), str(c[1]), c[2], c[3], self.sp(meta))
+
+    def aggregate(self, meta, c):
+        return ir.Aggregate(str(c[0]), str(c[1]), c[2], c[3], self.sp(meta))
+
+    def implication(self, meta, c):
+        return ir.Binary("implies", c[0], c[1], self.sp(meta))
+
+    def disjunction(self, meta, c):
+        return _fold("or", c, self.sp(meta))
+
+    def conjunction(self, meta, c):
+        return _fold("and", c, self.sp(meta))
+
+    def not_(self, meta, c):
+        return ir.Unary("not", c[0], self.sp(meta))
+
+    def comparison(self, meta, c):
+        return ir.Binary(str(c[1]), c[0], c[2], self.sp(meta))
+
+    def not_in(self, meta, c):
+        return ir.Binary("notin", c[0], c[1], self.sp(meta))
+
+    def _arith(self, meta, c):
+        out = c[0]
+        for i in range(1, len(c), 2):
+            out = ir.Binary(str(c[i]), out, c[i + 1], self.sp(meta))
+        return out
+
+    sum = _arith
+    product = _arith
+
+    def neg(self, meta, c):
+        return ir.Unary("-", c[0], self.sp(meta))
+
+    def number(self, meta, c):
+        return ir.Num(int(c[0]), self.sp(meta))
+
+    def true(self, meta, c):
+        return ir.Bool(True, self.sp(meta))
+
+    def false(self, meta, c):
+        return ir.Bool(False, self.sp(meta))
+
+    def none(self, meta, c):
+        return ir.NoneLit(self.sp(meta))
+
+    def name(self, meta, c):
+        return ir.Name(str(c[0]), self.sp(meta))
+
+    def index_expr(self, meta, c):
+        return ir.Index(str(c[0]), c[1], self.sp(meta))
+
+    def call(self, meta, c):
+        args = tuple(x for x in c[1:] if x is not None)
+        return ir.Call(str(c[0]), args, self.sp(meta))
+
+    def set_expr(self, meta, c):
+        return ir.SetLit(tuple(x for x in c if x is not None), self.sp(meta))
+
+    def ite(self, meta, c):
+        return ir.Ite(c[0], c[1], c[2], self.sp(meta))
+
+
+def _fold(op, items, span):
+    out = items[0]
+    for x in items[1:]:
+        out = ir.Binary(op, out, x, span)
+    return out
+
+
+def _default_init(typ, span):
+    if isinstance(typ, ir.TBool):
+        return ir.Bool(False, span)
+    if isinstance(typ, ir.TRange):
+        return typ.low
+    if isinstance(typ, ir.TSet):
+        return ir.SetLit((), span)
+    if isinstance(typ, ir.TPlayer) and typ.optional:
+        return ir.NoneLit(span)
+    if isinstance(typ, ir.TEnum):
+        return ir.Name(typ.members[0], span)
+    return None  # players and teams have no natural default: any
+
+
+def _with_tags(stmt, tags):
+    from dataclasses import replace
+    return replace(stmt, tags=tuple(stmt.tags) + tuple(tags))
+
+
+# ---------------------------------------------------------------- error reporting
+
+_EXAMPLES: dict[tuple[str, str], list[str]] = {
+    ("missing semicolon", "end each assignment and each lose/win/draw statement with `;`"): [
+        "action a do x := 1 end",
+        "action a do x := 1 y := 2; end",
+        "action a do lose p end",
+        "action a do if x then y := 1 end end",
+    ],
+    ("`=` used for assignment", "inside `do ... end` assign with `:=`, e.g. `turn := next(turn);`"): [
+        "action a do x = 1; end",
+        "action a do x[p] = 1; end",
+    ],
+    ("rule tags before the keyword", "write the rule tags after the keyword and name: `action pass [408.1c] ...`"): [
+        "[1.1] action a do end",
+        "[1.1] var x: bool",
+        "[1.1] outcome o: draw when true",
+    ],
+    ("missing `end`", "close every `do`, `then` and `else` block with `end`"): [
+        "action a do x := 1;",
+        "action a do if x then y := 1; end",
+        "action a when x do y := 1; action b do end",
+    ],
+    ("missing `do`", "an action is `action NAME(params) [tags] when GUARD do STATEMENTS end`"): [
+        "action a when x y := 1; end",
+        "action a x := 1; end",
+    ],
+    ("missing `:` after the name", "write `outcome NAME [tags]: lose player p when ...` (and likewise `init`, `constraint`, `invariant`)"): [
+        "outcome o lose player p when true",
+        "invariant i x",
+        "constraint c x",
+        "init i x",
+    ],
+    ("`=` used for comparison", "compare with `==`; `=` only introduces a declaration's value"): [
+        "invariant i: x = 1",
+        "outcome o: draw when x = 1",
+        "action a when x = 1 do end",
+    ],
+    ("unterminated string", "close the string with `\"` on the same line"): [
+        'spec "abc',
+        'out_of_scope [1] "abc',
+    ],
+}
+
+
+def _friendly(exc: UnexpectedInput, text: str) -> tuple[str, str]:
+    parser = _lark()
+    label = None
+    try:
+        label = exc.match_examples(parser.parse, _EXAMPLES, use_accepts=True)
+    except Exception:
+        label = None
+    if label:
+        return label
+    if isinstance(exc, UnexpectedCharacters):
+        return (f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character",
+                "check for a stray character; comments start with `#`")
+    if isinstance(exc, UnexpectedEOF):
+        return ("unexpected end of file", "a block or declaration is not finished; is an `end` or `}` missing?")
+    if isinstance(exc, UnexpectedToken):
+        expected = sorted(_pretty_terminal(t) for t in (exc.accepts or exc.expected))
+        shown = ", ".join(expected[:8]) + (", ..." if len(expected) > 8 else "")
+        tok = exc.token
+        got = "end of file" if tok.type == "$END" else f"`{tok}`"
+        return (f"unexpected {got}", f"expected one of: {shown}")
+    return ("syntax error", "")
+
+
+def _pretty_terminal(name: str) -> str:
+    try:
+        pattern = _lark().get_terminal(name).pattern
+        if pattern.type == "str":
+            return f"`{pattern.value}`"
+    except Exception:
+        pass
+    return {"NAME": "a name", "NUMBER": "a number", "STRING": "a string", "RULE_ID": "a rule id",
+            "$END": "end of file"}.get(name, name.lower())
+
+
+def parse_text(text: str, file: str) -> list:
+    """Parse one file's text into a list of top-level items (IR nodes and markers)."""
+    remember_source(file, text)
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as exc:
+        message, hint = _friendly(exc, text)
+        line = getattr(exc, "line", 1) or 1
+        col = getattr(exc, "column", 1) or 1
+        if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+            lines = text.splitlines() or [""]
+            line, col = len(lines), max(len(lines[-1]), 1)
+        tok = getattr(exc, "token", None)
+        width = len(str(tok)) if tok is not None and getattr(tok, "type", "") != "$END" else 1
+        raise SpecError(Diagnostic("E001", message, ir.Span(file, line, col, line, col + max(width, 1)), hint))
+    try:
+        return ToIR(file).transform(tree)
+    except VisitError as exc:  # a transformer bug must still not become a traceback for the user
+        raise SpecError(Diagnostic("E001", f"could not build the IR: {exc.orig_exc}", ir.Span(file, 1, 1, 1, 2),
+                                   "this is a rulewright bug; please report it with the spec")) from exc
+
+
+def parse_file(path: str | Path, _stack: tuple[str, ...] = ()) -> ir.SpecFile:
+    """Parse a spec file, splicing in its includes (resolved relative to the including file)."""
+    p = Path(path)
+    shown = str(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(Diagnostic("E002", f"cannot read {shown}: {exc.__class__.__name__}", ir.Span(shown, 0, 0, 0, 0),
+                                   "check the path and that the file is UTF-8 text"))
+    items = parse_text(text, shown)
+    title, document = p.stem, ""
+    ids: list[ir.DocId] = []
+    decls: list = []
+    formats: list[ir.FormatBlock] = []
+    includes: list[str] = []
+    header_span = ir.Span(shown, 1, 1, 1, 1)
+    for item in items:
+        if isinstance(item, tuple) and item[0] == "header":
+            title, document, header_span = item[1], item[2], item[3]
+        elif isinstance(item, tuple) and item[0] == "document":
+            ids.extend(item[1])
+        elif isinstance(item, tuple) and item[0] == "include":
+            _, rel, span = item
+            target = (p.parent / rel)
+            key = str(target.resolve())
+            if key in _stack or not target.exists():
+                why = "includes itself" if key in _stack else "does not exist"
+                raise SpecError(Diagnostic("E003", f"include {rel!r} {why}", span,
+                                           "includes are resolved relative to the including file"))
+            sub = parse_file(str(target) if not Path(rel).is_absolute() else rel, _stack + (str(p.resolve()),))
+            includes.append(sub.path)
+            includes.extend(sub.includes)
+            ids.extend(sub.ids)
+            decls.extend(sub.decls)
+            formats.extend(sub.formats)
+            if not document:
+                document = sub.document
+        elif isinstance(item, ir.FormatBlock):
+            formats.append(item)
+        else:
+            decls.append(item)
+    return ir.SpecFile(shown, title, document, tuple(ids), tuple(decls), tuple(formats), tuple(includes), header_span)

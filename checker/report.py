@@ -1,0 +1,97 @@
+"""Reports: the text a person reads and the JSON a pipeline reads. Both are deterministic:
+no timings or absolute paths unless asked for (`stats=True`)."""
+from __future__ import annotations
+
+import json
+
+from .diagnostics import caret_block, render_all
+from .engine import Result
+from .findings import KINDS, Finding
+from .trace import narrative, to_itf
+
+
+def _instances_line(f: Finding) -> str:
+    if len(f.instances) <= 1:
+        return f.instances[0] if f.instances else f.instance
+    first = f.instances[0]
+    params = [i.rsplit(" | ", 1)[-1] for i in f.instances]
+    return f"{first.rsplit(' | ', 1)[0]} | {'; '.join(params)}"
+
+
+def text(res: Result, stats: bool = False) -> str:
+    out: list[str] = []
+    if res.diagnostics:
+        out.append(render_all(res.diagnostics))
+        out.append("")
+    for f in res.findings:
+        tag = "expected " if f.expected else ""
+        out.append(f"{f.severity}[{f.kind}] {tag}{f.message}")
+        out.append(f"  in: {_instances_line(f)}")
+        if f.rules:
+            out.append(f"  rules: {', '.join(f.rules)}")
+        for span in f.spans[:2]:
+            out.append(f"  at {span}")
+            block = caret_block(span)
+            if block:
+                out.extend("    " + line for line in block.splitlines())
+        if f.detail:
+            out.append(f"  {f.detail}")
+        if f.trace:
+            out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
+            out.append(narrative(f))
+        out.append("")
+    n_models = len({i.model for i in res.instances})
+    states = sum(i.states for i in res.instances)
+    counts: dict[str, int] = {}
+    for f in res.findings:
+        if f.severity != "info":
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+    expected = sum(1 for f in res.findings if f.expected)
+    summary = (f"checked {len(res.files)} file(s), {n_models} model(s), {len(res.instances)} instance(s), "
+               f"{states:,} states")
+    out.append(summary)
+    if stats:
+        for i in res.instances:
+            out.append(f"  {i.label}: {i.states:,} states, {i.transitions:,} transitions, {i.seconds:.3f}s"
+                       + ("" if i.complete else f" (incomplete: {i.stop_reason})"))
+    for why in res.incomplete:
+        out.append(f"incomplete: {why}")
+    if counts:
+        out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
+                   + (f" ({expected} expected)" if expected else ""))
+    code = res.exit_code()
+    out.append("result: " + {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)",
+                             2: "bad input", 3: "incomplete"}[code])
+    return "\n".join(out) + "\n"
+
+
+def finding_json(f: Finding) -> dict:
+    return {
+        "kind": f.kind,
+        "severity": f.severity,
+        "message": f.message,
+        "rules": list(f.rules),
+        "locations": [{"file": s.file, "line": s.line, "col": s.col} for s in f.spans],
+        "model": f.model,
+        "instances": f.instances or [f.instance],
+        "expected": f.expected,
+        "detail": f.detail,
+        "replay": f.replay,
+        "trace": to_itf(f) if f.trace else None,
+        "narrative": narrative(f) if f.trace else None,
+    }
+
+
+def as_json(res: Result, stats: bool = False) -> str:
+    doc = {
+        "tool": "rulewright",
+        "exit_code": res.exit_code(),
+        "files": res.files,
+        "diagnostics": [{"code": d.code, "message": d.message, "hint": d.hint, "file": d.span.file,
+                         "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
+        "findings": [finding_json(f) for f in res.findings],
+        "incomplete": res.incomplete,
+        "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
+                       **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
+    }
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

@@ -1,0 +1,698 @@
+"""The Z3 backend: the same semantics as `checker.compile`, written independently, over Z3 terms.
+
+Three uses:
+- `contradiction(inst)`: the static constraints, setup rules and types as formulas tracked by
+  rule number, so an unsatisfiable set comes back as a minimal core of rules;
+- `replay(machine, trace)`: re-executes a counterexample one step at a time from its concrete
+  states and confirms each step is enabled and yields the recorded next state;
+- `bmc(...)`: the transition relation unrolled for bounded model checking (used by the
+  differential tests against the explorer).
+
+Values: booleans are Bool, numbers/players/teams/enum members Int; sets are Python lists of
+Bool, one per possible element. Quantifiers range over concrete candidates with a membership
+condition, so every binder is a Python int and functions of the seating are evaluated exactly.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import z3
+
+from . import ir
+from .model import Instance, Var
+
+
+class Unsupported(Exception):
+    pass
+
+
+@dataclass
+class SymSet:
+    elems: list  # Bool per element
+    kind: str  # player | team | enum | int
+    values: list | None = None  # for int sets: the candidate values
+
+
+def _b(x):
+    return z3.BoolVal(x) if isinstance(x, bool) else x
+
+
+def _i(x):
+    return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def _concrete(x):
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    s = z3.simplify(x)
+    if z3.is_int_value(s):
+        return s.as_long()
+    if z3.is_true(s):
+        return True
+    if z3.is_false(s):
+        return False
+    return None
+
+
+def ite_chain(index, options: list):
+    """options[index] for a symbolic index."""
+    c = _concrete(index)
+    if isinstance(c, int) and not isinstance(c, bool):
+        return options[c] if 0 <= c < len(options) else options[-1]
+    out = options[-1]
+    for i in range(len(options) - 2, -1, -1):
+        a, b = options[i], out
+        out = z3.If(index == i, _tz(a), _tz(b))
+    return out
+
+
+def _tz(x):
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    if isinstance(x, int):
+        return z3.IntVal(x)
+    return x
+
+
+class SymState:
+    def __init__(self, vals, out, tout):
+        self.vals = vals  # name -> list of terms
+        self.out = out
+        self.tout = tout
+        n, nt = len(out), len(tout)
+        self.lp = [z3.BoolVal(False)] * n
+        self.wp = [z3.BoolVal(False)] * n
+        self.lt = [z3.BoolVal(False)] * nt
+        self.wt = [z3.BoolVal(False)] * nt
+        self.draw = z3.BoolVal(False)
+        self.overflow = z3.BoolVal(False)
+
+    def copy(self):
+        s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
+        s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
+        s.draw, s.overflow = self.draw, self.overflow
+        return s
+
+
+def merge(cond, a: SymState, b: SymState) -> SymState:
+    """If cond then a else b, slot by slot."""
+    def m(x, y):
+        if x is y:
+            return x
+        return z3.If(cond, _tz(x), _tz(y))
+    s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
+                 [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)])
+    s.lp = [m(x, y) for x, y in zip(a.lp, b.lp)]
+    s.wp = [m(x, y) for x, y in zip(a.wp, b.wp)]
+    s.lt = [m(x, y) for x, y in zip(a.lt, b.lt)]
+    s.wt = [m(x, y) for x, y in zip(a.wt, b.wt)]
+    s.draw = m(a.draw, b.draw)
+    s.overflow = m(a.overflow, b.overflow)
+    return s
+
+
+class Encoder:
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self.n = inst.nplayers
+        self.nt = inst.nteams
+        self.members = [[inst.team_of[p] == t for p in range(self.n)] for t in range(self.nt)]
+        self.static = {}  # static choice name -> list of terms
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, st: SymState, env: dict):
+        return getattr(self, "x_" + type(e).__name__)(e, st, env)
+
+    def x_Num(self, e, st, env):
+        return z3.IntVal(e.value)
+
+    def x_Bool(self, e, st, env):
+        return z3.BoolVal(e.value)
+
+    def x_NoneLit(self, e, st, env):
+        return z3.IntVal(-1)
+
+    def x_Name(self, e, st, env):
+        name, inst = e.name, self.inst
+        if name in env:
+            return env[name]
+        if name in inst.lets:
+            return self.expr(inst.lets[name].body, st, {})
+        if st is not None and name in st.vals:
+            return st.vals[name][0]
+        if name in self.static:
+            return self.static[name][0]
+        if name in inst.params:
+            return z3.IntVal(inst.params[name])
+        if name in ("players", "player"):
+            return SymSet([z3.BoolVal(True)] * self.n, "player")
+        if name == "remaining":
+            return SymSet([z3.Not(o) for o in st.out], "player")
+        if name in ("teams", "team"):
+            return SymSet([z3.BoolVal(True)] * self.nt, "team")
+        if name == "nplayers":
+            return z3.IntVal(self.n)
+        if name == "nteams":
+            return z3.IntVal(self.nt)
+        if name == "team_size":
+            return z3.IntVal(self.n // self.nt if self.nt else 1)
+        if name in inst.players:
+            return z3.IntVal(inst.players.index(name))
+        if name in inst.teams:
+            return z3.IntVal(inst.teams.index(name))
+        if name in inst.enum_of_member:
+            return z3.IntVal(inst.enum_of_member[name].members.index(name))
+        raise Unsupported(f"name {name}")
+
+    def x_Index(self, e, st, env):
+        base = st.vals[e.name] if st is not None and e.name in st.vals else self.static.get(e.name)
+        if base is None:
+            raise Unsupported(f"index {e.name}")
+        return ite_chain(self.expr(e.index, st, env), base)
+
+    def x_Unary(self, e, st, env):
+        v = self.expr(e.operand, st, env)
+        return z3.Not(v) if e.op == "not" else -v
+
+    def x_Binary(self, e, st, env):
+        op = e.op
+        a = self.expr(e.left, st, env)
+        if op == "and":
+            return z3.And(a, self.expr(e.right, st, env))
+        if op == "or":
+            return z3.Or(a, self.expr(e.right, st, env))
+        if op == "implies":
+            return z3.Implies(a, self.expr(e.right, st, env))
+        b = self.expr(e.right, st, env)
+        if op in ("in", "notin"):
+            r = self.member(a, b)
+            return z3.Not(r) if op == "notin" else r
+        if isinstance(a, SymSet) and isinstance(b, SymSet):
+            if op == "+":
+                return SymSet([z3.Or(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
+            if op == "-":
+                return SymSet([z3.And(x, z3.Not(y)) for x, y in zip(a.elems, b.elems)], a.kind)
+            if op == "==":
+                return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else z3.BoolVal(True)
+            if op == "!=":
+                return z3.Not(z3.And(*[x == y for x, y in zip(a.elems, b.elems)])) if a.elems else z3.BoolVal(False)
+        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
+               "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
+               ">=": lambda: a >= b}
+        if op in ops:
+            return ops[op]()
+        if op == "/":
+            # Python floor division, which the explorer uses
+            return z3.If(b == 0, z3.IntVal(0), _floordiv(a, b))
+        if op == "%":
+            return z3.If(b == 0, z3.IntVal(0), a - b * _floordiv(a, b))
+        raise Unsupported(op)
+
+    def member(self, x, s):
+        if isinstance(s, SymSet):
+            if s.kind == "int":
+                return z3.Or(*[z3.And(c, x == v) for c, v in zip(s.elems, s.values)]) if s.elems else z3.BoolVal(False)
+            return z3.Or(*[z3.And(c, x == i) for i, c in enumerate(s.elems)]) if s.elems else z3.BoolVal(False)
+        raise Unsupported("membership")
+
+    def x_Ite(self, e, st, env):
+        c = self.expr(e.cond, st, env)
+        a, b = self.expr(e.then, st, env), self.expr(e.other, st, env)
+        if isinstance(a, SymSet):
+            return SymSet([z3.If(c, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
+        return z3.If(c, a, b)
+
+    def x_SetLit(self, e, st, env):
+        items = [self.expr(x, st, env) for x in e.items]
+        if not items:
+            return SymSet([z3.BoolVal(False)] * self.n, "player")
+        kind = self._kind_of_literal(e.items[0])
+        if kind == "int":
+            return SymSet([z3.BoolVal(True)] * len(items), "int", items)
+        width = self.n if kind == "player" else self.nt if kind == "team" else len(self.inst.enum_of_member[e.items[0].name].members)
+        return SymSet([z3.Or(*[v == i for v in items]) for i in range(width)], kind)
+
+    def _kind_of_literal(self, item):
+        inst = self.inst
+        if isinstance(item, ir.Name):
+            if item.name in inst.players:
+                return "player"
+            if item.name in inst.teams:
+                return "team"
+            if item.name in inst.enum_of_member:
+                return "enum"
+            var = inst.var(item.name)
+            if var is not None:
+                return {"player": "player", "team": "team", "enum": "enum"}.get(var.type.kind, "int")
+        if isinstance(item, ir.Call) and item.func in ("team",):
+            return "team"
+        if isinstance(item, ir.Call) and item.func in ("left", "right", "next", "across", "player_at", "next_in_game",
+                                                        "prev_in_game", "left_in_game", "after"):
+            return "player"
+        if isinstance(item, ir.Index):
+            var = inst.var(item.name)
+            if var is not None:
+                return {"player": "player", "team": "team", "enum": "enum"}.get(var.type.kind, "int")
+        return "int"
+
+    def candidates(self, d, st, env):
+        """[(value, condition)] for a domain."""
+        if isinstance(d, ir.RangeDomain):
+            lo, hi = _concrete(self.expr(d.low, st, env)), _concrete(self.expr(d.high, st, env))
+            if lo is None or hi is None:
+                raise Unsupported("range with symbolic bounds")
+            return [(v, z3.BoolVal(True)) for v in range(lo, hi + 1)]
+        s = self.expr(d.expr, st, env)
+        if not isinstance(s, SymSet):
+            raise Unsupported("domain")
+        if s.kind == "int":
+            return [(_concrete(v), c) for v, c in zip(s.values, s.elems)]
+        return [(i, c) for i, c in enumerate(s.elems)]
+
+    def x_Quant(self, e, st, env):
+        parts = []
+        for v, c in self.candidates(e.domain, st, env):
+            body = self.expr(e.body, st, {**env, e.var: v})
+            parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
+        if e.kind == "forall":
+            return z3.And(*parts) if parts else z3.BoolVal(True)
+        return z3.Or(*parts) if parts else z3.BoolVal(False)
+
+    def x_Aggregate(self, e, st, env):
+        cands = self.candidates(e.domain, st, env)
+        if e.kind == "count":
+            terms = [z3.If(z3.And(c, self.expr(e.body, st, {**env, e.var: v})), 1, 0) for v, c in cands]
+            return z3.Sum(terms) if terms else z3.IntVal(0)
+        if e.kind == "sum":
+            terms = [z3.If(c, self.expr(e.body, st, {**env, e.var: v}), 0) for v, c in cands]
+            return z3.Sum(terms) if terms else z3.IntVal(0)
+        # min / max: fold over members; 0 for an empty domain, as the explorer does
+        acc = None
+        have = z3.BoolVal(False)
+        for v, c in cands:
+            val = self.expr(e.body, st, {**env, e.var: v})
+            better = (val < acc) if e.kind == "min" else (val > acc)
+            acc = val if acc is None else z3.If(z3.And(c, z3.Or(z3.Not(have), better)), val, acc)
+            have = z3.Or(have, c)
+        return z3.IntVal(0) if acc is None else z3.If(have, acc, 0)
+
+    def x_Call(self, e, st, env):
+        f = e.func
+        inst = self.inst
+        if f in inst.lets:
+            let = inst.lets[f]
+            args = [self.expr(a, st, env) for a in e.args]
+            return self.expr(let.body, st, {p.name: a for p, a in zip(let.params, args)})
+        args = [self.expr(a, st, env) for a in e.args]
+        n = self.n
+        if f == "team":
+            return self.lift1(args[0], range(n), lambda p: z3.IntVal(inst.team_of[p]))
+        if f in ("seat",):
+            return args[0]
+        if f == "player_at":
+            return args[0] % n
+        if f == "left":
+            return (args[0] + args[1]) % n
+        if f == "right":
+            return (args[0] - args[1]) % n
+        if f == "next":
+            return (args[0] + 1) % n
+        if f == "across":
+            return (args[0] + n // 2) % n
+        if f == "dist":
+            d1, d2 = (args[1] - args[0]) % n, (args[0] - args[1]) % n
+            return z3.If(d1 < d2, d1, d2)
+        if f == "dist_left":
+            return (args[1] - args[0]) % n
+        if f in ("next_in_game", "prev_in_game", "left_in_game"):
+            k = 1 if f != "left_in_game" else _concrete(args[1])
+            if k is None:
+                raise Unsupported("symbolic k")
+            direction = -1 if f == "prev_in_game" else 1
+            return self.lift1(args[0], range(n), lambda p: self.ring_step(st, p, k, direction))
+        if f == "dist_in_game":
+            return self.lift2(args[0], args[1], lambda p, q: self.dist_in_game(st, p, q))
+        if f == "after":
+            x, rest = args[0], args[1:]
+            out = rest[0]
+            for i in range(len(rest) - 1, -1, -1):
+                out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
+            return out
+        if f == "in_game":
+            if self._is_team(e.args[0]):
+                return self.lift1(args[0], range(self.nt), lambda t: z3.And(
+                    z3.Not(st.tout[t]), z3.Or(*[z3.Not(st.out[p]) for p in range(n) if inst.team_of[p] == t])))
+            return z3.Not(ite_chain(args[0], st.out))
+        if f == "lost":
+            if self._is_team(e.args[0]):
+                return ite_chain(args[0], [z3.Or(a, b) for a, b in zip(st.tout, st.lt)])
+            return ite_chain(args[0], [z3.Or(a, b) for a, b in zip(st.out, st.lp)])
+        if f == "won":
+            return ite_chain(args[0], st.wt if self._is_team(e.args[0]) else st.wp)
+        if f == "size":
+            s = args[0]
+            return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
+        if f == "abs":
+            return z3.If(args[0] < 0, -args[0], args[0])
+        if f == "members":
+            return SymSet([self.lift1(args[0], range(self.nt), lambda t, p=p: z3.BoolVal(inst.team_of[p] == t))
+                           for p in range(n)], "player")
+        if f == "opponents":
+            if inst.has_teams:
+                return SymSet([self.lift1(args[0], range(n), lambda q, p=p: z3.BoolVal(inst.team_of[p] != inst.team_of[q]))
+                               for p in range(n)], "player")
+            return SymSet([args[0] != p for p in range(n)], "player")
+        if f == "teammates":
+            if inst.has_teams:
+                return SymSet([self.lift1(args[0], range(n), lambda q, p=p: z3.BoolVal(inst.team_of[p] == inst.team_of[q] and p != q))
+                               for p in range(n)], "player")
+            return SymSet([z3.BoolVal(False)] * n, "player")
+        raise Unsupported(f)
+
+    def _is_team(self, arg) -> bool:
+        inst = self.inst
+        if isinstance(arg, ir.Name):
+            if arg.name in inst.teams:
+                return True
+            var = inst.var(arg.name)
+            if var is not None:
+                return var.type.kind == "team"
+            return arg.name in self._team_binders
+        if isinstance(arg, ir.Call):
+            return arg.func == "team"
+        if isinstance(arg, ir.Index):
+            var = inst.var(arg.name)
+            return var is not None and var.type.kind == "team"
+        return False
+
+    _team_binders: set = set()
+
+    def lift1(self, x, domain, fn):
+        c = _concrete(x)
+        if isinstance(c, int) and not isinstance(c, bool):
+            return fn(c)
+        vals = list(domain)
+        out = fn(vals[-1])
+        for v in reversed(vals[:-1]):
+            out = z3.If(x == v, fn(v), out)
+        return out
+
+    def lift2(self, x, y, fn):
+        return self.lift1(x, range(self.n), lambda a: self.lift1(y, range(self.n), lambda b: fn(a, b)))
+
+    def ring_step(self, st, p, k, direction):
+        n = self.n
+        # the k-th seat not out, walking from p; p itself if there is none
+        result = z3.IntVal(p)
+        # count players in game along the walk; build from the far end backwards
+        seats = [(p + direction * j) % n for j in range(1, n)]
+        counts = []
+        running = z3.IntVal(0)
+        for s in seats:
+            running = running + z3.If(st.out[s], 0, 1)
+            counts.append(running)
+        for s, cnt in reversed(list(zip(seats, counts))):
+            result = z3.If(z3.And(z3.Not(st.out[s]), cnt == k), z3.IntVal(s), result)
+        return result
+
+    def dist_in_game(self, st, p, q):
+        n = self.n
+        if p == q:
+            return z3.IntVal(0)
+        # seats strictly between p and q going left, and going right, counting players in game
+        left_between = [(p + j) % n for j in range(1, (q - p) % n)]
+        right_between = [(p - j) % n for j in range(1, (p - q) % n)]
+        dl = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in left_between]) if left_between else z3.IntVal(1)
+        dr = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in right_between]) if right_between else z3.IntVal(1)
+        return z3.If(dl < dr, dl, dr)
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, body, st: SymState, env) -> SymState:
+        for s in body:
+            st = self.stmt(s, st, env)
+        return st
+
+    def stmt(self, s, st, env) -> SymState:
+        if isinstance(s, ir.Assign):
+            st = st.copy()
+            var = self.inst.var(s.target)
+            v = self.expr(s.value, st, env)
+            ok = self.in_type(var, v)
+            if s.index is None:
+                st.vals[s.target][0] = v
+            else:
+                i = self.expr(s.index, st, env)
+                slots = st.vals[s.target]
+                st.vals[s.target] = [z3.If(i == j, _tz(v), _tz(old)) if _concrete(i) is None
+                                     else (v if _concrete(i) == j else old) for j, old in enumerate(slots)]
+            st.overflow = z3.Or(st.overflow, z3.Not(ok))
+            return st
+        if isinstance(s, ir.If):
+            results = []
+            conds = []
+            for cond, body in s.branches:
+                conds.append(self.expr(cond, st, env))
+            out = self.stmts(s.otherwise, st, env)
+            for c, (_, body) in reversed(list(zip(conds, s.branches))):
+                out = merge(c, self.stmts(body, st, env), out)
+            return out
+        if isinstance(s, ir.ForallStmt):
+            for v, c in self.candidates(s.domain, st, env):
+                after = self.stmts(s.body, st, {**env, s.var: v})
+                st = merge(c, after, st)
+            return st
+        if isinstance(s, ir.OutcomeStmt):
+            st = st.copy()
+            if s.kind == "draw":
+                st.draw = z3.BoolVal(True)
+                return st
+            x = self.expr(s.subject, st, env)
+            team = self._is_team(s.subject)
+            attr = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
+            cur = getattr(st, attr)
+            setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(cur)])
+            return st
+        raise Unsupported(type(s).__name__)
+
+    def in_type(self, var: Var, v):
+        t = var.type
+        if t.kind == "int":
+            return z3.And(v >= t.low, v <= t.high)
+        if t.kind == "player":
+            return z3.And(v >= (-1 if t.optional else 0), v < self.n)
+        if t.kind == "team":
+            return z3.And(v >= 0, v < self.nt)
+        if t.kind == "enum":
+            return z3.And(v >= 0, v < len(t.members))
+        return z3.BoolVal(True)
+
+    # ------------------------------------------------------------ outcomes
+    def resolve(self, st: SymState, outcomes, precedence, must_end) -> tuple[SymState, object, object]:
+        """Fixpoint of the outcome rules, then precedence; returns (state, ended, gap)."""
+        n, nt = self.n, self.nt
+        ground = sum(n if r.subject_kind == "player" else nt if r.subject_kind == "team" else 1 for r in outcomes)
+        for _ in range(ground + 1):
+            for r in outcomes:
+                if r.kind == "draw":
+                    st.draw = z3.Or(st.draw, self.expr(r.cond, st, {}))
+                    continue
+                width = n if r.subject_kind == "player" else nt
+                done = st.out if r.subject_kind == "player" else st.tout
+                attr = ("lp" if r.kind == "lose" else "wp") if r.subject_kind == "player" else ("lt" if r.kind == "lose" else "wt")
+                self._team_binders = {r.var} if r.subject_kind == "team" else set()
+                new = []
+                for x in range(width):
+                    cond = self.expr(r.cond, st, {r.var: x})
+                    new.append(z3.Or(getattr(st, attr)[x], z3.And(z3.Not(done[x]), cond)))
+                setattr(st, attr, [z3.simplify(v) for v in new])
+                self._team_binders = set()
+        st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, st.out)]
+        st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, st.out)]
+        st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, st.tout)]
+        st.wt = [z3.And(a, z3.Not(o)) for a, o in zip(st.wt, st.tout)]
+        for w, l in precedence:
+            if (w, l) == ("lose", "win"):
+                st.wp = [z3.And(a, z3.Not(b)) for a, b in zip(st.wp, st.lp)]
+                st.wt = [z3.And(a, z3.Not(b)) for a, b in zip(st.wt, st.lt)]
+            elif (w, l) == ("win", "lose"):
+                st.lp = [z3.And(a, z3.Not(b)) for a, b in zip(st.lp, st.wp)]
+                st.lt = [z3.And(a, z3.Not(b)) for a, b in zip(st.lt, st.wt)]
+            elif (w, l) == ("draw", "win"):
+                st.wp = [z3.And(a, z3.Not(st.draw)) for a in st.wp]
+                st.wt = [z3.And(a, z3.Not(st.draw)) for a in st.wt]
+            elif (w, l) == ("win", "draw"):
+                st.draw = z3.And(st.draw, z3.Not(z3.Or(*(st.wp + st.wt))))
+            elif (w, l) == ("draw", "lose"):
+                st.lp = [z3.And(a, z3.Not(st.draw)) for a in st.lp]
+                st.lt = [z3.And(a, z3.Not(st.draw)) for a in st.lt]
+            elif (w, l) == ("lose", "draw"):
+                st.draw = z3.And(st.draw, z3.Not(z3.Or(*(st.lp + st.lt))))
+        st.out = [z3.Or(a, b) for a, b in zip(st.out, st.lp)]
+        st.tout = [z3.Or(a, b) for a, b in zip(st.tout, st.lt)]
+        ended = z3.Or(st.draw, *st.wp, *st.wt)
+        gap_conds = [z3.And(*st.out)] + [self.expr(d.cond, st, {}) for d in must_end]
+        gap = z3.And(z3.Not(ended), z3.Or(*gap_conds))
+        return st, ended, gap
+
+
+def _floordiv(a, b):
+    # Z3's integer division rounds toward negative infinity for positive divisors like Python's
+    return a / b
+
+
+# ---------------------------------------------------------------- concrete states <-> Z3
+
+def state_to_sym(inst: Instance, state: tuple) -> SymState:
+    vals = {}
+    for v in inst.vars:
+        slots = state[v.offset:v.offset + v.count]
+        if v.type.kind == "set":
+            raise Unsupported("set-valued state variables are replayed by value comparison only")
+        vals[v.name] = [z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x) for x in slots]
+    k = inst.nslots
+    out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(inst.nplayers)]
+    tout = [z3.BoolVal(bool(state[k + 1] >> t & 1)) for t in range(inst.nteams)]
+    return SymState(vals, out, tout)
+
+
+def replay(machine, graph, path) -> str:
+    """Re-execute a path [(state id, label id)] with the Z3 encoding; "" if every step checks."""
+    inst = machine.inst
+    if any(v.type.kind == "set" for v in inst.vars):
+        return "not replayed: the Z3 replay does not yet cover set-valued variables"
+    enc = Encoder(inst)
+    outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
+    precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
+    ends = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
+    try:
+        for (prev_sid, _), (sid, lid) in zip(path, path[1:]):
+            pre = graph.states[prev_sid]
+            post = graph.states[sid]
+            action_i, binding, _ = graph.labels[lid]
+            decl = machine.actions[action_i].decl
+            st = state_to_sym(inst, pre)
+            env = {}
+            for prm, v in zip(decl.params, binding):
+                env[prm.name] = z3.IntVal(v)
+                if isinstance(prm.domain, ir.SetDomain) and isinstance(prm.domain.expr, ir.Name) and prm.domain.expr.name in ("team", "teams"):
+                    enc._team_binders = enc._team_binders | {prm.name}
+            # the binding must be in the parameter's domain
+            for prm, v in zip(decl.params, binding):
+                ok = any(_concrete(c) is True and val == v for val, c in enc.candidates(prm.domain, st, env))
+                if not ok:
+                    return f"step to state {sid}: {decl.name} argument {prm.name} outside its domain"
+            guard = _concrete(enc.expr(decl.guard, st, env))
+            if guard is not True:
+                return f"step to state {sid}: the guard of {decl.name} does not hold"
+            after = enc.stmts(decl.body, st, env)
+            if _concrete(after.overflow) is not False:
+                return f"step to state {sid}: {decl.name} overflows"
+            after, ended, gap = enc.resolve(after, outcomes, precedence, ends)
+            problem = _compare(inst, after, ended, gap, post)
+            if problem:
+                return f"step to state {sid} ({decl.name}): {problem}"
+            enc._team_binders = set()
+    except Unsupported as exc:
+        return f"not replayed: {exc}"
+    return ""
+
+
+def _compare(inst, st: SymState, ended, gap, post) -> str:
+    for v in inst.vars:
+        for j in range(v.count):
+            got = _concrete(st.vals[v.name][j])
+            want = post[v.offset + j]
+            if got != want:
+                return f"{v.name}[{j}] is {got} in the replay but {want} in the explorer"
+    k = inst.nslots
+    out = sum(1 << p for p in range(inst.nplayers) if _concrete(st.out[p]))
+    if out != post[k]:
+        return "players out of the game differ"
+    end = post[-1]
+    is_end = _concrete(ended)
+    is_gap = _concrete(gap)
+    if bool(end and end[0] != "gap") != bool(is_end):
+        return "whether the game ended differs"
+    if bool(end and end[0] == "gap") != bool(is_gap):
+        return "whether the game must end differs"
+    if end and end[0] != "gap":
+        wp = sum(1 << p for p in range(inst.nplayers) if _concrete(st.wp[p]))
+        wt = sum(1 << t for t in range(inst.nteams) if _concrete(st.wt[t]))
+        if (wp, wt, bool(_concrete(st.draw))) != (end[0], end[1], end[2]):
+            return "the winners differ"
+    return ""
+
+
+# ---------------------------------------------------------------- static contradictions
+
+def contradiction(inst: Instance, timeout_ms: int = 10_000):
+    """None if setup and constraints are satisfiable; else ("unsat", [decls in the core]) or ("unknown", reason)."""
+    enc = Encoder(inst)
+    s = z3.Solver()
+    s.set(unsat_core=True, timeout=timeout_ms)
+    vals = {}
+    tracked = {}
+
+    def track(decl, formula, what):
+        label = z3.Bool(f"t{len(tracked)}")
+        tracked[label.get_id()] = (decl, what)
+        s.assert_and_track(formula, label)
+
+    def fresh(name, kind):
+        return z3.Bool(name) if kind == "bool" else z3.Int(name)
+
+    for name, (decl, vt) in inst.static_choices.items():
+        count = 1 if not decl.index else (inst.nplayers if decl.index[1] == "player" else inst.nteams)
+        if vt.kind == "set":
+            raise Unsupported("set-valued choices")
+        terms = [fresh(f"{name}_{j}", vt.kind) for j in range(count)]
+        enc.static[name] = terms
+        fake = Var(decl, vt, 0, count)
+        for t in terms:
+            track(decl, enc.in_type(fake, t), f"the type of {name}")
+    st = SymState({}, [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
+    for v in inst.vars:
+        if v.type.kind == "set":
+            raise Unsupported("set-valued state variables")
+        terms = [fresh(f"{v.name}_{j}", v.type.kind) for j in range(v.count)]
+        st.vals[v.name] = terms
+        for j, t in enumerate(terms):
+            track(v.decl, enc.in_type(v, t), f"the type of {v.name}")
+            if v.decl.init is not None:
+                env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
+                track(v.decl, t == enc.expr(v.decl.init, st, env), f"the initial value of {v.name}")
+    for d in inst.decls:
+        if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)):
+            track(d, enc.expr(d.cond, st, {}), f"`{d.name}`")
+    r = s.check()
+    if r == z3.sat:
+        return None
+    if r == z3.unknown:
+        return ("unknown", s.reason_unknown())
+    core = []
+    for lit in s.unsat_core():
+        core.append(tracked[lit.get_id()])
+    # shrink the core: drop members while it stays unsat (deletion-based minimisation)
+    core = _minimise(s, tracked, core)
+    return ("unsat", core)
+
+
+def _minimise(solver, tracked, core):
+    labels = {id(v): k for k, v in tracked.items()}
+    items = list(core)
+    i = 0
+    lits = {k: z3.Bool(f"t{n}") for n, k in enumerate(tracked)}
+    by_item = {}
+    for k, v in tracked.items():
+        by_item.setdefault(id(v), k)
+    while i < len(items):
+        trial = items[:i] + items[i + 1:]
+        assumptions = [lits[by_item[id(x)]] for x in trial]
+        if solver.check(*assumptions) == z3.unsat:
+            items = trial
+        else:
+            i += 1
+    return items
