@@ -520,26 +520,45 @@ _EXAMPLES: dict[tuple[str, str], list[str]] = {
 
 
 def _friendly(exc: UnexpectedInput, text: str) -> tuple[str, str]:
-    parser = _lark()
-    label = None
-    try:
-        label = exc.match_examples(parser.parse, _EXAMPLES, use_accepts=True)
-    except Exception:
-        label = None
-    if label:
-        return label
+    """Name the mistake from the unexpected token and what the parser expected instead."""
+    expected = set(getattr(exc, "expected", None) or ())
+    pretty = {_pretty_terminal(t) for t in expected}
+    tok = getattr(exc, "token", None)
+    ttype = getattr(tok, "type", "")
     if isinstance(exc, UnexpectedCharacters):
-        return (f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character",
-                "check for a stray character; comments start with `#`")
-    if isinstance(exc, UnexpectedEOF):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        if ch == '"':
+            return _label("unterminated string")
+        return (f"unexpected character {ch!r}", "check for a stray character; comments start with `#`")
+    if "SEMICOLON" in expected and ttype != "SEMICOLON" and "ACTION" not in expected:
+        return _label("missing semicolon")
+    if ttype == "EQUAL":
+        if "`:=`" in pretty:
+            return _label("`=` used for assignment")
+        return _label("`=` used for comparison")
+    if ttype == "LSQB" and "`action`" in pretty and "`==`" not in pretty:
+        return _label("rule tags before the keyword")
+    if expected and expected <= {"COLON", "LSQB"}:
+        return _label("missing `:` after the name")
+    if ttype == "$END" or isinstance(exc, UnexpectedEOF):
+        if "END" in expected:
+            return _label("missing `end`")
         return ("unexpected end of file", "a block or declaration is not finished; is an `end` or `}` missing?")
+    if "DO" in expected and ttype not in ("DO",):
+        return _label("missing `do`")
     if isinstance(exc, UnexpectedToken):
-        expected = sorted(_pretty_terminal(t) for t in (exc.accepts or exc.expected))
-        shown = ", ".join(expected[:8]) + (", ..." if len(expected) > 8 else "")
-        tok = exc.token
-        got = "end of file" if tok.type == "$END" else f"`{tok}`"
-        return (f"unexpected {got}", f"expected one of: {shown}")
+        shown = sorted(pretty)
+        listed = ", ".join(shown[:8]) + (", ..." if len(shown) > 8 else "")
+        got = f"`{tok}`"
+        return (f"unexpected {got}", f"expected one of: {listed}")
     return ("syntax error", "")
+
+
+def _label(message: str) -> tuple[str, str]:
+    for (m, hint) in _EXAMPLES:
+        if m == message:
+            return (m, hint)
+    return (message, "")
 
 
 def _pretty_terminal(name: str) -> str:
@@ -564,7 +583,7 @@ def parse_text(text: str, file: str) -> list:
         col = getattr(exc, "column", 1) or 1
         if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
             lines = text.splitlines() or [""]
-            line, col = len(lines), max(len(lines[-1]), 1)
+            line, col = len(lines), len(lines[-1]) + 1
         tok = getattr(exc, "token", None)
         width = len(str(tok)) if tok is not None and getattr(tok, "type", "") != "$END" else 1
         raise SpecError(Diagnostic("E001", message, ir.Span(file, line, col, line, col + max(width, 1)), hint))

@@ -696,3 +696,153 @@ def _minimise(solver, tracked, core):
         else:
             i += 1
     return items
+
+
+# ---------------------------------------------------------------- bounded model checking
+
+class _Frame:
+    """Fresh symbols for one step of a bounded path."""
+
+    def __init__(self, inst: Instance, i: int):
+        vals = {}
+        for v in inst.vars:
+            if v.type.kind == "set":
+                raise Unsupported("set-valued state variables")
+            mk = z3.Bool if v.type.kind == "bool" else z3.Int
+            vals[v.name] = [mk(f"{v.name}_{j}@{i}") for j in range(v.count)]
+        self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(inst.nplayers)],
+                           [z3.Bool(f"tout_{t}@{i}") for t in range(inst.nteams)])
+        self.wp = [z3.Bool(f"wp_{p}@{i}") for p in range(inst.nplayers)]
+        self.wt = [z3.Bool(f"wt_{t}@{i}") for t in range(inst.nteams)]
+        self.draw = z3.Bool(f"draw@{i}")
+        self.ended = z3.Bool(f"ended@{i}")
+        self.gap = z3.Bool(f"gap@{i}")
+
+    def equals(self, st: SymState, ended, gap):
+        eqs = []
+        for k, terms in self.st.vals.items():
+            eqs += [a == _tz(b) for a, b in zip(terms, st.vals[k])]
+        eqs += [a == b for a, b in zip(self.st.out, st.out)]
+        eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
+        eqs += [a == b for a, b in zip(self.wp, st.wp)]
+        eqs += [a == b for a, b in zip(self.wt, st.wt)]
+        eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
+        return z3.And(*eqs)
+
+
+class BMC:
+    """The transition relation unrolled step by step, for bounded queries."""
+
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self.enc = Encoder(inst)
+        self.outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
+        self.precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
+        self.ends = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
+        self.actions = [d for d in inst.decls if isinstance(d, ir.ActionDecl)]
+        self.solver = z3.Solver()
+        self.frames = [_Frame(inst, 0)]
+        self._initial()
+
+    def _initial(self):
+        enc, inst = self.enc, self.inst
+        raw = SymState({v.name: [(z3.Bool if v.type.kind == "bool" else z3.Int)(f"{v.name}_{j}@init") for j in range(v.count)]
+                        for v in inst.vars},
+                       [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
+        s = self.solver
+        for v in inst.vars:
+            for j, t in enumerate(raw.vals[v.name]):
+                s.add(enc.in_type(v, t))
+                if v.decl.init is not None:
+                    env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
+                    s.add(t == enc.expr(v.decl.init, raw, env))
+        static = set(inst.static_choices)
+        for d in inst.decls:
+            if isinstance(d, ir.InitDecl):
+                s.add(enc.expr(d.cond, raw, {}))
+            if isinstance(d, ir.ConstraintDecl):
+                from .compile import walk
+                if not any(isinstance(n, (ir.Name, ir.Index)) and n.name in static for n in walk(d.cond)):
+                    s.add(enc.expr(d.cond, raw, {}))
+        st, ended, gap = enc.resolve(raw.copy(), self.outcomes, self.precedence, self.ends)
+        s.add(self.frames[0].equals(st, ended, gap))
+
+    def _options(self, f: _Frame, game_only: bool):
+        """(guard, post state, ended, gap) for every action binding from frame f."""
+        enc = self.enc
+        out = []
+        for d in self.actions:
+            if game_only and d.leave:
+                continue
+            for env, conds in self._bindings(d.params, f.st, {}, []):
+                enc._team_binders = {p.name for p in d.params if isinstance(p.domain, ir.SetDomain)
+                                     and isinstance(p.domain.expr, ir.Name) and p.domain.expr.name in ("team", "teams")}
+                guard = z3.And(*conds, enc.expr(d.guard, f.st, env))
+                out.append((d, env, guard))
+                enc._team_binders = set()
+        return out
+
+    def _bindings(self, params, st, env, conds):
+        if not params:
+            yield dict(env), list(conds)
+            return
+        p = params[0]
+        for v, c in self.enc.candidates(p.domain, st, env):
+            yield from self._bindings(params[1:], st, {**env, p.name: z3.IntVal(v)}, conds + [c])
+
+    def enabled(self, f: _Frame):
+        return z3.Or(*[g for _, _, g in self._options(f, True)]) if self.actions else z3.BoolVal(False)
+
+    def extend(self):
+        """Add the next frame and the transition relation into it."""
+        f = self.frames[-1]
+        g = _Frame(self.inst, len(self.frames))
+        steps = []
+        for d, env, guard in self._options(f, False):
+            base = f.st.copy()
+            base.lp = [z3.BoolVal(False)] * len(base.lp)
+            base.wp = [z3.BoolVal(False)] * len(base.wp)
+            base.lt = [z3.BoolVal(False)] * len(base.lt)
+            base.wt = [z3.BoolVal(False)] * len(base.wt)
+            base.draw = z3.BoolVal(False)
+            base.overflow = z3.BoolVal(False)
+            self.enc._team_binders = {p.name for p in d.params if isinstance(p.domain, ir.SetDomain)
+                                      and isinstance(p.domain.expr, ir.Name) and p.domain.expr.name in ("team", "teams")}
+            post = self.enc.stmts(d.body, base, env)
+            post, ended, gap = self.enc.resolve(post, self.outcomes, self.precedence, self.ends)
+            self.enc._team_binders = set()
+            steps.append(z3.And(guard, z3.Not(post.overflow), g.equals(post, ended, gap)))
+        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), z3.Or(*steps) if steps else z3.BoolVal(False))
+        self.frames.append(g)
+
+    def reachable_outcomes(self, depth: int):
+        """Every (winning players mask, winning teams mask, draw) and gap reachable within `depth` steps,
+        and whether a deadlock is reachable within `depth` steps."""
+        outcomes, gaps, deadlock = set(), False, False
+        for i in range(depth + 1):
+            if i > 0:
+                self.extend()
+            f = self.frames[i]
+            s = self.solver
+            s.push()
+            s.add(f.ended)
+            while s.check() == z3.sat:
+                m = s.model()
+                wp = sum(1 << p for p, b in enumerate(f.wp) if z3.is_true(m.eval(b, model_completion=True)))
+                wt = sum(1 << t for t, b in enumerate(f.wt) if z3.is_true(m.eval(b, model_completion=True)))
+                dr = z3.is_true(m.eval(f.draw, model_completion=True))
+                outcomes.add((wp, wt, dr))
+                s.add(z3.Not(z3.And(*[b == bool(wp >> p & 1) for p, b in enumerate(f.wp)],
+                                    *[b == bool(wt >> t & 1) for t, b in enumerate(f.wt)], f.draw == dr)))
+            s.pop()
+            if not gaps:
+                s.push()
+                s.add(f.gap)
+                gaps = s.check() == z3.sat
+                s.pop()
+            if not deadlock:
+                s.push()
+                s.add(z3.Not(f.ended), z3.Not(f.gap), z3.Not(self.enabled(f)))
+                deadlock = s.check() == z3.sat
+                s.pop()
+        return outcomes, gaps, deadlock
