@@ -636,10 +636,13 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     vals = {}
     tracked = {}
 
+    labels = []
+
     def track(decl, formula, what):
         label = z3.Bool(f"t{len(tracked)}")
         tracked[label.get_id()] = (decl, what)
-        s.assert_and_track(formula, label)
+        labels.append(label)
+        s.add(z3.Implies(label, formula))
 
     def fresh(name, kind):
         return z3.Bool(name) if kind == "bool" else z3.Int(name)
@@ -667,35 +670,28 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     for d in inst.decls:
         if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)):
             track(d, enc.expr(d.cond, st, {}), f"`{d.name}`")
-    r = s.check()
+    r = s.check(*labels)
     if r == z3.sat:
         return None
     if r == z3.unknown:
         return ("unknown", s.reason_unknown())
-    core = []
-    for lit in s.unsat_core():
-        core.append(tracked[lit.get_id()])
-    # shrink the core: drop members while it stays unsat (deletion-based minimisation)
-    core = _minimise(s, tracked, core)
-    return ("unsat", core)
-
-
-def _minimise(solver, tracked, core):
-    labels = {id(v): k for k, v in tracked.items()}
-    items = list(core)
+    core = list(s.unsat_core())
+    # shrink the core to a minimal one: drop members while it stays unsat
     i = 0
-    lits = {k: z3.Bool(f"t{n}") for n, k in enumerate(tracked)}
-    by_item = {}
-    for k, v in tracked.items():
-        by_item.setdefault(id(v), k)
-    while i < len(items):
-        trial = items[:i] + items[i + 1:]
-        assumptions = [lits[by_item[id(x)]] for x in trial]
-        if solver.check(*assumptions) == z3.unsat:
-            items = trial
+    while i < len(core):
+        trial = core[:i] + core[i + 1:]
+        if s.check(*trial) == z3.unsat:
+            core = trial
         else:
             i += 1
-    return items
+    seen, out = set(), []
+    for lit in core:
+        item = tracked[lit.get_id()]
+        key = (id(item[0]), item[1])
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return ("unsat", out)
 
 
 # ---------------------------------------------------------------- bounded model checking
