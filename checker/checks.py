@@ -93,6 +93,16 @@ class Explored:
             return prefer[0]
         return min(labels)
 
+    def action_spans(self, trace, start: int = 0) -> list:
+        """Spans of the action declarations used from step `start` of a trace on, last first."""
+        spans = []
+        for st in reversed(trace[start:]):
+            if st.lid >= 0:
+                span = self.machine.actions[self.graph.labels[st.lid][0]].decl.span
+                if span not in spans:
+                    spans.append(span)
+        return spans or [self.inst.spec.span]
+
     def rules_of_label(self, lid: int) -> tuple[str, ...]:
         return rules_of(self.machine, self.graph.labels[lid][2])
 
@@ -132,7 +142,7 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
         return []
     sid = gaps[0]
     why = g.states[sid][-1][1]
-    spans = [d.span for d, _ in x.machine.ends] or [x.inst.spec.span]
+    spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] or x.action_spans(x.trace_to(sid))[:1]
     rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
     return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
                       x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why)]
@@ -153,8 +163,10 @@ def check_deadlock(x: Explored) -> list[Finding]:
     note = " (players can only leave the game from here)" if only_leave else ""
     active = [p for p in range(x.inst.nplayers) if x.machine.is_active(g.states[sid], p)]
     who = ", ".join(x.inst.players[p] for p in active) or "nobody"
+    trace = x.trace_to(sid)
+    spans = ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
     return [x.finding("deadlock", f"no game action is possible and the game has not ended{note}; active: {who}",
-                      x.last_rules(sid), [x.inst.spec.span], x.trace_to(sid),
+                      x.last_rules(sid), spans, trace,
                       detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock")]
 
 
@@ -209,7 +221,7 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in set(doomed))
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
-                      [x.inst.spec.span], trace, loop_start,
+                      x.action_spans(trace, loop_start + 1), trace, loop_start,
                       detail=f"{len(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
                       key="forced-loop")]
 
@@ -230,7 +242,7 @@ def check_livelock(x: Explored) -> list[Finding]:
                 trace, loop_start = found
                 rules = [r for st in trace[loop_start + 1:] for r in st.rules]
                 return [x.finding("livelock", "game actions can repeat forever without any progress action",
-                                  rules, [x.inst.spec.span], trace, loop_start, key="livelock")]
+                                  rules, x.action_spans(trace, loop_start + 1), trace, loop_start, key="livelock")]
     return []
 
 
@@ -271,6 +283,7 @@ def check_starvation(x: Explored) -> list[Finding]:
     inst = x.inst
     k = inst.nslots
     out = []
+    starved = []
     for p in range(inst.nplayers):
         nodes = {i for i in x.running if not (g.states[i][k] >> p) & 1 and not m.is_active(g.states[i], p)}
         if not nodes:
@@ -287,12 +300,17 @@ def check_starvation(x: Explored) -> list[Finding]:
         found = x.lasso(set(best), min(best), need_edge=lambda a, b, labels: any(g.is_progress(l) for l in labels))
         if not found:
             continue
+        starved.append(inst.players[p])
+        if out:
+            continue  # one trace per instance shows the defect; the detail names every starved player
         trace, loop_start = found
         d = m.active[0]
         rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
         out.append(x.finding("starvation", f"{inst.players[p]} stays in the game but is never active on this cycle",
-                             rules, [d.span], trace, loop_start, key="starvation"))
-        break  # one starved player per instance is enough to show the defect; the detail counts them
+                             rules, [d.span] + x.action_spans(trace, loop_start + 1)[:1], trace, loop_start,
+                             key="starvation"))
+    if out and len(starved) > 1:
+        out[0].detail = f"players who can be starved this way: {', '.join(starved)}"
     return out
 
 

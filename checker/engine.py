@@ -63,6 +63,9 @@ def collect_files(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
         if path.is_dir():
             found = sorted(str(f) for f in path.rglob("*.rw"))
             files.extend(found)
+            if not found:
+                diags.append(Diagnostic("E002", f"no spec files (*.rw) in {p}", ir.Span(p, 0, 0, 0, 0),
+                                        "give spec files or folders that contain them"))
         elif path.exists():
             files.append(str(path))
         else:

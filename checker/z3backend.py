@@ -57,6 +57,15 @@ def _concrete(x):
     return None
 
 
+def sym_if(cond, a, b):
+    """If cond then a else b, for terms and for sets (element by element)."""
+    if a is b:
+        return a
+    if isinstance(a, SymSet):
+        return SymSet([z3.If(cond, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
+    return z3.If(cond, _tz(a), _tz(b))
+
+
 def ite_chain(index, options: list):
     """options[index] for a symbolic index."""
     c = _concrete(index)
@@ -64,8 +73,7 @@ def ite_chain(index, options: list):
         return options[c] if 0 <= c < len(options) else options[-1]
     out = options[-1]
     for i in range(len(options) - 2, -1, -1):
-        a, b = options[i], out
-        out = z3.If(index == i, _tz(a), _tz(b))
+        out = sym_if(index == i, options[i], out)
     return out
 
 
@@ -100,9 +108,7 @@ class SymState:
 def merge(cond, a: SymState, b: SymState) -> SymState:
     """If cond then a else b, slot by slot."""
     def m(x, y):
-        if x is y:
-            return x
-        return z3.If(cond, _tz(x), _tz(y))
+        return sym_if(cond, x, y)
     s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
                  [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)])
     s.lp = [m(x, y) for x, y in zip(a.lp, b.lp)]
@@ -121,6 +127,7 @@ class Encoder:
         self.nt = inst.nteams
         self.members = [[inst.team_of[p] == t for p in range(self.n)] for t in range(self.nt)]
         self.static = {}  # static choice name -> list of terms
+        self.kinds: dict[str, str] = {}  # binder name -> player | team | enum | int, from its domain
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, st: SymState, env: dict):
@@ -220,10 +227,7 @@ class Encoder:
 
     def x_Ite(self, e, st, env):
         c = self.expr(e.cond, st, env)
-        a, b = self.expr(e.then, st, env), self.expr(e.other, st, env)
-        if isinstance(a, SymSet):
-            return SymSet([z3.If(c, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
-        return z3.If(c, a, b)
+        return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
 
     def x_SetLit(self, e, st, env):
         items = [self.expr(x, st, env) for x in e.items]
@@ -238,6 +242,8 @@ class Encoder:
     def _kind_of_literal(self, item):
         inst = self.inst
         if isinstance(item, ir.Name):
+            if item.name in self.kinds:
+                return self.kinds[item.name]
             if item.name in inst.players:
                 return "player"
             if item.name in inst.teams:
@@ -258,6 +264,14 @@ class Encoder:
                 return {"player": "player", "team": "team", "enum": "enum"}.get(var.type.kind, "int")
         return "int"
 
+    def bind_kind(self, name, d, st, env):
+        """Remember what kind of value binder `name` takes, from its domain."""
+        if isinstance(d, ir.RangeDomain):
+            self.kinds[name] = "int"
+        else:
+            s = self.expr(d.expr, st, env)
+            self.kinds[name] = s.kind if isinstance(s, SymSet) else "int"
+
     def candidates(self, d, st, env):
         """[(value, condition)] for a domain."""
         if isinstance(d, ir.RangeDomain):
@@ -273,6 +287,7 @@ class Encoder:
         return [(i, c) for i, c in enumerate(s.elems)]
 
     def x_Quant(self, e, st, env):
+        self.bind_kind(e.var, e.domain, st, env)
         parts = []
         for v, c in self.candidates(e.domain, st, env):
             body = self.expr(e.body, st, {**env, e.var: v})
@@ -282,6 +297,7 @@ class Encoder:
         return z3.Or(*parts) if parts else z3.BoolVal(False)
 
     def x_Aggregate(self, e, st, env):
+        self.bind_kind(e.var, e.domain, st, env)
         cands = self.candidates(e.domain, st, env)
         if e.kind == "count":
             terms = [z3.If(z3.And(c, self.expr(e.body, st, {**env, e.var: v})), 1, 0) for v, c in cands]
@@ -305,6 +321,8 @@ class Encoder:
         if f in inst.lets:
             let = inst.lets[f]
             args = [self.expr(a, st, env) for a in e.args]
+            for prm, a in zip(let.params, e.args):
+                self.kinds[prm.name] = self._kind_of_literal(a)
             return self.expr(let.body, st, {p.name: a for p, a in zip(let.params, args)})
         args = [self.expr(a, st, env) for a in e.args]
         n = self.n
@@ -377,18 +395,16 @@ class Encoder:
         if isinstance(arg, ir.Name):
             if arg.name in inst.teams:
                 return True
+            if arg.name in self.kinds:
+                return self.kinds[arg.name] == "team"
             var = inst.var(arg.name)
-            if var is not None:
-                return var.type.kind == "team"
-            return arg.name in self._team_binders
+            return var is not None and var.type.kind == "team"
         if isinstance(arg, ir.Call):
             return arg.func == "team"
         if isinstance(arg, ir.Index):
             var = inst.var(arg.name)
             return var is not None and var.type.kind == "team"
         return False
-
-    _team_binders: set = set()
 
     def lift1(self, x, domain, fn):
         c = _concrete(x)
@@ -446,7 +462,7 @@ class Encoder:
             else:
                 i = self.expr(s.index, st, env)
                 slots = st.vals[s.target]
-                st.vals[s.target] = [z3.If(i == j, _tz(v), _tz(old)) if _concrete(i) is None
+                st.vals[s.target] = [sym_if(i == j, v, old) if _concrete(i) is None
                                      else (v if _concrete(i) == j else old) for j, old in enumerate(slots)]
             st.overflow = z3.Or(st.overflow, z3.Not(ok))
             return st
@@ -460,6 +476,7 @@ class Encoder:
                 out = merge(c, self.stmts(body, st, env), out)
             return out
         if isinstance(s, ir.ForallStmt):
+            self.bind_kind(s.var, s.domain, st, env)
             for v, c in self.candidates(s.domain, st, env):
                 after = self.stmts(s.body, st, {**env, s.var: v})
                 st = merge(c, after, st)
@@ -479,6 +496,8 @@ class Encoder:
 
     def in_type(self, var: Var, v):
         t = var.type
+        if isinstance(v, SymSet):
+            return z3.BoolVal(True)
         if t.kind == "int":
             return z3.And(v >= t.low, v <= t.high)
         if t.kind == "player":
@@ -502,13 +521,12 @@ class Encoder:
                 width = n if r.subject_kind == "player" else nt
                 done = st.out if r.subject_kind == "player" else st.tout
                 attr = ("lp" if r.kind == "lose" else "wp") if r.subject_kind == "player" else ("lt" if r.kind == "lose" else "wt")
-                self._team_binders = {r.var} if r.subject_kind == "team" else set()
+                self.kinds[r.var] = r.subject_kind
                 new = []
                 for x in range(width):
                     cond = self.expr(r.cond, st, {r.var: x})
                     new.append(z3.Or(getattr(st, attr)[x], z3.And(z3.Not(done[x]), cond)))
                 setattr(st, attr, [z3.simplify(v) for v in new])
-                self._team_binders = set()
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, st.out)]
         st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, st.out)]
         st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, st.tout)]
@@ -538,6 +556,18 @@ class Encoder:
         return st, ended, gap
 
 
+def _fresh_value(inst, v, name):
+    if v.type.kind == "set":
+        return SymSet([z3.Bool(f"{name}.{p}") for p in range(inst.nplayers)], "player")
+    return (z3.Bool if v.type.kind == "bool" else z3.Int)(name)
+
+
+def _eq(a, b):
+    if isinstance(a, SymSet):
+        return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else z3.BoolVal(True)
+    return a == _tz(b)
+
+
 def _floordiv(a, b):
     # Z3's integer division rounds toward negative infinity for positive divisors like Python's
     return a / b
@@ -550,7 +580,8 @@ def state_to_sym(inst: Instance, state: tuple) -> SymState:
     for v in inst.vars:
         slots = state[v.offset:v.offset + v.count]
         if v.type.kind == "set":
-            raise Unsupported("set-valued state variables are replayed by value comparison only")
+            vals[v.name] = [SymSet([z3.BoolVal(bool(x >> p & 1)) for p in range(inst.nplayers)], "player") for x in slots]
+            continue
         vals[v.name] = [z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x) for x in slots]
     k = inst.nslots
     out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(inst.nplayers)]
@@ -561,8 +592,6 @@ def state_to_sym(inst: Instance, state: tuple) -> SymState:
 def replay(machine, graph, path) -> str:
     """Re-execute a path [(state id, label id)] with the Z3 encoding; "" if every step checks."""
     inst = machine.inst
-    if any(v.type.kind == "set" for v in inst.vars):
-        return "not replayed: the Z3 replay does not yet cover set-valued variables"
     enc = Encoder(inst)
     outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
     precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
@@ -576,9 +605,8 @@ def replay(machine, graph, path) -> str:
             st = state_to_sym(inst, pre)
             env = {}
             for prm, v in zip(decl.params, binding):
+                enc.bind_kind(prm.name, prm.domain, st, env)
                 env[prm.name] = z3.IntVal(v)
-                if isinstance(prm.domain, ir.SetDomain) and isinstance(prm.domain.expr, ir.Name) and prm.domain.expr.name in ("team", "teams"):
-                    enc._team_binders = enc._team_binders | {prm.name}
             # the binding must be in the parameter's domain
             for prm, v in zip(decl.params, binding):
                 ok = any(_concrete(c) is True and val == v for val, c in enc.candidates(prm.domain, st, env))
@@ -594,7 +622,6 @@ def replay(machine, graph, path) -> str:
             problem = _compare(inst, after, ended, gap, post)
             if problem:
                 return f"step to state {sid} ({decl.name}): {problem}"
-            enc._team_binders = set()
     except Unsupported as exc:
         return f"not replayed: {exc}"
     return ""
@@ -603,7 +630,12 @@ def replay(machine, graph, path) -> str:
 def _compare(inst, st: SymState, ended, gap, post) -> str:
     for v in inst.vars:
         for j in range(v.count):
-            got = _concrete(st.vals[v.name][j])
+            got = st.vals[v.name][j]
+            if isinstance(got, SymSet):
+                bits = [_concrete(b) for b in got.elems]
+                got = None if None in bits else sum(1 << p for p, b in enumerate(bits) if b)
+            else:
+                got = _concrete(got)
             want = post[v.offset + j]
             if got != want:
                 return f"{v.name}[{j}] is {got} in the replay but {want} in the explorer"
@@ -658,15 +690,15 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
             track(decl, enc.in_type(fake, t), f"the type of {name}")
     st = SymState({}, [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
     for v in inst.vars:
-        if v.type.kind == "set":
-            raise Unsupported("set-valued state variables")
-        terms = [fresh(f"{v.name}_{j}", v.type.kind) for j in range(v.count)]
+        terms = [_fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
         st.vals[v.name] = terms
         for j, t in enumerate(terms):
             track(v.decl, enc.in_type(v, t), f"the type of {v.name}")
             if v.decl.init is not None:
                 env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
-                track(v.decl, t == enc.expr(v.decl.init, st, env), f"the initial value of {v.name}")
+                if v.decl.index:
+                    enc.kinds[v.decl.index[0]] = v.decl.index[1]
+                track(v.decl, _eq(t, enc.expr(v.decl.init, st, env)), f"the initial value of {v.name}")
     for d in inst.decls:
         if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)):
             track(d, enc.expr(d.cond, st, {}), f"`{d.name}`")
@@ -700,12 +732,7 @@ class _Frame:
     """Fresh symbols for one step of a bounded path."""
 
     def __init__(self, inst: Instance, i: int):
-        vals = {}
-        for v in inst.vars:
-            if v.type.kind == "set":
-                raise Unsupported("set-valued state variables")
-            mk = z3.Bool if v.type.kind == "bool" else z3.Int
-            vals[v.name] = [mk(f"{v.name}_{j}@{i}") for j in range(v.count)]
+        vals = {v.name: [_fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
         self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(inst.nplayers)],
                            [z3.Bool(f"tout_{t}@{i}") for t in range(inst.nteams)])
         self.wp = [z3.Bool(f"wp_{p}@{i}") for p in range(inst.nplayers)]
@@ -717,7 +744,7 @@ class _Frame:
     def equals(self, st: SymState, ended, gap):
         eqs = []
         for k, terms in self.st.vals.items():
-            eqs += [a == _tz(b) for a, b in zip(terms, st.vals[k])]
+            eqs += [_eq(a, b) for a, b in zip(terms, st.vals[k])]
         eqs += [a == b for a, b in zip(self.st.out, st.out)]
         eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
         eqs += [a == b for a, b in zip(self.wp, st.wp)]
@@ -742,8 +769,7 @@ class BMC:
 
     def _initial(self):
         enc, inst = self.enc, self.inst
-        raw = SymState({v.name: [(z3.Bool if v.type.kind == "bool" else z3.Int)(f"{v.name}_{j}@init") for j in range(v.count)]
-                        for v in inst.vars},
+        raw = SymState({v.name: [_fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
                        [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
         s = self.solver
         for v in inst.vars:
@@ -751,7 +777,9 @@ class BMC:
                 s.add(enc.in_type(v, t))
                 if v.decl.init is not None:
                     env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
-                    s.add(t == enc.expr(v.decl.init, raw, env))
+                    if v.decl.index:
+                        enc.kinds[v.decl.index[0]] = v.decl.index[1]
+                    s.add(_eq(t, enc.expr(v.decl.init, raw, env)))
         static = set(inst.static_choices)
         for d in inst.decls:
             if isinstance(d, ir.InitDecl):
@@ -771,11 +799,8 @@ class BMC:
             if game_only and d.leave:
                 continue
             for env, conds in self._bindings(d.params, f.st, {}, []):
-                enc._team_binders = {p.name for p in d.params if isinstance(p.domain, ir.SetDomain)
-                                     and isinstance(p.domain.expr, ir.Name) and p.domain.expr.name in ("team", "teams")}
                 guard = z3.And(*conds, enc.expr(d.guard, f.st, env))
                 out.append((d, env, guard))
-                enc._team_binders = set()
         return out
 
     def _bindings(self, params, st, env, conds):
@@ -783,6 +808,7 @@ class BMC:
             yield dict(env), list(conds)
             return
         p = params[0]
+        self.enc.bind_kind(p.name, p.domain, st, env)
         for v, c in self.enc.candidates(p.domain, st, env):
             yield from self._bindings(params[1:], st, {**env, p.name: z3.IntVal(v)}, conds + [c])
 
@@ -802,11 +828,10 @@ class BMC:
             base.wt = [z3.BoolVal(False)] * len(base.wt)
             base.draw = z3.BoolVal(False)
             base.overflow = z3.BoolVal(False)
-            self.enc._team_binders = {p.name for p in d.params if isinstance(p.domain, ir.SetDomain)
-                                      and isinstance(p.domain.expr, ir.Name) and p.domain.expr.name in ("team", "teams")}
+            for prm in d.params:
+                self.enc.bind_kind(prm.name, prm.domain, f.st, env)
             post = self.enc.stmts(d.body, base, env)
             post, ended, gap = self.enc.resolve(post, self.outcomes, self.precedence, self.ends)
-            self.enc._team_binders = set()
             steps.append(z3.And(guard, z3.Not(post.overflow), g.equals(post, ended, gap)))
         self.solver.add(z3.Not(f.ended), z3.Not(f.gap), z3.Or(*steps) if steps else z3.BoolVal(False))
         self.frames.append(g)
