@@ -204,11 +204,18 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     g = x.graph
     if not g.complete:
         return []
-    rev = x.game.reverse(copy=False)
-    can_end: set[int] = set()
-    for t in x.terminal:
-        if t not in can_end:
-            can_end |= nx.descendants(rev, t) | {t}
+    # one backward search from every ended state at once
+    preds: dict[int, list[int]] = {}
+    for s, d, lid in g.edges:
+        if not g.is_leave(lid):
+            preds.setdefault(d, []).append(s)
+    can_end: set[int] = set(x.terminal)
+    todo = list(can_end)
+    while todo:
+        for p in preds.get(todo.pop(), ()):
+            if p not in can_end:
+                can_end.add(p)
+                todo.append(p)
     has_move = {s for s, _, lid in g.edges if not g.is_leave(lid)}
     doomed = [i for i in x.running if i not in can_end and i in has_move]
     if not doomed:

@@ -107,6 +107,12 @@ def _check_spec(spec: ir.SpecFile, limits: Limits, replay: bool, res: Result, gr
     for inst in instances:
         raw.extend(_check_instance(inst, limits, replay, res, graphs))
     grouped = _group(raw, instances)
+    for f in grouped:
+        ctx = getattr(f, "_replay_with", None)
+        if ctx is not None:
+            f.replay = _replay(ctx[0], ctx[1], f)
+    for f in raw:
+        f.__dict__.pop("_replay_with", None)
     _apply_expectations(spec, instances, grouped)
     grouped.extend(_compare_readings(instances, grouped))
     res.findings.extend(grouped)
@@ -143,7 +149,7 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
     for f in run_checks(graph):
         f.model = model
         if replay and f.trace:
-            f.replay = _replay(machine, graph, f)
+            f._replay_with = (machine, graph)  # replayed once per reported finding, after grouping
         out.append(f)
     return out
 

@@ -152,6 +152,15 @@ class Machine:
         if not binders:
             yield ()
             return
+        if all(b[3] is not None for b in binders):
+            # every domain is fixed: the product is the same in every state
+            key = id(binders)
+            cached = _STATIC_PRODUCTS.get(key)
+            if cached is None or cached[0] is not binders:
+                cached = (binders, list(itertools.product(*[b[3] for b in binders])))
+                _STATIC_PRODUCTS[key] = cached
+            yield from cached[1]
+            return
 
         def rec(i, acc):
             if i == len(binders):
@@ -220,8 +229,10 @@ class Machine:
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
         for ai, a in enumerate(self.actions):
+            cells = [b[1] for b in a.binders]
             for binding in list(self.bindings(a.binders, reader)):
-                self.bind(a.binders, binding)
+                for cell, v in zip(cells, binding):
+                    cell[0] = v
                 try:
                     if not a.guard(reader):
                         continue
@@ -363,6 +374,9 @@ class Machine:
         if isinstance(v, bool):
             return "true" if v else "false"
         return str(v)
+
+
+_STATIC_PRODUCTS: dict[int, tuple] = {}
 
 
 def _names_of(names, mask) -> str:

@@ -25,8 +25,9 @@ def _grammar_path() -> Path:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    # cache=True keeps the LALR tables in the temp folder, keyed by the grammar's hash
     return Lark(_grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True)
+                propagate_positions=True, maybe_placeholders=True, cache=True)
 
 
 def _span(file: str, meta) -> ir.Span:

@@ -514,9 +514,10 @@ class Encoder:
         n, nt = self.n, self.nt
         ground = sum(n if r.subject_kind == "player" else nt if r.subject_kind == "team" else 1 for r in outcomes)
         for _ in range(ground + 1):
+            before = st.lp + st.wp + st.lt + st.wt + [st.draw]
             for r in outcomes:
                 if r.kind == "draw":
-                    st.draw = z3.Or(st.draw, self.expr(r.cond, st, {}))
+                    st.draw = z3.simplify(z3.Or(st.draw, self.expr(r.cond, st, {})))
                     continue
                 width = n if r.subject_kind == "player" else nt
                 done = st.out if r.subject_kind == "player" else st.tout
@@ -527,6 +528,9 @@ class Encoder:
                     cond = self.expr(r.cond, st, {r.var: x})
                     new.append(z3.Or(getattr(st, attr)[x], z3.And(z3.Not(done[x]), cond)))
                 setattr(st, attr, [z3.simplify(v) for v in new])
+            # the same facts in, the same facts out: the fixpoint is reached
+            if all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw])):
+                break
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, st.out)]
         st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, st.out)]
         st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, st.tout)]
