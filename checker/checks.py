@@ -33,7 +33,7 @@ class Explored:
 
     @cached_property
     def game(self) -> nx.DiGraph:
-        return self.graph.to_networkx(game_only=True)
+        return self.graph.to_networkx(game_only=True, readable=False)
 
     @cached_property
     def terminal(self) -> set[int]:

@@ -79,7 +79,10 @@ class Graph:
         out.reverse()
         return out
 
-    def to_networkx(self, game_only: bool = True) -> nx.DiGraph:
+    def to_networkx(self, game_only: bool = True, readable: bool = True) -> nx.DiGraph:
+        """The finished graph; each edge keeps its label ids and (if `readable`) its actions and rules."""
+        from .trace import describe_label
+
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.states)))
         for s, d, lid in self.edges:
@@ -89,6 +92,10 @@ class Graph:
                 g[s][d]["labels"].append(lid)
             else:
                 g.add_edge(s, d, labels=[lid])
+        for s, d, data in (g.edges(data=True) if readable else ()):
+            described = [describe_label(self, lid) for lid in data["labels"]]
+            data["actions"] = [a for a, _ in described]
+            data["rules"] = sorted({r for _, rules in described for r in rules})
         return g
 
 

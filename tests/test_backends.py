@@ -86,3 +86,12 @@ constraint unrelated [5]: true
     assert verdict[0] == "unsat"
     rules = sorted(t for d, _ in verdict[1] for t in d.tags)
     assert rules == ["3", "4"]
+
+
+def test_the_state_graph_edges_carry_actions_and_rule_numbers():
+    inst = instantiate(parse_file("tests/specs/ring_departed_turn.rw"))[0]
+    g = explore(Machine(inst)).to_networkx(game_only=False)
+    actions = {a for _, _, acts in g.edges(data="actions") for a in acts}
+    rules = {r for _, _, rs in g.edges(data="rules") for r in rs}
+    assert "hit(q=P2)" in actions and any(a.startswith("concede(") for a in actions)
+    assert {"1.2", "1.3", "1.5"} <= rules
