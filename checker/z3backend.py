@@ -420,16 +420,16 @@ class Encoder:
         return self.lift1(x, range(self.n), lambda a: self.lift1(y, range(self.n), lambda b: fn(a, b)))
 
     def ring_step(self, st, p, k, direction):
+        """The k-th seat still in the game walking from p, round the table as often as needed
+        (p counts when the walk passes it); p if nobody is in the game."""
         n = self.n
-        # the k-th seat not out, walking from p; p itself if there is none
-        result = z3.IntVal(p)
-        # count players in game along the walk; build from the far end backwards
-        seats = [(p + direction * j) % n for j in range(1, n)]
+        seats = [(p + direction * j) % n for j in range(1, n * max(k, 1) + 1)]
         counts = []
         running = z3.IntVal(0)
         for s in seats:
             running = running + z3.If(st.out[s], 0, 1)
             counts.append(running)
+        result = z3.IntVal(p)
         for s, cnt in reversed(list(zip(seats, counts))):
             result = z3.If(z3.And(z3.Not(st.out[s]), cnt == k), z3.IntVal(s), result)
         return result
