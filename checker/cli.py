@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
-    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     c.add_argument("--max-states", type=int, default=200_000, help="per instance (default 200000)")
     c.add_argument("--max-seconds", type=float, default=120.0, help="per instance (default 120)")
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
@@ -80,6 +80,8 @@ def cmd_check(args) -> int:
     res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay)
     if args.format == "json":
         sys.stdout.write(report.as_json(res, args.stats))
+    elif args.format == "sarif":
+        sys.stdout.write(report.as_sarif(res))
     else:
         sys.stdout.write(report.text(res, args.stats))
     if args.itf:

@@ -95,3 +95,30 @@ def as_json(res: Result, stats: bool = False) -> str:
                        **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
     }
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def as_sarif(res: Result) -> str:
+    """SARIF 2.1.0, for code-scanning tools in CI; one result per finding, located at its spans."""
+    levels = {"error": "error", "warning": "warning", "info": "note"}
+    results = []
+    for f in res.findings:
+        if f.expected:
+            continue
+        locations = [{"physicalLocation": {"artifactLocation": {"uri": s.file},
+                                           "region": {"startLine": max(s.line, 1), "startColumn": max(s.col, 1)}}}
+                     for s in f.spans if s.line > 0]
+        text = f.message + (f" (rules {', '.join(f.rules)})" if f.rules else "")
+        if f.trace:
+            text += "\n" + narrative(f)
+        results.append({"ruleId": f.kind, "level": levels[f.severity], "message": {"text": text},
+                        "locations": locations, "properties": {"rules": list(f.rules), "instances": f.instances}})
+    for d in res.diagnostics:
+        results.append({"ruleId": d.code, "level": "error", "message": {"text": f"{d.message}. {d.hint}".strip()},
+                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": d.span.file},
+                                                            "region": {"startLine": max(d.span.line, 1),
+                                                                       "startColumn": max(d.span.col, 1)}}}]})
+    rules = [{"id": k, "shortDescription": {"text": desc}, "defaultConfiguration": {"level": levels[sev]}}
+             for k, (sev, desc) in KINDS.items()]
+    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+           "runs": [{"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

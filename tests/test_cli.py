@@ -81,3 +81,13 @@ def test_coverage_lists_missing_ids(tmp_path):
 def test_kinds_lists_every_finding_kind():
     r = run("kinds")
     assert r.returncode == 0 and "starvation" in r.stdout and "contradiction" in r.stdout
+
+
+def test_sarif_output_locates_each_finding():
+    r = run("check", DEFECT, "--format", "sarif")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert doc["version"] == "2.1.0"
+    (result,) = [x for x in doc["runs"][0]["results"] if x["ruleId"] == "deadlock"]
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == DEFECT and loc["region"]["startLine"] >= 1
