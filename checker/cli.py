@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -71,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rulewright: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
+    except Exception as exc:  # a bug in rulewright: say so plainly; RULEWRIGHT_DEBUG=1 shows the traceback
+        if os.environ.get("RULEWRIGHT_DEBUG"):
+            raise
+        print(f"rulewright: internal error: {exc.__class__.__name__}: {exc}\n"
+              "  this is a bug in rulewright, not in your spec; rerun with RULEWRIGHT_DEBUG=1 and report the traceback",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     return EXIT_BAD_INPUT
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import ir
 from .checks import run_checks
+from .compile import EvalError
 from .diagnostics import Diagnostic, SpecError
 from .explore import Graph, Limits, explore
 from .findings import KINDS, Finding
@@ -146,7 +147,12 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in inst.decls if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)) for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state"))
-    for f in run_checks(graph):
+    try:
+        found = run_checks(graph)
+    except EvalError as exc:  # e.g. a division by zero in an invariant: the spec's fault, not ours
+        raise SpecError(Diagnostic("E017", f"{exc} while checking {inst.label}", exc.span,
+                                   "guard the expression so it is defined in every reachable state"))
+    for f in found:
         f.model = model
         if replay and f.trace:
             f._replay_with = (machine, graph)  # replayed once per reported finding, after grouping
