@@ -192,7 +192,8 @@ def check_invariants(x: Explored) -> list[Finding]:
     for d, f in m.invariants:
         for sid, state in enumerate(g.states):
             if not f(m.reader(state)):
-                out.append(x.finding("invariant", f"invariant `{d.name}` does not hold", d.tags, [d.span],
+                out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
+                                     list(d.tags) + list(x.last_rules(sid)), [d.span],
                                      x.trace_to(sid), key=d.name))
                 break
     return out

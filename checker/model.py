@@ -267,8 +267,8 @@ def _build(spec, fmt, reading, decls, params) -> Instance:
             if sorted(order) != expected:
                 raise SpecError(Diagnostic("E015", f"the seating list must name each player once: {', '.join(expected)}",
                                            seating_d[-1].span, "list every player exactly once, clockwise"))
-        team_index = {t: i for i, t in enumerate(names)}
-        team_of = tuple(team_index[p.rstrip("0123456789")] for p in order)
+        team_index = {m: i for i, t in enumerate(names) for m in members[t]}
+        team_of = tuple(team_index[p] for p in order)
         players, teams = tuple(order), tuple(names)
         if players_d:
             n = const_eval(probe, players_d[-1].count, params)

@@ -721,6 +721,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
         else:
             i += 1
     seen, out = set(), []
+    core.sort(key=lambda lit: (tracked[lit.get_id()][0].span, tracked[lit.get_id()][1]))  # same order for every instance
     for lit in core:
         item = tracked[lit.get_id()]
         key = (id(item[0]), item[1])
