@@ -175,11 +175,17 @@ class Compiler:
         if not var.indexed:
             raise err("E012", f"{e.name} is a single value, not one per player or team", e.span, f"write `{e.name}` without [...]")
         f, t = self.expr(e.index, scope, 0, oc)
-        want = PLAYER if var.indexed == "player" else TEAM
+        want = _vt(var.index_type)
         if t != want:
-            raise err("E013", f"{e.name} is indexed by {var.indexed}, but this index is a {_show(t)}", e.index.span)
-        off, opt = var.offset, False
-        return (lambda c: c.vals[off + f(c)]), _vt(var.type)
+            raise err("E013", f"{e.name} is indexed by {_show(want)}, but this index is a {_show(t)}", e.index.span)
+        off, base, count, span = var.offset - var.index_base, var.index_base, var.count, e.span
+
+        def read(c):
+            i = f(c)
+            if not 0 <= i - base < count:
+                raise EvalError(f"index {i} of {e.name} is outside its range", span)
+            return c.vals[off + i]
+        return read, _vt(var.type)
 
     def e_Unary(self, e, scope, pol, oc):
         if e.op == "not":
@@ -601,15 +607,19 @@ class Compiler:
             if s.index is None:
                 raise err("E012", f"{name} holds one value per {var.indexed}; assign {name}[...]", s.span)
             fi, ti = self.expr(s.index, scope)
-            if ti != (PLAYER if var.indexed == "player" else TEAM):
-                raise err("E013", f"{name} is indexed by {var.indexed}, but this index is a {_show(ti)}", s.index.span)
-            off = var.offset
+            if ti != _vt(var.index_type):
+                raise err("E013", f"{name} is indexed by {_show(_vt(var.index_type))}, but this index is a {_show(ti)}",
+                          s.index.span)
+            off, base, count = var.offset - var.index_base, var.index_base, var.count
 
             def assign_at(c):
                 v = g(c)
+                i = fi(c)
+                if not 0 <= i - base < count:
+                    raise EvalError(f"index {i} of {name} is outside its range", span)
                 if not vt.contains(v, n, nt):
-                    raise Overflow(f"{name}[{fi(c)}]", v, span)
-                c.vals[off + fi(c)] = v
+                    raise Overflow(f"{name}[{i}]", v, span)
+                c.vals[off + i] = v
             return assign_at
         if s.index is not None:
             raise err("E012", f"{name} is a single value; assign it without [...]", s.span)

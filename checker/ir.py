@@ -266,7 +266,7 @@ class SeatingDecl:
 @dataclass(frozen=True)
 class VarDecl:
     name: str
-    index: tuple[str, str] | None  # (binder, "player" | "team")
+    index: tuple[str, object] | None  # (binder, "player" | "team" | TRange | TEnum)
     type: Type
     init: Expr | None  # None means `any`: every value of the type is an initial value
     tags: tuple[str, ...]

@@ -109,7 +109,8 @@ class Machine:
                 self.var_inits.append((v, None, None))
                 continue
             cell = [None]
-            scope = {d.index[0]: (cell, PLAYER if d.index[1] == "player" else TEAM)} if d.index else {}
+            from .compile import _vt as _value_type
+            scope = {d.index[0]: (cell, _value_type(v.index_type))} if d.index else {}
             f, t = comp.expr(d.init, scope)
             from .compile import _compatible, _vt, _show, NONE
             if not _compatible(t, _vt(v.type)) or (t == NONE and not v.type.optional):
@@ -197,7 +198,7 @@ class Machine:
                 row = []
                 for i in range(v.count):
                     if cell is not None:
-                        cell[0] = i
+                        cell[0] = i + v.index_base
                     try:
                         val = f(c)
                     except EvalError as exc:

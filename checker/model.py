@@ -64,7 +64,8 @@ class Var:
     decl: ir.VarDecl
     type: VarType
     offset: int
-    count: int  # 1 for scalars, players or teams for indexed variables
+    count: int  # 1 for scalars, else one slot per index value
+    index_type: VarType | None = None  # player, team, an integer range or an enumeration
 
     @property
     def name(self) -> str:
@@ -72,7 +73,23 @@ class Var:
 
     @property
     def indexed(self) -> str | None:
-        return self.decl.index[1] if self.decl.index else None
+        """What the variable is indexed by: player, team, int or enum (None for scalars)."""
+        return self.index_type.kind if self.index_type else None
+
+    @property
+    def index_base(self) -> int:
+        """The index value stored in the first slot (the low end of an integer range, else 0)."""
+        return self.index_type.low if self.index_type and self.index_type.kind == "int" else 0
+
+    def index_keys(self, inst: "Instance") -> list[str]:
+        t = self.index_type
+        if t.kind == "player":
+            return list(inst.players)
+        if t.kind == "team":
+            return list(inst.teams)
+        if t.kind == "enum":
+            return list(t.members)
+        return [str(v) for v in range(t.low, t.high + 1)]
 
 
 @dataclass
@@ -90,7 +107,7 @@ class Instance:
     enum_of_member: dict[str, VarType] = field(default_factory=dict)
     lets: dict[str, ir.LetDecl] = field(default_factory=dict)
     # choices only constraints mention: Z3 decides them, the explorer never enumerates them
-    static_choices: dict[str, tuple[ir.VarDecl, VarType]] = field(default_factory=dict)
+    static_choices: dict[str, tuple[ir.VarDecl, VarType, VarType | None]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -307,16 +324,20 @@ def _build(spec, fmt, reading, decls, params) -> Instance:
         if d.index and d.index[1] == "team" and not teams:
             raise SpecError(Diagnostic("E013", f"{d.name} is indexed by team but the format has no teams", d.span,
                                        "declare `teams ... size ...` or index by player"))
-        if d.is_choice and d.name not in dynamic:
-            inst.static_choices[d.name] = (d, vt)
-            continue
-        count = 1
+        index_type = None
         if d.index:
-            if d.index[1] == "team" and not teams:
-                raise SpecError(Diagnostic("E013", f"{d.name} is indexed by team but the format has no teams", d.span,
-                                           "declare `teams ... size ...` or index by player"))
-            count = len(players) if d.index[1] == "player" else len(teams)
-        out_vars.append(Var(d, vt, offset, count))
+            index_type = VarType(d.index[1]) if isinstance(d.index[1], str) else _var_type(inst, d.index[1], params)
+            if index_type.kind == "enum":
+                for m in index_type.members:
+                    if m in inst.enum_of_member and inst.enum_of_member[m] != index_type:
+                        raise SpecError(Diagnostic("E011", f"enumeration member {m} belongs to two different enumerations",
+                                                   d.span, "give members of different enumerations different names"))
+                    inst.enum_of_member[m] = index_type
+        if d.is_choice and d.name not in dynamic:
+            inst.static_choices[d.name] = (d, vt, index_type)
+            continue
+        count = len(index_type.values(len(players), len(teams))) if index_type else 1
+        out_vars.append(Var(d, vt, offset, count, index_type))
         offset += count
     inst.vars = tuple(out_vars)
     return inst

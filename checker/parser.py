@@ -196,6 +196,12 @@ class ToIR(Transformer):
     def idx_team(self, meta, children):
         return "team"
 
+    def idx_range(self, meta, c):
+        return ir.TRange(c[0], c[1], self.sp(meta))
+
+    def idx_enum(self, meta, c):
+        return ir.TEnum(tuple(str(x) for x in c), self.sp(meta))
+
     def init_value(self, meta, children):
         return children[0]
 

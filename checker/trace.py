@@ -16,7 +16,7 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     out: list[tuple[str, object]] = []
     for v in inst.vars:
         if v.indexed:
-            keys = inst.players if v.indexed == "player" else inst.teams
+            keys = v.index_keys(inst)
             out.append((v.name, {"#map": [[k, _itf(inst, v, state[v.offset + i])] for i, k in enumerate(keys)]}))
         else:
             out.append((v.name, _itf(inst, v, state[v.offset])))

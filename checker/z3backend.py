@@ -174,11 +174,18 @@ class Encoder:
             return z3.IntVal(inst.enum_of_member[name].members.index(name))
         raise Unsupported(f"name {name}")
 
+    def index_base(self, name) -> int:
+        var = self.inst.var(name)
+        if var is not None:
+            return var.index_base
+        t = self.inst.static_choices.get(name, (None, None, None))[2]
+        return t.low if t is not None and t.kind == "int" else 0
+
     def x_Index(self, e, st, env):
         base = st.vals[e.name] if st is not None and e.name in st.vals else self.static.get(e.name)
         if base is None:
             raise Unsupported(f"index {e.name}")
-        return ite_chain(self.expr(e.index, st, env), base)
+        return ite_chain(self.expr(e.index, st, env) - self.index_base(e.name), base)
 
     def x_Unary(self, e, st, env):
         v = self.expr(e.operand, st, env)
@@ -460,7 +467,7 @@ class Encoder:
             if s.index is None:
                 st.vals[s.target][0] = v
             else:
-                i = self.expr(s.index, st, env)
+                i = self.expr(s.index, st, env) - self.index_base(s.target)
                 slots = st.vals[s.target]
                 st.vals[s.target] = [sym_if(i == j, v, old) if _concrete(i) is None
                                      else (v if _concrete(i) == j else old) for j, old in enumerate(slots)]
@@ -683,8 +690,8 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     def fresh(name, kind):
         return z3.Bool(name) if kind == "bool" else z3.Int(name)
 
-    for name, (decl, vt) in inst.static_choices.items():
-        count = 1 if not decl.index else (inst.nplayers if decl.index[1] == "player" else inst.nteams)
+    for name, (decl, vt, index_type) in inst.static_choices.items():
+        count = len(index_type.values(inst.nplayers, inst.nteams)) if index_type else 1
         if vt.kind == "set":
             raise Unsupported("set-valued choices")
         terms = [fresh(f"{name}_{j}", vt.kind) for j in range(count)]
@@ -699,9 +706,9 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
         for j, t in enumerate(terms):
             track(v.decl, enc.in_type(v, t), f"the type of {v.name}")
             if v.decl.init is not None:
-                env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
+                env = {v.decl.index[0]: z3.IntVal(j + v.index_base)} if v.decl.index else {}
                 if v.decl.index:
-                    enc.kinds[v.decl.index[0]] = v.decl.index[1]
+                    enc.kinds[v.decl.index[0]] = v.indexed
                 track(v.decl, _eq(t, enc.expr(v.decl.init, st, env)), f"the initial value of {v.name}")
     for d in inst.decls:
         if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)):
@@ -781,9 +788,9 @@ class BMC:
             for j, t in enumerate(raw.vals[v.name]):
                 s.add(enc.in_type(v, t))
                 if v.decl.init is not None:
-                    env = {v.decl.index[0]: z3.IntVal(j)} if v.decl.index else {}
+                    env = {v.decl.index[0]: z3.IntVal(j + v.index_base)} if v.decl.index else {}
                     if v.decl.index:
-                        enc.kinds[v.decl.index[0]] = v.decl.index[1]
+                        enc.kinds[v.decl.index[0]] = v.indexed
                     s.add(_eq(t, enc.expr(v.decl.init, raw, env)))
         static = set(inst.static_choices)
         for d in inst.decls:
