@@ -82,6 +82,16 @@ class Compiler:
         self.members = [inst.members_mask(t) for t in range(inst.nteams)]
         self.let_depth = 0
 
+    def binder(self, name: str, span) -> None:
+        """A new name bound by a quantifier, parameter or rule must not hide a global one."""
+        inst = self.inst
+        hidden = ("team" if name in inst.teams else "player" if name in inst.players
+                  else "variable" if inst.var(name) or name in inst.static_choices else "parameter" if name in self.params
+                  else "enumeration member" if name in inst.enum_of_member else None)
+        if hidden:
+            raise err("E011", f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
+                      f"use a fresh name and compare it, e.g. `lose team t when t == {name} and ...`")
+
     def rule(self, kind, name, tags, span) -> int:
         self.rules.append(Rule(kind, name, tuple(tags), span))
         return len(self.rules) - 1
@@ -313,6 +323,7 @@ class Compiler:
         return (lambda c: [i for i in range(width) if f(c) >> i & 1]), elem
 
     def e_Quant(self, e, scope, pol, oc):
+        self.binder(e.var, e.span)
         dom, et = self.domain(e.domain, scope, oc)
         cell = [None]
         body, tb = self.expr(e.body, {**scope, e.var: (cell, et)}, pol, oc)
@@ -335,6 +346,7 @@ class Compiler:
         return ex, BOOL
 
     def e_Aggregate(self, e, scope, pol, oc):
+        self.binder(e.var, e.span)
         dom, et = self.domain(e.domain, scope, oc)
         cell = [None]
         body, tb = self.expr(e.body, {**scope, e.var: (cell, et)}, 0, oc)
@@ -649,6 +661,7 @@ class Compiler:
         return run
 
     def s_ForallStmt(self, s, scope):
+        self.binder(s.var, s.span)
         dom, et = self.domain(s.domain, scope, False)
         cell = [None]
         body = self.stmts(s.body, {**scope, s.var: (cell, et)})

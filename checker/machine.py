@@ -63,6 +63,8 @@ class Machine:
             if isinstance(d, ir.OutcomeDecl):
                 cell = [None]
                 scope = {}
+                if d.var:
+                    comp.binder(d.var, d.span)
                 if d.subject_kind:
                     if d.subject_kind == "team" and not inst.has_teams:
                         raise err("E013", "a team outcome needs teams, and this format has none", d.span)
@@ -77,6 +79,7 @@ class Machine:
         self.active = None
         for d in decls:
             if isinstance(d, ir.ActiveDecl):
+                comp.binder(d.var, d.span)
                 cell = [None]
                 f, t = comp.expr(d.cond, {d.var: (cell, PLAYER)})
                 comp.want(t, BOOL, d.cond)
@@ -128,6 +131,7 @@ class Machine:
         binders = []
         scope = dict(scope)
         for prm in params:
+            self.comp.binder(prm.name, prm.span)
             dom, et = self.comp.domain(prm.domain, scope, False)
             cell = [None]
             static = None

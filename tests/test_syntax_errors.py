@@ -80,3 +80,14 @@ def test_odd_inputs_never_produce_a_traceback(tmp_path, text):
     run = subprocess.run([sys.executable, "-m", "checker", "check", str(bad)], capture_output=True, text=True)
     assert "Traceback" not in run.stdout + run.stderr
     assert run.returncode == 2
+
+
+def test_a_rule_that_binds_a_team_name_is_an_error_not_a_silent_new_variable(tmp_path):
+    spec = tmp_path / "s.rw"
+    spec.write_text("teams A, B size 1\noutcome o: lose team A when true\n", encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        from checker.parser import parse_file
+        for inst in instantiate(parse_file(str(spec))):
+            Machine(inst)
+    d = exc.value.diagnostics[0]
+    assert d.code == "E011" and "hides the team A" in d.message and "t == A" in d.hint
