@@ -320,7 +320,12 @@ class Compiler:
         if t == "iset":
             return (lambda c: sorted(f(c))), INT
         width = self.n if t == SET else self.inst.nteams if t == TSET else len(t[1])
-        return (lambda c: [i for i in range(width) if f(c) >> i & 1]), elem
+        bits = [(i, 1 << i) for i in range(width)]
+
+        def members(c):
+            mask = f(c)  # once, not once per element
+            return [i for i, b in bits if mask & b]
+        return members, elem
 
     def e_Quant(self, e, scope, pol, oc):
         self.binder(e.var, e.span)

@@ -33,6 +33,7 @@ class OutcomeRule:
     subject: str | None
     cell: list
     cond: object
+    reads_outcomes: bool = True  # mentions lost()/won(): must be re-applied when facts change
 
 
 @dataclass
@@ -72,7 +73,8 @@ class Machine:
                 f, t = comp.expr(d.cond, scope, 1, True)
                 comp.want(t, BOOL, d.cond)
                 rid = comp.rule("outcome", d.name, d.tags, d.span)
-                self.outcomes.append(OutcomeRule(d, rid, d.kind, d.subject_kind, cell, f))
+                self.outcomes.append(OutcomeRule(d, rid, d.kind, d.subject_kind, cell, f,
+                                                 _reads_outcomes(d.cond, inst.lets)))
         self.precedence = [(d.winner, d.loser) for d in decls if isinstance(d, ir.PrecedenceDecl)]
         winners = [d for d in decls if isinstance(d, ir.WinnersDecl)]
         self.winners_many = bool(winners and winners[-1].many)
@@ -120,6 +122,7 @@ class Machine:
                 raise err("E013", f"{d.name} holds a {_show(_vt(v.type))}; its initial value is a {_show(t)}", d.init.span)
             self.var_inits.append((v, cell, f))
         self.rules = comp.rules
+        self._resolved: dict[tuple, tuple] = {}
         del state_names
 
     def _cond(self, e):
@@ -255,19 +258,31 @@ class Machine:
                 except EvalError as exc:
                     steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span))
                     continue
-                try:
-                    end, conflict = self.resolve(c)
-                except EvalError as exc:
-                    steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span))
-                    continue
-                steps.append(Step(ai, binding, tuple(c.vals) + (c.out, c.tout, end), tuple(c.hits), conflict=conflict))
+                vals = tuple(c.vals)
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw)
+                done = self._resolved.get(key)
+                if done is None:
+                    before = len(c.hits)
+                    try:
+                        end, conflict = self.resolve(c)
+                    except EvalError as exc:
+                        steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span))
+                        continue
+                    # resolution depends on nothing but the key: many transitions share one result
+                    done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
+                    self._resolved[key] = done
+                out, tout, end, conflict, more_hits = done
+                steps.append(Step(ai, binding, vals + (out, tout, end), tuple(c.hits) + more_hits, conflict=conflict))
         return steps
 
     def resolve(self, c: Ctx) -> tuple[tuple, str]:
         """Apply the outcome rules to a fixpoint, then precedence; returns (end marker, conflict)."""
         inst = self.inst
+        # the first pass applies every rule; later passes only the rules that read lost()/won(),
+        # the only thing a pass can change
         changed = True
         rules = self.outcomes
+        dependent = [r for r in rules if r.reads_outcomes]
         n, nt = self.n, inst.nteams
         while changed:
             changed = False
@@ -290,6 +305,7 @@ class Machine:
                         setattr(c, attr, getattr(c, attr) | (1 << x))
                         c.hits.append(r.rid)
                         changed = True
+            rules = dependent
         # facts about players or teams already out are not news
         c.lp &= ~c.out
         c.lt &= ~c.tout
@@ -382,6 +398,24 @@ class Machine:
 
 
 _STATIC_PRODUCTS: dict[int, tuple] = {}
+
+
+def _reads_outcomes(expr, lets, seen=None) -> bool:
+    from .compile import walk
+    seen = set() if seen is None else seen
+    for n in walk(expr):
+        if isinstance(n, ir.Call):
+            if n.func in ("lost", "won"):
+                return True
+            if n.func in lets and n.func not in seen:
+                seen.add(n.func)
+                if _reads_outcomes(lets[n.func].body, lets, seen):
+                    return True
+        elif isinstance(n, ir.Name) and n.name in lets and n.name not in seen:
+            seen.add(n.name)
+            if _reads_outcomes(lets[n.name].body, lets, seen):
+                return True
+    return False
 
 
 def _names_of(names, mask) -> str:
