@@ -123,6 +123,8 @@ class Machine:
             self.var_inits.append((v, cell, f))
         self.rules = comp.rules
         self._resolved: dict[tuple, tuple] = {}
+        self._credited: set[int] = set()
+        self._outcome_rids = {r.rid for r in self.outcomes}
         del state_names
 
     def _cond(self, e):
@@ -306,6 +308,7 @@ class Machine:
                         c.hits.append(r.rid)
                         changed = True
             rules = dependent
+        self._credit_redundant(c)
         # facts about players or teams already out are not news
         c.lp &= ~c.out
         c.lt &= ~c.tout
@@ -337,6 +340,28 @@ class Machine:
             if f(c):
                 return ("gap", f"`{d.name}` says the game must be over"), conflict
         return (), conflict
+
+    def _credit_redundant(self, c: Ctx) -> None:
+        """A rule whose fact another rule derived first still applies: credit it once, so it is not
+        reported as dead. Each rule is checked only until it has been credited."""
+        for r in self.outcomes:
+            if r.rid in self._credited:
+                continue
+            if r.kind == "draw":
+                if c.draw and r.cond(c):
+                    c.hits.append(r.rid)
+                continue
+            if r.subject == "player":
+                facts, done, width = (c.lp if r.kind == "lose" else c.wp), c.out, self.n
+            else:
+                facts, done, width = (c.lt if r.kind == "lose" else c.wt), c.tout, self.inst.nteams
+            for x in range(width):
+                if (facts >> x) & 1 and not (done >> x) & 1:
+                    r.cell[0] = x
+                    if r.cond(c):
+                        c.hits.append(r.rid)
+                        break
+        self._credited.update(h for h in c.hits if h in self._outcome_rids)
 
     def _conflict(self, c: Ctx) -> str:
         inst = self.inst

@@ -317,8 +317,11 @@ class Encoder:
         have = z3.BoolVal(False)
         for v, c in cands:
             val = self.expr(e.body, st, {**env, e.var: v})
-            better = (val < acc) if e.kind == "min" else (val > acc)
-            acc = val if acc is None else z3.If(z3.And(c, z3.Or(z3.Not(have), better)), val, acc)
+            if acc is None:
+                acc = z3.If(c, val, 0)
+            else:
+                better = (val < acc) if e.kind == "min" else (val > acc)
+                acc = z3.If(z3.And(c, z3.Or(z3.Not(have), better)), val, acc)
             have = z3.Or(have, c)
         return z3.IntVal(0) if acc is None else z3.If(have, acc, 0)
 

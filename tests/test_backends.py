@@ -95,3 +95,12 @@ def test_the_state_graph_edges_carry_actions_and_rule_numbers():
     rules = {r for _, _, rs in g.edges(data="rules") for r in rs}
     assert "hit(q=P2)" in actions and any(a.startswith("concede(") for a in actions)
     assert {"1.2", "1.3", "1.5"} <= rules
+
+
+def test_rules_that_derive_the_same_fact_in_one_step_all_apply_and_aggregates_replay():
+    from checker import engine
+    res = engine.check(["tests/specs/redundant_draws.rw"])
+    kinds = [f.kind for f in res.findings]
+    assert "dead-rule" not in kinds
+    (inv,) = [f for f in res.findings if f.kind == "invariant"]
+    assert inv.replay == "confirmed"
