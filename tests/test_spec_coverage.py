@@ -74,3 +74,19 @@ def test_the_ids_match_the_source_document(path):
     assert unanchored == [], "quotes not found in the document"
     if spec.document not in NUMBERED:
         assert all(d.quote for d in spec.ids), "paragraph ids of an unnumbered document need a quote"
+
+
+def test_every_counterexample_write_up_is_indexed():
+    index = (ROOT / "counterexamples" / "README.md").read_text(encoding="utf-8")
+    write_ups = sorted(p.relative_to(ROOT / "counterexamples").as_posix()
+                       for p in (ROOT / "counterexamples").glob("*/*.md"))
+    assert write_ups
+    assert [w for w in write_ups if f"({w})" not in index] == []
+
+
+def test_the_bundled_specs_check_clean_with_their_reviewed_findings():
+    from checker import engine
+    res = engine.check([str(p.relative_to(ROOT)) for p in SPECS])
+    assert res.diagnostics == [] and res.incomplete == []
+    assert [f"{f.kind}: {f.message} ({f.instance})" for f in res.unexpected] == []
+    assert sum(1 for f in res.findings if f.expected) >= 20
