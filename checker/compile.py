@@ -628,6 +628,7 @@ class Compiler:
                 raise err("E013", f"{name} is indexed by {_show(_vt(var.index_type))}, but this index is a {_show(ti)}",
                           s.index.span)
             off, base, count = var.offset - var.index_base, var.index_base, var.count
+            keys = var.index_keys(self.inst)
 
             def assign_at(c):
                 v = g(c)
@@ -635,7 +636,7 @@ class Compiler:
                 if not 0 <= i - base < count:
                     raise EvalError(f"index {i} of {name} is outside its range", span)
                 if not vt.contains(v, n, nt):
-                    raise Overflow(f"{name}[{i}]", v, span)
+                    raise Overflow(f"{name}[{keys[i - base]}]", v, span)
                 c.vals[off + i] = v
             return assign_at
         if s.index is not None:

@@ -583,8 +583,10 @@ def _eq(a, b):
 
 
 def _floordiv(a, b):
-    # Z3's integer division rounds toward negative infinity for positive divisors like Python's
-    return a / b
+    """Python's floor division. Z3's integer division is Euclidean (the remainder is never
+    negative), which agrees with Python for positive divisors but not for negative ones."""
+    euclid = a / b
+    return z3.If(z3.And(b < 0, a % b != 0), euclid - 1, euclid)
 
 
 # ---------------------------------------------------------------- concrete states <-> Z3

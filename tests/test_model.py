@@ -64,3 +64,12 @@ def test_seating_functions_agree_between_the_explorer_and_z3(tmp_path_factory, n
     for direction in (1, -1):
         assert _concrete(enc.ring_step(sym, p, k, direction)) == ring_step(p, k, direction, out, n)
     assert _concrete(enc.dist_in_game(sym, p, q)) == dist_in_game(p, q, out, n)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.integers(-50, 50), b=st.integers(-9, 9).filter(lambda b: b != 0))
+def test_integer_division_and_remainder_agree_between_the_backends(a, b):
+    from checker.z3backend import _floordiv
+    q = _floordiv(z3.IntVal(a), z3.IntVal(b))
+    assert _concrete(q) == a // b
+    assert _concrete(z3.IntVal(a) - z3.IntVal(b) * q) == a % b
