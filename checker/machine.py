@@ -51,6 +51,7 @@ class Step:
 class Machine:
     def __init__(self, inst: Instance):
         self.inst = inst
+        self._products: dict[int, list] = {}  # binder list id -> its product (the lists live as long as self)
         comp = self.comp = Compiler(inst)
         self.n = inst.nplayers
         self.all = (1 << self.n) - 1
@@ -157,19 +158,16 @@ class Machine:
         return Action(d, rid, binders, guard, body, d.progress, d.leave)
 
     # ------------------------------------------------------------ bindings
-    @staticmethod
-    def bindings(binders, c):
+    def bindings(self, binders, c):
         if not binders:
             yield ()
             return
         if all(b[3] is not None for b in binders):
-            # every domain is fixed: the product is the same in every state
+            # every domain is fixed: the product is the same in every state, so build it once
             key = id(binders)
-            cached = _STATIC_PRODUCTS.get(key)
-            if cached is None or cached[0] is not binders:
-                cached = (binders, list(itertools.product(*[b[3] for b in binders])))
-                _STATIC_PRODUCTS[key] = cached
-            yield from cached[1]
+            if key not in self._products:
+                self._products[key] = list(itertools.product(*[b[3] for b in binders]))
+            yield from self._products[key]
             return
 
         def rec(i, acc):
@@ -420,9 +418,6 @@ class Machine:
         if isinstance(v, bool):
             return "true" if v else "false"
         return str(v)
-
-
-_STATIC_PRODUCTS: dict[int, tuple] = {}
 
 
 def _reads_outcomes(expr, lets, seen=None) -> bool:
