@@ -13,7 +13,6 @@ from functools import cached_property
 
 import networkx as nx
 
-from . import ir
 from .explore import Graph
 from .findings import Finding, TraceStep
 from .trace import build_trace, describe_label, rules_of
@@ -129,10 +128,9 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     sid = min(g.conflicts)
     msg = g.conflicts[sid]
     rules = x.last_rules(sid)
-    outcome_rules = [r for r in x.machine.outcomes]
-    return [x.finding("outcome-conflict", msg, rules, [r.decl.span for r in outcome_rules][:3], x.trace_to(sid),
+    return [x.finding("outcome-conflict", msg, rules, [r.decl.span for r in x.machine.outcomes][:3], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
-                      key=msg.split(" both")[0] and "conflict")]
+                      key="conflict")]
 
 
 def check_outcome_gap(x: Explored) -> list[Finding]:

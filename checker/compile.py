@@ -9,12 +9,11 @@ replayed there before they are reported.
 from __future__ import annotations
 
 import difflib
-import itertools
 from dataclasses import dataclass, fields, is_dataclass
 
 from . import ir
 from .diagnostics import Diagnostic, SpecError
-from .model import Instance, Var, VarType
+from .model import Instance, VarType
 
 BOOL, INT, PLAYER, TEAM, SET, TSET, NONE = "bool", "int", "player", "team", "set", "tset", "none"
 BUILTIN_FUNCS = {"team", "seat", "player_at", "left", "right", "next", "across", "dist", "dist_left",

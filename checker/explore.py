@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from .machine import Machine, Step
+from .machine import Machine
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import itertools
 from dataclasses import dataclass
 
 from . import ir
-from .compile import BOOL, Compiler, Ctx, EvalError, Overflow, PLAYER, TEAM, err, popcount
+from .compile import BOOL, NONE, PLAYER, TEAM, Compiler, Ctx, EvalError, Overflow, _compatible, _show, _vt, err
 from .model import Instance
 
 
@@ -100,7 +100,6 @@ class Machine:
                 self.reachables.append((d, binders, f))
         # constraints that only mention the explored state are checked here; those about
         # choices that never reach the dynamics are Z3's (checker.z3backend)
-        state_names = {v.name for v in inst.vars}
         self.constraints = []
         for d in decls:
             if isinstance(d, ir.ConstraintDecl):
@@ -115,10 +114,8 @@ class Machine:
                 self.var_inits.append((v, None, None))
                 continue
             cell = [None]
-            from .compile import _vt as _value_type
-            scope = {d.index[0]: (cell, _value_type(v.index_type))} if d.index else {}
+            scope = {d.index[0]: (cell, _vt(v.index_type))} if d.index else {}
             f, t = comp.expr(d.init, scope)
-            from .compile import _compatible, _vt, _show, NONE
             if not _compatible(t, _vt(v.type)) or (t == NONE and not v.type.optional):
                 raise err("E013", f"{d.name} holds a {_show(_vt(v.type))}; its initial value is a {_show(t)}", d.init.span)
             self.var_inits.append((v, cell, f))
@@ -126,7 +123,6 @@ class Machine:
         self._resolved: dict[tuple, tuple] = {}
         self._credited: set[int] = set()
         self._outcome_rids = {r.rid for r in self.outcomes}
-        del state_names
 
     def _cond(self, e):
         f, t = self.comp.expr(e, {})

@@ -121,11 +121,6 @@ class Instance:
         return " | ".join(parts)
 
     @property
-    def model_key(self) -> tuple[str, str]:
-        """Instances with the same key differ only in their parameters."""
-        return (self.spec.path, self.format)
-
-    @property
     def nplayers(self) -> int:
         return len(self.players)
 

@@ -14,7 +14,6 @@ condition, so every binder is a Python int and functions of the seating are eval
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import z3
@@ -477,10 +476,7 @@ class Encoder:
             st.overflow = z3.Or(st.overflow, z3.Not(ok))
             return st
         if isinstance(s, ir.If):
-            results = []
-            conds = []
-            for cond, body in s.branches:
-                conds.append(self.expr(cond, st, env))
+            conds = [self.expr(cond, st, env) for cond, _ in s.branches]
             out = self.stmts(s.otherwise, st, env)
             for c, (_, body) in reversed(list(zip(conds, s.branches))):
                 out = merge(c, self.stmts(body, st, env), out)
@@ -681,9 +677,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     enc = Encoder(inst)
     s = z3.Solver()
     s.set(unsat_core=True, timeout=timeout_ms)
-    vals = {}
     tracked = {}
-
     labels = []
 
     def track(decl, formula, what):
