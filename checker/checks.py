@@ -46,9 +46,7 @@ class Explored:
 
     def finding(self, kind, message, rules, spans, trace=None, loop_start=None, detail="", key="") -> Finding:
         inst = self.inst
-        return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label,
-                       f"{inst.spec.path}" + (f" | {inst.format}" if inst.format else "")
-                       + (f" | reading {inst.reading}" if inst.reading else ""),
+        return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
                        trace, loop_start, detail=detail, key=key or message)
 
     def trace_to(self, sid: int) -> list[TraceStep]:

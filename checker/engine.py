@@ -18,7 +18,7 @@ from .explore import Graph, Limits, explore
 from .findings import KINDS, Finding
 from .lint import lint
 from .machine import Machine
-from .model import Instance, instantiate
+from .model import Instance, instantiate, model_name
 from .parser import parse_file
 from . import z3backend
 
@@ -121,7 +121,7 @@ def _check_spec(spec: ir.SpecFile, limits: Limits, replay: bool, res: Result, gr
 
 def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs) -> list[Finding]:
     out: list[Finding] = []
-    model = _model_name(inst)
+    model = inst.model_name
     try:
         verdict = z3backend.contradiction(inst)
     except z3backend.Unsupported as exc:
@@ -153,7 +153,6 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
         raise SpecError(Diagnostic("E017", f"{exc} while checking {inst.label}", exc.span,
                                    "guard the expression so it is defined in every reachable state"))
     for f in found:
-        f.model = model
         if replay and f.trace:
             f._replay_with = (machine, graph)  # replayed once per reported finding, after grouping
         out.append(f)
@@ -166,10 +165,6 @@ def _replay(machine: Machine, graph: Graph, f: Finding) -> str:
     if problem.startswith("not replayed"):
         return problem
     return f"FAILED: {problem}" if problem else "confirmed"
-
-
-def _model_name(inst: Instance) -> str:
-    return inst.spec.path + (f" | {inst.format}" if inst.format else "") + (f" | reading {inst.reading}" if inst.reading else "")
 
 
 def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
@@ -189,7 +184,7 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
 def _apply_expectations(spec, instances, findings: list[Finding]) -> None:
     models: dict[str, Instance] = {}
     for inst in instances:
-        models.setdefault(_model_name(inst), inst)
+        models.setdefault(inst.model_name, inst)
     for model, inst in models.items():
         for e in (d for d in inst.decls if isinstance(d, ir.ExpectDecl)):
             if e.kind not in KINDS:
@@ -216,7 +211,7 @@ def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
     for f in findings:
         for (path, fmt), readings in by_format.items():
             for r in readings:
-                if f.model == path + (f" | {fmt}" if fmt else "") + f" | reading {r}":
+                if f.model == model_name(path, fmt, r):
                     readings[r].add((f.kind, f.rules))
     out = []
     for (path, fmt), readings in by_format.items():
@@ -231,6 +226,6 @@ def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
                     return ", ".join(f"{k} [{', '.join(r)}]" for k, r in items) or "nothing"
                 msg = f"reading {a} has {show(only_a)} that reading {b} does not; {b} has {show(only_b)}"
                 rules = tuple(dict.fromkeys(t for _, r in only_a + only_b for t in r))
-                model = path + (f" | {fmt}" if fmt else "")
+                model = model_name(path, fmt)
                 out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}"))
     return out

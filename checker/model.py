@@ -92,6 +92,11 @@ class Var:
         return [str(v) for v in range(t.low, t.high + 1)]
 
 
+def model_name(path: str, fmt: str = "", reading: str = "") -> str:
+    """How reports name a model: its file, then its format and reading if it has them."""
+    return path + (f" | {fmt}" if fmt else "") + (f" | reading {reading}" if reading else "")
+
+
 @dataclass
 class Instance:
     """One concrete model: a format, a reading and a value for every parameter."""
@@ -111,14 +116,14 @@ class Instance:
 
     @property
     def label(self) -> str:
-        parts = [self.spec.path]
-        if self.format:
-            parts.append(self.format)
-        if self.reading:
-            parts.append(f"reading {self.reading}")
-        if self.params:
-            parts.append(",".join(f"{k}={v}" for k, v in self.params.items()))
-        return " | ".join(parts)
+        """The model's name and this instance's parameter values."""
+        params = ",".join(f"{k}={v}" for k, v in self.params.items())
+        return self.model_name + (f" | {params}" if params else "")
+
+    @property
+    def model_name(self) -> str:
+        """The model this instance belongs to: instances of one model differ only in parameters."""
+        return model_name(self.spec.path, self.format, self.reading)
 
     @property
     def nplayers(self) -> int:
