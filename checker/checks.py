@@ -52,43 +52,38 @@ class Explored:
     def trace_to(self, sid: int) -> list[TraceStep]:
         return build_trace(self.graph, self.graph.path_to(sid))
 
-    def lasso(self, nodes: set[int], start: int, need_edge=None) -> tuple[list, int] | None:
-        """A path from an initial state to a cycle inside `nodes` reachable from `start`.
+    def lasso(self, nodes, start=None, allowed=None, required=None):
+        """The first cycle (by smallest state) among `nodes`, with the shortest path to it.
 
-        Returns (trace, index where the loop starts). `need_edge(src, dst, labels)` may demand
-        that the cycle use some edge (for example a progress edge)."""
-        sub = self.game.subgraph(nodes)
-        reach = nx.descendants(sub, start) | {start}
-        sub = sub.subgraph(reach)
+        Only transitions whose label satisfies `allowed` are used, and the cycle must use one
+        whose label satisfies `required`; with `start`, only cycles reachable from it count.
+        Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
+        sub = nx.DiGraph()
+        for u, v, labels in self.game.subgraph(nodes).edges(data="labels"):
+            usable = [lid for lid in labels if allowed is None or allowed(lid)]
+            if usable:
+                sub.add_edge(u, v, labels=usable)
+        if start is not None:
+            if start not in sub:
+                return None
+            sub = sub.subgraph(nx.descendants(sub, start) | {start})
         for comp in sorted(nx.strongly_connected_components(sub), key=min):
-            comp_sub = sub.subgraph(comp)
-            if comp_sub.number_of_edges() == 0:
+            cs = sub.subgraph(comp)
+            edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
+                     for a, b, ls in sorted(cs.edges(data="labels"))]
+            edges = [e for e in edges if e[2]]
+            if not edges:
                 continue
-            edges = sorted(comp_sub.edges(data="labels"))
-            if need_edge is not None:
-                edges = [e for e in edges if need_edge(*e)]
-                if not edges:
-                    continue
-            a, b, _ = edges[0]
-            entry = min(comp, key=lambda x: (len(self.graph.path_to(x)), x))
+            a, b, key_labels = edges[0]
+            entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
             prefix = self.graph.path_to(entry)
-            p1 = nx.shortest_path(comp_sub, entry, a)
-            p2 = nx.shortest_path(comp_sub, b, entry)
-            cycle_nodes = p1 + p2
+            cycle = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
             path = list(prefix)
-            for u, v in zip(cycle_nodes, cycle_nodes[1:]):
-                lid = self._edge_label(u, v, prefer=edges[0][2] if (u, v) == (a, b) else None)
-                path.append((v, lid))
-            loop_start = len(prefix) - 1
-            return build_trace(self.graph, path), loop_start
+            for u, v in zip(cycle, cycle[1:]):
+                path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs[u][v]["labels"])))
+            return build_trace(self.graph, path), len(prefix) - 1, comp
         return None
-
-    def _edge_label(self, u, v, prefer=None) -> int:
-        labels = self.game[u][v]["labels"]
-        if prefer:
-            return prefer[0]
-        return min(labels)
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""
@@ -220,7 +215,7 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     found = x.lasso(set(doomed), doomed[0])
     if found is None:
         return []
-    trace, loop_start = found
+    trace, loop_start, _ = found
     cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules]
     leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in set(doomed))
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
@@ -234,20 +229,13 @@ def check_livelock(x: Explored) -> list[Finding]:
     g, m = x.graph, x.machine
     if not any(a.progress for a in m.actions):
         return []
-    sub = nx.DiGraph()
-    running = set(x.running)
-    for s, d, lid in g.edges:
-        if s in running and d in running and not g.is_leave(lid) and not g.is_progress(lid):
-            sub.add_edge(s, d)
-    for comp in sorted(nx.strongly_connected_components(sub), key=min):
-        if len(comp) > 1 or any(sub.has_edge(v, v) for v in comp):
-            found = x.lasso(set(comp), min(comp), need_edge=lambda a, b, labels: not any(g.is_progress(l) for l in labels))
-            if found:
-                trace, loop_start = found
-                rules = [r for st in trace[loop_start + 1:] for r in st.rules]
-                return [x.finding("livelock", "game actions can repeat forever without any progress action",
-                                  rules, x.action_spans(trace, loop_start + 1), trace, loop_start, key="livelock")]
-    return []
+    found = x.lasso(set(x.running), allowed=lambda lid: not g.is_progress(lid))
+    if found is None:
+        return []
+    trace, loop_start, _ = found
+    rules = [r for st in trace[loop_start + 1:] for r in st.rules]
+    return [x.finding("livelock", "game actions can repeat forever without any progress action",
+                      rules, x.action_spans(trace, loop_start + 1), trace, loop_start, key="livelock")]
 
 
 def check_unbounded_procedure(x: Explored) -> list[Finding]:
@@ -257,26 +245,18 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
         inside = {i for i in x.running if f(m.reader(g.states[i]))}
         if not inside:
             continue
-        sub = x.game.subgraph(inside)
-        for comp in sorted(nx.strongly_connected_components(sub), key=min):
-            cs = sub.subgraph(comp)
-            if cs.number_of_edges() == 0:
-                continue
-            if not any(g.is_progress(l) for _, _, ls in cs.edges(data="labels") for l in ls):
-                continue
-            exits = sorted({lid for s in comp for _, t, ls in x.game.out_edges(s, data="labels") if t not in comp for lid in ls})
-            found = x.lasso(set(comp), min(comp), need_edge=lambda a, b, labels: any(g.is_progress(l) for l in labels))
-            if not found:
-                continue
-            trace, loop_start = found
-            if exits:
-                how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
-            else:
-                how = "no game action leaves it"
-            out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
-                                 list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules], [d.span],
-                                 trace, loop_start, key=d.name))
-            break
+        found = x.lasso(inside, required=g.is_progress)
+        if found is None:
+            continue
+        trace, loop_start, comp = found
+        exits = sorted({lid for s in comp for _, t, ls in x.game.out_edges(s, data="labels") if t not in comp for lid in ls})
+        if exits:
+            how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
+        else:
+            how = "no game action leaves it"
+        out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
+                             list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules], [d.span],
+                             trace, loop_start, key=d.name))
     return out
 
 
@@ -292,22 +272,13 @@ def check_starvation(x: Explored) -> list[Finding]:
         nodes = {i for i in x.running if not (g.states[i][k] >> p) & 1 and not m.is_active(g.states[i], p)}
         if not nodes:
             continue
-        sub = x.game.subgraph(nodes)
-        best = None
-        for comp in sorted(nx.strongly_connected_components(sub), key=min):
-            cs = sub.subgraph(comp)
-            if cs.number_of_edges() and any(g.is_progress(l) for _, _, ls in cs.edges(data="labels") for l in ls):
-                best = comp
-                break
-        if best is None:
-            continue
-        found = x.lasso(set(best), min(best), need_edge=lambda a, b, labels: any(g.is_progress(l) for l in labels))
-        if not found:
+        found = x.lasso(nodes, required=g.is_progress)
+        if found is None:
             continue
         starved.append(inst.players[p])
         if out:
             continue  # one trace per instance shows the defect; the detail names every starved player
-        trace, loop_start = found
+        trace, loop_start, _ = found
         d = m.active[0]
         rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
         out.append(x.finding("starvation", f"{inst.players[p]} stays in the game but is never active on this cycle",

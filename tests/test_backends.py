@@ -104,3 +104,12 @@ def test_rules_that_derive_the_same_fact_in_one_step_all_apply_and_aggregates_re
     assert "dead-rule" not in kinds
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
     assert inv.replay == "confirmed"
+
+
+def test_a_livelock_trace_loops_through_non_progress_moves_only():
+    inst = instantiate(parse_file("tests/fixtures/livelock/defect.rw"))[0]
+    machine = Machine(inst)
+    graph = explore(machine)
+    (finding,) = [f for f in run_checks(graph) if f.kind == "livelock"]
+    loop = finding.trace[finding.loop_start + 1:]
+    assert loop and all(not graph.is_progress(st.lid) for st in loop)
