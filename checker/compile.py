@@ -9,7 +9,7 @@ replayed there before they are reported.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
 
 from . import ir
 from .diagnostics import Diagnostic, SpecError
@@ -39,18 +39,6 @@ class Ctx:
         self.lp = self.lt = self.wp = self.wt = 0
         self.draw = False
         self.hits: list[int] = []
-
-
-def walk(node):
-    """Every IR node below `node`, depth first."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(reversed(n))
-        elif is_dataclass(n) and not isinstance(n, ir.Span):
-            yield n
-            stack.extend(reversed([getattr(n, f.name) for f in fields(n) if f.name != "span"]))
 
 
 def err(code, msg, span, hint=""):

@@ -6,7 +6,7 @@ The parser (`checker.parser`) is the only producer; every other pass reads these
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Union
 
 
@@ -438,3 +438,20 @@ def decl_name(d: Decl) -> str | None:
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"
     return None
+
+
+def walk(node):
+    """Every IR node below `node` (a node, or a list or tuple of them), depth first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(reversed(n))
+        elif is_dataclass(n) and not isinstance(n, Span):
+            yield n
+            stack.extend(reversed([getattr(n, f.name) for f in fields(n) if f.name != "span"]))
+
+
+def mentions(node, names) -> bool:
+    """Whether `node` reads any of `names` (as a name or an indexed variable)."""
+    return any(isinstance(n, (Name, Index)) and n.name in names for n in walk(node))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import ir
-from .compile import walk
+from .ir import walk
 from .findings import Finding
 
 

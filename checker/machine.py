@@ -100,13 +100,8 @@ class Machine:
                 self.reachables.append((d, binders, f))
         # constraints that only mention the explored state are checked here; those about
         # choices that never reach the dynamics are Z3's (checker.z3backend)
-        self.constraints = []
-        for d in decls:
-            if isinstance(d, ir.ConstraintDecl):
-                used = {n.name for n in _names(d.cond)}
-                if used & set(inst.static_choices):
-                    continue
-                self.constraints.append((d, self._cond(d.cond)))
+        self.constraints = [(d, self._cond(d.cond)) for d in decls
+                            if isinstance(d, ir.ConstraintDecl) and not ir.mentions(d.cond, inst.static_choices)]
         self.var_inits = []
         for v in inst.vars:
             d = v.decl
@@ -138,7 +133,7 @@ class Machine:
             cell = [None]
             static = None
             if not any(isinstance(n, ir.Name) and (n.name in scope or self.inst.var(n.name) or n.name == "remaining")
-                       or isinstance(n, (ir.Index, ir.Call)) for n in _names_all(prm.domain)):
+                       or isinstance(n, (ir.Index, ir.Call)) for n in ir.walk(prm.domain)):
                 static = list(dom(Ctx(())))
             binders.append((prm.name, cell, dom, static, et))
             scope[prm.name] = (cell, et)
@@ -417,9 +412,8 @@ class Machine:
 
 
 def _reads_outcomes(expr, lets, seen=None) -> bool:
-    from .compile import walk
     seen = set() if seen is None else seen
-    for n in walk(expr):
+    for n in ir.walk(expr):
         if isinstance(n, ir.Call):
             if n.func in ("lost", "won"):
                 return True
@@ -438,11 +432,4 @@ def _names_of(names, mask) -> str:
     return ", ".join(names[i] for i in range(len(names)) if mask >> i & 1)
 
 
-def _names(node):
-    from .compile import walk
-    return [n for n in walk(node) if isinstance(n, (ir.Name, ir.Index))]
 
-
-def _names_all(node):
-    from .compile import walk
-    return list(walk(node))

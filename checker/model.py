@@ -366,8 +366,6 @@ def _var_type(inst: Instance, t: ir.Type, params) -> VarType:
 
 def _dynamic_names(decls, lets) -> set[str]:
     """Names read by anything that runs during play (lets followed through)."""
-    from .compile import walk
-
     roots = [d for d in decls if isinstance(d, (ir.ActionDecl, ir.OutcomeDecl, ir.ActiveDecl, ir.ProcedureDecl,
                                                 ir.EndsDecl, ir.InvariantDecl, ir.ReachableDecl, ir.InitDecl))]
     roots += [d.init for d in decls if isinstance(d, ir.VarDecl) and d.init is not None]
@@ -376,7 +374,7 @@ def _dynamic_names(decls, lets) -> set[str]:
     seen_lets: set[str] = set()
     while todo:
         node = todo.pop()
-        for n in walk(node):
+        for n in ir.walk(node):
             name = getattr(n, "name", None) if isinstance(n, (ir.Name, ir.Index)) else getattr(n, "func", None) if isinstance(n, ir.Call) else None
             if isinstance(n, ir.Assign):
                 found.add(n.target)

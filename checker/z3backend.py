@@ -125,6 +125,9 @@ class Encoder:
         self.n = inst.nplayers
         self.nt = inst.nteams
         self.members = [[inst.team_of[p] == t for p in range(self.n)] for t in range(self.nt)]
+        self.outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
+        self.precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
+        self.must_end = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
         self.static = {}  # static choice name -> list of terms
         self.kinds: dict[str, str] = {}  # binder name -> player | team | enum | int, from its domain
 
@@ -515,8 +518,9 @@ class Encoder:
         return z3.BoolVal(True)
 
     # ------------------------------------------------------------ outcomes
-    def resolve(self, st: SymState, outcomes, precedence, must_end) -> tuple[SymState, object, object]:
+    def resolve(self, st: SymState) -> tuple[SymState, object, object]:
         """Fixpoint of the outcome rules, then precedence; returns (state, ended, gap)."""
+        outcomes, precedence, must_end = self.outcomes, self.precedence, self.must_end
         n, nt = self.n, self.nt
         ground = sum(n if r.subject_kind == "player" else nt if r.subject_kind == "team" else 1 for r in outcomes)
         for _ in range(ground + 1):
@@ -605,9 +609,6 @@ def replay(machine, graph, path) -> str:
     """Re-execute a path [(state id, label id)] with the Z3 encoding; "" if every step checks."""
     inst = machine.inst
     enc = Encoder(inst)
-    outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
-    precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
-    ends = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
     try:
         for (prev_sid, _), (sid, lid) in zip(path, path[1:]):
             pre = graph.states[prev_sid]
@@ -630,7 +631,7 @@ def replay(machine, graph, path) -> str:
             after = enc.stmts(decl.body, st, env)
             if _concrete(after.overflow) is not False:
                 return f"step to state {sid}: {decl.name} overflows"
-            after, ended, gap = enc.resolve(after, outcomes, precedence, ends)
+            after, ended, gap = enc.resolve(after)
             problem = _compare(inst, after, ended, gap, post)
             if problem:
                 return f"step to state {sid} ({decl.name}): {problem}"
@@ -770,9 +771,6 @@ class BMC:
     def __init__(self, inst: Instance):
         self.inst = inst
         self.enc = Encoder(inst)
-        self.outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
-        self.precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
-        self.ends = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
         self.actions = [d for d in inst.decls if isinstance(d, ir.ActionDecl)]
         self.solver = z3.Solver()
         self.frames = [_Frame(inst, 0)]
@@ -791,15 +789,13 @@ class BMC:
                     if v.decl.index:
                         enc.kinds[v.decl.index[0]] = v.indexed
                     s.add(_eq(t, enc.expr(v.decl.init, raw, env)))
-        static = set(inst.static_choices)
         for d in inst.decls:
             if isinstance(d, ir.InitDecl):
                 s.add(enc.expr(d.cond, raw, {}))
-            if isinstance(d, ir.ConstraintDecl):
-                from .compile import walk
-                if not any(isinstance(n, (ir.Name, ir.Index)) and n.name in static for n in walk(d.cond)):
-                    s.add(enc.expr(d.cond, raw, {}))
-        st, ended, gap = enc.resolve(raw.copy(), self.outcomes, self.precedence, self.ends)
+            # constraints on choices the play never reads are the contradiction check's, as in the explorer
+            if isinstance(d, ir.ConstraintDecl) and not ir.mentions(d.cond, inst.static_choices):
+                s.add(enc.expr(d.cond, raw, {}))
+        st, ended, gap = enc.resolve(raw.copy())
         s.add(self.frames[0].equals(st, ended, gap))
 
     def _options(self, f: _Frame, game_only: bool):
@@ -832,17 +828,11 @@ class BMC:
         g = _Frame(self.inst, len(self.frames))
         steps = []
         for d, env, guard in self._options(f, False):
-            base = f.st.copy()
-            base.lp = [z3.BoolVal(False)] * len(base.lp)
-            base.wp = [z3.BoolVal(False)] * len(base.wp)
-            base.lt = [z3.BoolVal(False)] * len(base.lt)
-            base.wt = [z3.BoolVal(False)] * len(base.wt)
-            base.draw = z3.BoolVal(False)
-            base.overflow = z3.BoolVal(False)
+            base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, with no facts of this step yet
             for prm in d.params:
                 self.enc.bind_kind(prm.name, prm.domain, f.st, env)
             post = self.enc.stmts(d.body, base, env)
-            post, ended, gap = self.enc.resolve(post, self.outcomes, self.precedence, self.ends)
+            post, ended, gap = self.enc.resolve(post)
             steps.append(z3.And(guard, z3.Not(post.overflow), g.equals(post, ended, gap)))
         self.solver.add(z3.Not(f.ended), z3.Not(f.gap), z3.Or(*steps) if steps else z3.BoolVal(False))
         self.frames.append(g)

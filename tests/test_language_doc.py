@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from checker.diagnostics import SpecError
 from checker.machine import Machine
 from checker.model import instantiate
 from checker.parser import parse_file, parse_text

@@ -3,7 +3,6 @@ both backends agree on every table."""
 import z3
 from hypothesis import given, settings, strategies as st
 
-from checker import ir
 from checker.compile import dist_in_game, ring_step
 from checker.model import instantiate
 from checker.parser import parse_file

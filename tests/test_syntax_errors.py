@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from checker.diagnostics import SpecError, render
+from checker.diagnostics import SpecError
 from checker.machine import Machine
 from checker.model import instantiate
 from checker.parser import parse_text
