@@ -39,6 +39,12 @@ class Explored:
         return {i for i, s in enumerate(self.graph.states) if s[-1]}
 
     @cached_property
+    def has_game_move(self) -> set[int]:
+        """States with at least one transition that is not a `leave` move."""
+        g = self.graph
+        return {s for s, _, lid in g.edges if not g.is_leave(lid)}
+
+    @cached_property
     def running(self) -> list[int]:
         """Expanded states in which the game goes on."""
         g = self.graph
@@ -141,12 +147,8 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
 
 def check_deadlock(x: Explored) -> list[Finding]:
     g = x.graph
-    has_game_move = set()
-    for s, _, lid in g.edges:
-        if not g.is_leave(lid):
-            has_game_move.add(s)
     failed = {s for s, _ in g.errors}
-    stuck = [i for i in x.running if i not in has_game_move and i not in failed]
+    stuck = [i for i in x.running if i not in x.has_game_move and i not in failed]
     if not stuck:
         return []
     sid = stuck[0]
@@ -208,8 +210,7 @@ def check_forced_loop(x: Explored) -> list[Finding]:
             if p not in can_end:
                 can_end.add(p)
                 todo.append(p)
-    has_move = {s for s, _, lid in g.edges if not g.is_leave(lid)}
-    doomed = [i for i in x.running if i not in can_end and i in has_move]
+    doomed = [i for i in x.running if i not in can_end and i in x.has_game_move]
     if not doomed:
         return []
     found = x.lasso(set(doomed), doomed[0])

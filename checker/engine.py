@@ -104,22 +104,21 @@ def _order(f: Finding):
 def _check_spec(spec: ir.SpecFile, limits: Limits, replay: bool, res: Result, graphs) -> None:
     res.findings.extend(lint(spec))
     raw: list[Finding] = []
+    replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
     instances = instantiate(spec)
     for inst in instances:
-        raw.extend(_check_instance(inst, limits, replay, res, graphs))
+        raw.extend(_check_instance(inst, limits, replay, res, graphs, replayable))
     grouped = _group(raw, instances)
-    for f in grouped:
-        ctx = getattr(f, "_replay_with", None)
-        if ctx is not None:
-            f.replay = _replay(ctx[0], ctx[1], f)
-    for f in raw:
-        f.__dict__.pop("_replay_with", None)
+    for f in grouped:  # replayed once per reported finding, after grouping
+        if id(f) in replayable:
+            f.replay = _replay(*replayable[id(f)], f)
     _apply_expectations(spec, instances, grouped)
     grouped.extend(_compare_readings(instances, grouped))
     res.findings.extend(grouped)
 
 
-def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs) -> list[Finding]:
+def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs,
+                    replayable: dict) -> list[Finding]:
     out: list[Finding] = []
     model = inst.model_name
     try:
@@ -154,7 +153,7 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
                                    "guard the expression so it is defined in every reachable state"))
     for f in found:
         if replay and f.trace:
-            f._replay_with = (machine, graph)  # replayed once per reported finding, after grouping
+            replayable[id(f)] = (machine, graph)
         out.append(f)
     return out
 

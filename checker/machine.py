@@ -35,6 +35,11 @@ class OutcomeRule:
     cond: object
     reads_outcomes: bool = True  # mentions lost()/won(): must be re-applied when facts change
 
+    @property
+    def fact(self) -> str:
+        """The Ctx field holding this rule's facts: lp/wp for players, lt/wt for teams."""
+        return ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
+
 
 @dataclass
 class Step:
@@ -228,10 +233,8 @@ class Machine:
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
         for ai, a in enumerate(self.actions):
-            cells = [b[1] for b in a.binders]
             for binding in list(self.bindings(a.binders, reader)):
-                for cell, v in zip(cells, binding):
-                    cell[0] = v
+                self.bind(a.binders, binding)  # the guard and then the body read these cells
                 try:
                     if not a.guard(reader):
                         continue
@@ -241,7 +244,6 @@ class Machine:
                 c = Ctx(list(state[:k]), state[k], state[k + 1])
                 c.hits.append(a.rid)
                 try:
-                    self.bind(a.binders, binding)
                     a.body(c)
                 except Overflow as exc:
                     steps.append(Step(ai, binding, None, tuple(c.hits), f"{exc.var} would become {exc.value}, outside its type", exc.span))
@@ -284,10 +286,8 @@ class Machine:
                         c.hits.append(r.rid)
                         changed = True
                     continue
-                if r.subject == "player":
-                    attr, done, width = ("lp" if r.kind == "lose" else "wp"), c.out, n
-                else:
-                    attr, done, width = ("lt" if r.kind == "lose" else "wt"), c.tout, nt
+                attr = r.fact
+                done, width = (c.out, n) if r.subject == "player" else (c.tout, nt)
                 for x in range(width):
                     if (done >> x) & 1 or (getattr(c, attr) >> x) & 1:
                         continue
@@ -340,10 +340,8 @@ class Machine:
                 if c.draw and r.cond(c):
                     c.hits.append(r.rid)
                 continue
-            if r.subject == "player":
-                facts, done, width = (c.lp if r.kind == "lose" else c.wp), c.out, self.n
-            else:
-                facts, done, width = (c.lt if r.kind == "lose" else c.wt), c.tout, self.inst.nteams
+            facts = getattr(c, r.fact)
+            done, width = (c.out, self.n) if r.subject == "player" else (c.tout, self.inst.nteams)
             for x in range(width):
                 if (facts >> x) & 1 and not (done >> x) & 1:
                     r.cell[0] = x
