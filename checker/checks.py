@@ -64,16 +64,23 @@ class Explored:
         Only transitions whose label satisfies `allowed` are used, and the cycle must use one
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
-        sub = nx.DiGraph()
-        for u, v, labels in self.game.subgraph(nodes).edges(data="labels"):
-            usable = [lid for lid in labels if allowed is None or allowed(lid)]
-            if usable:
-                sub.add_edge(u, v, labels=usable)
+        if allowed is None:
+            sub = self.game.subgraph(nodes)  # a view: nothing to filter, nothing to copy
+        else:
+            g, sub = self.graph, nx.DiGraph()
+            for u, v, lid in g.edges:  # the plain edge list: much faster than filtering a view
+                if u in nodes and v in nodes and not g.is_leave(lid) and allowed(lid):
+                    if sub.has_edge(u, v):
+                        sub[u][v]["labels"].append(lid)
+                    else:
+                        sub.add_edge(u, v, labels=[lid])
         if start is not None:
             if start not in sub:
                 return None
             sub = sub.subgraph(nx.descendants(sub, start) | {start})
         for comp in sorted(nx.strongly_connected_components(sub), key=min):
+            if len(comp) == 1 and not sub.has_edge(*comp, *comp):
+                continue  # a single state without a self-loop is no cycle; skip building its view
             cs = sub.subgraph(comp)
             edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
                      for a, b, ls in sorted(cs.edges(data="labels"))]

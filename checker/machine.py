@@ -24,6 +24,9 @@ class Action:
     progress: bool
     leave: bool
 
+    def __post_init__(self):
+        self.cells = [b[1] for b in self.binders]  # bound in the hot loop, so kept at hand
+
 
 @dataclass
 class OutcomeRule:
@@ -34,11 +37,11 @@ class OutcomeRule:
     cell: list
     cond: object
     reads_outcomes: bool = True  # mentions lost()/won(): must be re-applied when facts change
+    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams (a field: read in the hot loop)
 
-    @property
-    def fact(self) -> str:
-        """The Ctx field holding this rule's facts: lp/wp for players, lt/wt for teams."""
-        return ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
+    def __post_init__(self):
+        if self.kind != "draw":
+            self.fact = ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
 
 
 @dataclass
@@ -233,8 +236,10 @@ class Machine:
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
         for ai, a in enumerate(self.actions):
+            cells = a.cells
             for binding in list(self.bindings(a.binders, reader)):
-                self.bind(a.binders, binding)  # the guard and then the body read these cells
+                for cell, v in zip(cells, binding):  # the guard and then the body read these cells
+                    cell[0] = v
                 try:
                     if not a.guard(reader):
                         continue
