@@ -397,9 +397,6 @@ class Machine:
         cell[0] = p
         return bool(f(self.reader(state)))
 
-    def end_of(self, state: tuple):
-        return state[-1]
-
     def show(self, t, v) -> str:
         """A value of compile-time type `t` in the spec's words."""
         inst = self.inst

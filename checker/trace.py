@@ -93,10 +93,6 @@ def build_trace(graph: Graph, path: list[tuple[int, int]]) -> list[TraceStep]:
     return steps
 
 
-def failing_step(graph: Graph, number: int, action: str, rules: tuple[str, ...], note: str) -> TraceStep:
-    return TraceStep(number, action, rules, (), (), note)
-
-
 def narrative(f: Finding) -> str:
     if not f.trace:
         return ""

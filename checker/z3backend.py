@@ -33,14 +33,6 @@ class SymSet:
     values: list | None = None  # for int sets: the candidate values
 
 
-def _b(x):
-    return z3.BoolVal(x) if isinstance(x, bool) else x
-
-
-def _i(x):
-    return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
-
-
 def _concrete(x):
     if isinstance(x, bool):
         return x
