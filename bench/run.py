@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from checker.explore import Limits, explore  # noqa: E402
-from checker.machine import Machine  # noqa: E402
-from checker.model import instantiate  # noqa: E402
-from checker.parser import parse_file  # noqa: E402
+from checker.explicit.explore import Limits, explore  # noqa: E402
+from checker.explicit.machine import Machine  # noqa: E402
+from checker.frontend.instances import instantiate  # noqa: E402
+from checker.frontend.parser import parse_file  # noqa: E402
 
 RING = """
 spec "Ring of {n} seats" formalizes "bench"

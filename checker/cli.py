@@ -12,11 +12,11 @@ import re
 import sys
 from pathlib import Path
 
-from . import coverage as cov
-from .diagnostics import SpecError, render_all
-from .explore import Limits, explore
-from .findings import KINDS
-from .trace import to_itf
+from .analyses import coverage as cov
+from .frontend.diagnostics import SpecError, render_all
+from .explicit.explore import Limits, explore
+from .analyses.findings import KINDS
+from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_check(args) -> int:
-    from . import engine, report
+    from . import engine
+    from .outputs import report
 
     res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay)
     if args.format == "json":
@@ -110,10 +111,10 @@ def write_itf(res, folder: Path) -> None:
 
 
 def cmd_graph(args) -> int:
-    from .machine import Machine
-    from .model import instantiate
-    from .parser import parse_file
-    from .trace import describe_label
+    from .explicit.machine import Machine
+    from .frontend.instances import instantiate
+    from .frontend.parser import parse_file
+    from .explicit.explore import describe_label
 
     spec = parse_file(args.spec)
     insts = [i for i in instantiate(spec) if args.instance in i.label]
@@ -143,7 +144,7 @@ def cmd_graph(args) -> int:
 
 
 def _state_label(graph, state) -> str:
-    from .trace import show, state_values
+    from .analyses.traces import show, state_values
     parts = [f"{k}={show(v)}" for k, v in state_values(graph, state)]
     return _esc("\\n".join(parts))
 
@@ -154,7 +155,7 @@ def _esc(s: str) -> str:
 
 def cmd_coverage(args) -> int:
     from .engine import collect_files
-    from .parser import parse_file
+    from .frontend.parser import parse_file
 
     files, diags = collect_files(args.paths)
     if diags:

@@ -10,17 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ir
-from .checks import run_checks
-from .compile import EvalError
-from .diagnostics import Diagnostic, SpecError
-from .explore import Graph, Limits, explore
-from .findings import KINDS, Finding
-from .lint import lint
-from .machine import Machine
-from .model import Instance, instantiate, model_name
-from .parser import parse_file
-from . import z3backend
+from .frontend import syntax as ir
+from .analyses.checks import run_checks
+from .explicit.compile import EvalError
+from .frontend.diagnostics import Diagnostic, SpecError
+from .explicit.explore import Graph, Limits, explore
+from .analyses.findings import KINDS, Finding
+from .analyses.lint import lint
+from .explicit.machine import Machine
+from .frontend.instances import Instance, instantiate, model_name
+from .frontend.parser import parse_file
+from .symbolic import z3backend
 
 
 @dataclass

@@ -3,12 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from checker import z3backend
-from checker.checks import run_checks
-from checker.explore import explore
-from checker.machine import Machine
-from checker.model import instantiate
-from checker.parser import parse_file
+from checker.symbolic import z3backend
+from checker.analyses.checks import run_checks
+from checker.explicit.explore import explore
+from checker.explicit.machine import Machine
+from checker.frontend.instances import instantiate
+from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))

@@ -25,8 +25,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from checker import engine, report
-from checker.parser import parse_file
+from checker import engine
+from checker.outputs import report
+from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path("tests/fixtures")
@@ -185,7 +186,7 @@ for _c in CASES:
 
 
 def test_every_finding_kind_has_a_defect_and_a_clean_twin():
-    from checker.findings import KINDS
+    from checker.analyses.findings import KINDS
     assert {c.kind for c in CASES} == set(KINDS)
     on_disk = {p.relative_to(ROOT / FIXTURES).as_posix() for p in (ROOT / FIXTURES).rglob("*.rw")}
     in_table = {f"{c.kind}/{c.defect}" for c in CASES} | {f"{c.kind}/{c.twin}" for c in CASES}

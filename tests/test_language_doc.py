@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from checker.machine import Machine
-from checker.model import instantiate
-from checker.parser import parse_file, parse_text
+from checker.explicit.machine import Machine
+from checker.frontend.instances import instantiate
+from checker.frontend.parser import parse_file, parse_text
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 EXAMPLES = re.findall(r"```rulewright\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)

@@ -3,10 +3,10 @@ both backends agree on every table."""
 import z3
 from hypothesis import given, settings, strategies as st
 
-from checker.compile import dist_in_game, ring_step
-from checker.model import instantiate
-from checker.parser import parse_file
-from checker.z3backend import Encoder, SymState, _concrete
+from checker.explicit.compile import dist_in_game, ring_step
+from checker.frontend.instances import instantiate
+from checker.frontend.parser import parse_file
+from checker.symbolic.z3backend import Encoder, SymState, _concrete
 
 
 def write(tmp_path, name, text):
@@ -68,7 +68,7 @@ def test_seating_functions_agree_between_the_explorer_and_z3(tmp_path_factory, n
 @settings(max_examples=200, deadline=None)
 @given(a=st.integers(-50, 50), b=st.integers(-9, 9).filter(lambda b: b != 0))
 def test_integer_division_and_remainder_agree_between_the_backends(a, b):
-    from checker.z3backend import _floordiv
+    from checker.symbolic.z3backend import _floordiv
     q = _floordiv(z3.IntVal(a), z3.IntVal(b))
     assert _concrete(q) == a // b
     assert _concrete(z3.IntVal(a) - z3.IntVal(b) * q) == a % b

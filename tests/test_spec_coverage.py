@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.coverage import coverage
-from checker.parser import parse_file
+from checker.analyses.coverage import coverage
+from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT.parent / "shared" / "sources"

@@ -4,10 +4,10 @@ import sys
 
 import pytest
 
-from checker.diagnostics import SpecError
-from checker.machine import Machine
-from checker.model import instantiate
-from checker.parser import parse_text
+from checker.frontend.diagnostics import SpecError
+from checker.explicit.machine import Machine
+from checker.frontend.instances import instantiate
+from checker.frontend.parser import parse_text
 
 CASES = [
     # (spec text, message fragment, line, col)
@@ -47,7 +47,7 @@ SEMANTIC = [
 @pytest.mark.parametrize("text, code, fragment", SEMANTIC)
 def test_name_and_type_errors_are_diagnosed(text, code, fragment):
     with pytest.raises(SpecError) as exc:
-        from checker.parser import parse_file
+        from checker.frontend.parser import parse_file
         import tempfile, os
         with tempfile.NamedTemporaryFile("w", suffix=".rw", delete=False) as fh:
             fh.write(text)
@@ -86,7 +86,7 @@ def test_a_rule_that_binds_a_team_name_is_an_error_not_a_silent_new_variable(tmp
     spec = tmp_path / "s.rw"
     spec.write_text("teams A, B size 1\noutcome o: lose team A when true\n", encoding="utf-8")
     with pytest.raises(SpecError) as exc:
-        from checker.parser import parse_file
+        from checker.frontend.parser import parse_file
         for inst in instantiate(parse_file(str(spec))):
             Machine(inst)
     d = exc.value.diagnostics[0]

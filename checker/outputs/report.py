@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from .diagnostics import caret_block, render_all
-from .engine import Result
-from .findings import KINDS, Finding
+from ..frontend.diagnostics import caret_block, render_all
+from ..engine import Result
+from ..analyses.findings import KINDS, Finding
 from .trace import narrative, to_itf
 
 

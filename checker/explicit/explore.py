@@ -81,8 +81,6 @@ class Graph:
 
     def to_networkx(self, game_only: bool = True, readable: bool = True) -> nx.DiGraph:
         """The finished graph; each edge keeps its label ids and (if `readable`) its actions and rules."""
-        from .trace import describe_label
-
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.states)))
         for s, d, lid in self.edges:
@@ -139,3 +137,23 @@ def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
     g.expanded = queue_pos
     g.seconds = time.perf_counter() - start
     return g
+
+
+def describe_label(graph: Graph, lid: int) -> tuple[str, tuple[str, ...]]:
+    action_i, binding, hits = graph.labels[lid]
+    m = graph.machine
+    a = m.actions[action_i]
+    args = []
+    for (name, _, _, _, et), v in zip(a.binders, binding):
+        args.append(f"{name}={m.show(et, v)}")
+    text = a.decl.name + (f"({', '.join(args)})" if args else "")
+    return text, rules_of(m, hits)
+
+
+def rules_of(machine, hits) -> tuple[str, ...]:
+    seen: list[str] = []
+    for rid in hits:
+        for t in machine.rules[rid].tags:
+            if t not in seen:
+                seen.append(t)
+    return tuple(seen)

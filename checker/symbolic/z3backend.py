@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import z3
 
-from . import ir
-from .model import Instance, Var
+from ..frontend import syntax as ir
+from ..frontend.instances import Instance, Var
 
 
 class Unsupported(Exception):

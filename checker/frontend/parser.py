@@ -11,13 +11,13 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from . import ir
+from . import syntax as ir
 from .diagnostics import Diagnostic, SpecError, remember_source
 
 
 def _grammar_path() -> Path:
     here = Path(__file__).resolve().parent
-    for candidate in (here / "grammar" / "rulewright.lark", here.parent / "grammar" / "rulewright.lark"):
+    for candidate in (here.parent / "grammar" / "rulewright.lark", here.parent.parent / "grammar" / "rulewright.lark"):
         if candidate.exists():
             return candidate
     raise FileNotFoundError("rulewright.lark not found next to the checker package")

@@ -18,7 +18,7 @@ import itertools
 import string
 from dataclasses import dataclass, field
 
-from . import ir
+from . import syntax as ir
 from .diagnostics import Diagnostic, SpecError
 
 
@@ -228,7 +228,7 @@ def _team_names(decl: ir.TeamsDecl, count: int | None) -> tuple[str, ...]:
 
 
 def instantiate(spec: ir.SpecFile, max_instances: int = 64) -> list[Instance]:
-    from .compile import const_eval  # compile imports model; keep the cycle at call time
+    from ..explicit.compile import const_eval  # compile imports model; keep the cycle at call time
 
     instances: list[Instance] = []
     for fmt, reading, decls in variants(spec):
@@ -254,7 +254,7 @@ def instantiate(spec: ir.SpecFile, max_instances: int = 64) -> list[Instance]:
 
 
 def _build(spec, fmt, reading, decls, params) -> Instance:
-    from .compile import const_eval
+    from ..explicit.compile import const_eval
 
     probe = Instance(spec, fmt, reading, params, (), (), (), decls)
     probe.lets = {d.name: d for d in decls if isinstance(d, ir.LetDecl)}
@@ -344,7 +344,7 @@ def _build(spec, fmt, reading, decls, params) -> Instance:
 
 
 def _var_type(inst: Instance, t: ir.Type, params) -> VarType:
-    from .compile import const_eval
+    from ..explicit.compile import const_eval
 
     if isinstance(t, ir.TBool):
         return VarType("bool")

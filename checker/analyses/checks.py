@@ -13,9 +13,10 @@ from functools import cached_property
 
 import networkx as nx
 
-from .explore import Graph
+from ..explicit.explore import Graph
 from .findings import Finding, TraceStep
-from .trace import build_trace, describe_label, rules_of
+from ..explicit.explore import describe_label, rules_of
+from .traces import build_trace
 
 
 @dataclass

@@ -11,9 +11,9 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from . import ir
-from .diagnostics import Diagnostic, SpecError
-from .model import Instance, VarType
+from ..frontend import syntax as ir
+from ..frontend.diagnostics import Diagnostic, SpecError
+from ..frontend.instances import Instance, VarType
 
 BOOL, INT, PLAYER, TEAM, SET, TSET, NONE = "bool", "int", "player", "team", "set", "tset", "none"
 BUILTIN_FUNCS = {"team", "seat", "player_at", "left", "right", "next", "across", "dist", "dist_left",

@@ -1,8 +1,8 @@
 """Lints over a parsed file: rule ids listed twice, tags naming ids the document does not list."""
 from __future__ import annotations
 
-from . import ir
-from .ir import walk
+from ..frontend import syntax as ir
+from ..frontend.syntax import walk
 from .findings import Finding
 
 

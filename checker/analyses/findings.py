@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir import Span
+from ..frontend.syntax import Span
 
 KINDS: dict[str, tuple[str, str]] = {
     # kind: (severity, one-line description)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import ir
+from ..frontend import syntax as ir
 from .lint import tagged_nodes
 
 

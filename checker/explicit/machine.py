@@ -9,9 +9,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from . import ir
+from ..frontend import syntax as ir
 from .compile import BOOL, NONE, PLAYER, TEAM, Compiler, Ctx, EvalError, Overflow, _compatible, _show, _vt, err
-from .model import Instance
+from ..frontend.instances import Instance
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ir import Span
+from .syntax import Span
 
 CODES: dict[str, str] = {
     "E001": "syntax error",

@@ -1,0 +1,73 @@
+"""Counterexample traces: explored paths turned into steps in the spec's own words.
+
+Each step names the action and its arguments, cites the rules that fired and keeps every
+variable as an ITF-ready value, so the outputs (`checker.outputs.trace`) can narrate it or
+write it as the Informal Trace Format.
+"""
+from __future__ import annotations
+
+from ..explicit.explore import Graph, describe_label, rules_of
+from .findings import TraceStep
+
+
+def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
+    """(name, ITF value) for every variable and built-in status of a state."""
+    inst = graph.machine.inst
+    out: list[tuple[str, object]] = []
+    for v in inst.vars:
+        if v.indexed:
+            keys = v.index_keys(inst)
+            out.append((v.name, {"#map": [[k, _itf(inst, v, state[v.offset + i])] for i, k in enumerate(keys)]}))
+        else:
+            out.append((v.name, _itf(inst, v, state[v.offset])))
+    k = inst.nslots
+    out.append(("out_of_game", {"#set": [inst.players[p] for p in range(inst.nplayers) if state[k] >> p & 1]}))
+    if inst.has_teams:
+        out.append(("teams_out", {"#set": [inst.teams[t] for t in range(inst.nteams) if state[k + 1] >> t & 1]}))
+    end = state[-1]
+    if not end:
+        out.append(("game", "running"))
+    elif end[0] == "gap":
+        out.append(("game", f"must end: {end[1]}"))
+    else:
+        out.append(("game", "ended: " + inst.describe_end(end)))
+    return out
+
+
+def _itf(inst, var, value):
+    k = var.type.kind
+    if k == "int":
+        return {"#bigint": str(value)}
+    if k == "bool":
+        return bool(value)
+    if k == "set":
+        return {"#set": [inst.players[p] for p in range(inst.nplayers) if value >> p & 1]}
+    return inst.show_value(var, value)
+
+
+def show(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        if "#bigint" in value:
+            return value["#bigint"]
+        if "#set" in value:
+            return "{" + ", ".join(show(x) for x in value["#set"]) + "}"
+        if "#map" in value:
+            return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in value["#map"]) + "}"
+    return str(value)
+
+
+def build_trace(graph: Graph, path: list[tuple[int, int]]) -> list[TraceStep]:
+    steps: list[TraceStep] = []
+    prev: dict[str, object] = {}
+    for i, (sid, lid) in enumerate(path):
+        values = state_values(graph, graph.states[sid])
+        if lid == -1:
+            action, rules = "setup", rules_of(graph.machine, graph.init_hits.get(sid, ()))
+        else:
+            action, rules = describe_label(graph, lid)
+        changes = tuple((k, show(v)) for k, v in values if prev.get(k) != v)
+        steps.append(TraceStep(i, action, rules, changes, tuple(values), sid=sid, lid=lid))
+        prev = dict(values)
+    return steps
