@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from checker.explicit.explore import Limits, explore  # noqa: E402
 from checker.explicit.machine import Machine  # noqa: E402
-from checker.frontend.instances import instantiate  # noqa: E402
+from checker.engine import load_instances  # noqa: E402
 from checker.frontend.parser import parse_file  # noqa: E402
 
 RING = """
@@ -39,7 +39,7 @@ active p [1] when marker[p]
 
 def time_explore(path: str, runs: int):
     rows = []
-    for inst in instantiate(parse_file(path)):
+    for inst in load_instances(path):
         times, graph = [], None
         for _ in range(runs):
             machine = Machine(inst)

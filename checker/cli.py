@@ -111,13 +111,15 @@ def write_itf(res, folder: Path) -> None:
 
 
 def cmd_graph(args) -> int:
-    from .explicit.machine import Machine
-    from .frontend.instances import instantiate
-    from .frontend.parser import parse_file
+    from . import engine
     from .explicit.explore import describe_label
+    from .explicit.machine import Machine
 
-    spec = parse_file(args.spec)
-    insts = [i for i in instantiate(spec) if args.instance in i.label]
+    res = engine.Result()
+    plans = engine.front_end([args.spec], res)
+    if res.diagnostics:
+        raise SpecError(res.diagnostics)
+    insts = [i for plan in plans for i in plan.instances if args.instance in i.label]
     if not insts:
         print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,7 +1,10 @@
-"""The check pipeline: files -> specs -> instances -> explored graphs -> findings -> one result.
+"""The check pipeline: files -> specs -> typed models -> instances -> graphs -> findings.
 
-For every instance: the Z3 contradiction check, exploration, the generic checks, and a Z3
-replay of each counterexample. Findings that recur across parameter values are grouped (the
+The front end runs first on every file, format, reading and parameter value: if any of it has an
+error, every error is reported and nothing is explored. Then, per instance: the Z3
+contradiction check, exploration, the generic checks, and a Z3 replay of each counterexample.
+A counterexample the replay rejects is not a finding: the engines disagree, and the run says
+so with its own exit code. Findings that recur across parameter values are grouped (the
 smallest instance's trace is kept); `expect` declarations mark reviewed findings; readings of
 one format are compared.
 """
@@ -10,16 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .frontend import syntax as ir
 from .analyses.checks import run_checks
-from .explicit.compile import EvalError
-from .frontend.diagnostics import Diagnostic, SpecError
-from .explicit.explore import Graph, Limits, explore
 from .analyses.findings import KINDS, Finding
 from .analyses.lint import lint
+from .explicit.compile import EvalError
+from .explicit.explore import Graph, Limits, explore
 from .explicit.machine import Machine
-from .frontend.instances import Instance, instantiate, model_name
+from .frontend import syntax as ir
+from .frontend.diagnostics import Diagnostic, SpecError
+from .frontend.instances import Instance, instantiate
 from .frontend.parser import parse_file
+from .frontend.resolve import resolve_spec
+from .frontend.typed import model_name
 from .symbolic import z3backend
 
 
@@ -35,11 +40,19 @@ class InstanceResult:
 
 
 @dataclass
+class Disagreement:
+    """A counterexample the explorer found and the independent replay rejects."""
+    finding: Finding
+    replay: str  # what the replay saw instead
+
+
+@dataclass
 class Result:
     files: list[str] = field(default_factory=list)
     specs: list[ir.SpecFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
     instances: list[InstanceResult] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # why, per instance
 
@@ -48,8 +61,11 @@ class Result:
         return [f for f in self.findings if not f.expected and f.severity != "info"]
 
     def exit_code(self) -> int:
+        """2 bad input; 4 the engines disagree (no verdict can be trusted); 1 findings; 3 incomplete; 0 clean."""
         if self.diagnostics:
             return 2
+        if self.disagreements:
+            return 4
         if self.unexpected:
             return 1
         if self.incomplete:
@@ -75,12 +91,19 @@ def collect_files(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
     return files, diags
 
 
-def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
-          graphs: dict | None = None) -> Result:
-    res = Result()
+@dataclass
+class Plan:
+    """One file through the front end: its models and every instance of them."""
+    spec: ir.SpecFile
+    instances: list[Instance]
+
+
+def front_end(paths: list[str], res: Result) -> list[Plan]:
+    """Parse, resolve and instantiate everything; errors go to res.diagnostics, all of them."""
     files, diags = collect_files(paths)
     res.diagnostics.extend(diags)
     res.files = files
+    plans = []
     for path in files:
         try:
             spec = parse_file(path)
@@ -88,10 +111,26 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
             res.diagnostics.extend(exc.diagnostics)
             continue
         res.specs.append(spec)
-        try:
-            _check_spec(spec, limits, replay, res, graphs)
-        except SpecError as exc:
-            res.diagnostics.extend(exc.diagnostics)
+        models, diags = resolve_spec(spec, KINDS)
+        res.diagnostics.extend(diags)
+        instances: list[Instance] = []
+        if not diags:
+            for m in models:
+                insts, more = instantiate(m)
+                res.diagnostics.extend(more)
+                instances.extend(insts)
+        plans.append(Plan(spec, instances))
+    return plans
+
+
+def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
+          graphs: dict | None = None) -> Result:
+    res = Result()
+    plans = front_end(paths, res)
+    if res.diagnostics:
+        return res  # every static error at once, before anything is explored
+    for plan in plans:
+        _check_spec(plan, limits, replay, res, graphs)
     res.findings.sort(key=_order)
     return res
 
@@ -101,20 +140,25 @@ def _order(f: Finding):
     return (f.model, kinds.index(f.kind), f.rules, f.message, f.instance)
 
 
-def _check_spec(spec: ir.SpecFile, limits: Limits, replay: bool, res: Result, graphs) -> None:
+def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -> None:
+    spec, instances = plan.spec, plan.instances
     res.findings.extend(lint(spec))
     raw: list[Finding] = []
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
-    instances = instantiate(spec)
     for inst in instances:
         raw.extend(_check_instance(inst, limits, replay, res, graphs, replayable))
     grouped = _group(raw, instances)
+    kept = []
     for f in grouped:  # replayed once per reported finding, after grouping
         if id(f) in replayable:
-            f.replay = _replay(*replayable[id(f)], f)
-    _apply_expectations(spec, instances, grouped)
-    grouped.extend(_compare_readings(instances, grouped))
-    res.findings.extend(grouped)
+            f.replay = replay_finding(*replayable[id(f)], f)
+            if f.replay.startswith("FAILED"):
+                res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
+                continue
+        kept.append(f)
+    _apply_expectations(instances, kept)
+    kept.extend(_compare_readings(instances, kept))
+    res.findings.extend(kept)
 
 
 def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs,
@@ -142,15 +186,16 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
     if not graph.complete:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
-    if not graph.init_ids and not any(f.kind == "contradiction" for f in out):
+    if not graph.init_ids and not graph.setup_errors and graph.complete and not any(f.kind == "contradiction" for f in out):
+        m = inst.model
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
-                           tuple(t for d in inst.decls if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)) for t in d.tags),
+                           tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state"))
     try:
         found = run_checks(graph)
-    except EvalError as exc:  # e.g. a division by zero in an invariant: the spec's fault, not ours
-        raise SpecError(Diagnostic("E017", f"{exc} while checking {inst.label}", exc.span,
-                                   "guard the expression so it is defined in every reachable state"))
+    except EvalError as exc:  # e.g. a division by zero in an invariant: a finding, with the state
+        found = [Finding("evaluation-error", f"{exc} while checking a property of a reachable state", (),
+                         (exc.span,), inst.label, model, key=str(exc))]
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)
@@ -158,9 +203,20 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
     return out
 
 
-def _replay(machine: Machine, graph: Graph, f: Finding) -> str:
-    path = [(st.sid, st.lid) for st in f.trace if st.sid >= 0]
-    problem = z3backend.replay(machine, graph, path)
+def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
+    """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
+    or "FAILED: what the replay saw"."""
+    if "setup_error" in f.context:
+        return "not replayed: the replay starts from an initial state, and this setup has none"
+    steps = []
+    path = [st for st in f.trace if st.sid >= 0]
+    for a, b in zip(path, path[1:]):
+        action, binding, _ = graph.labels[b.lid]
+        steps.append(z3backend.ReplayStep(graph.states[a.sid], action, binding, graph.states[b.sid]))
+    if "failing_step" in f.context:
+        src, step = f.context["failing_step"]
+        steps.append(z3backend.ReplayStep(graph.states[src], step.action, step.binding, None, step.error_kind, step.where))
+    problem = z3backend.replay(machine.inst, steps)
     if problem.startswith("not replayed"):
         return problem
     return f"FAILED: {problem}" if problem else "confirmed"
@@ -180,15 +236,12 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
     return list(groups.values())
 
 
-def _apply_expectations(spec, instances, findings: list[Finding]) -> None:
+def _apply_expectations(instances, findings: list[Finding]) -> None:
     models: dict[str, Instance] = {}
     for inst in instances:
         models.setdefault(inst.model_name, inst)
     for model, inst in models.items():
-        for e in (d for d in inst.decls if isinstance(d, ir.ExpectDecl)):
-            if e.kind not in KINDS:
-                raise SpecError(Diagnostic("E020", f"`{e.kind}` is not a finding kind", e.span,
-                                           "one of: " + ", ".join(KINDS)))
+        for e in inst.model.expects:  # kinds were checked by the resolve pass
             hit = False
             for f in findings:
                 if f.model == model and f.kind == e.kind and (not e.tags or set(e.tags) & set(f.rules)):
@@ -228,3 +281,13 @@ def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
                 model = model_name(path, fmt)
                 out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}"))
     return out
+
+
+def load_instances(path: str) -> list[Instance]:
+    """Every instance of one spec file, through the whole front end; SpecError with every
+    diagnostic if the file has errors (for tests, benchmarks and the graph command)."""
+    res = Result()
+    plans = front_end([path], res)
+    if res.diagnostics:
+        raise SpecError(res.diagnostics)
+    return [i for plan in plans for i in plan.instances]

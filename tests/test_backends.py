@@ -7,7 +7,7 @@ from checker.symbolic import z3backend
 from checker.analyses.checks import run_checks
 from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
-from checker.frontend.instances import instantiate
+from checker.engine import load_instances, replay_finding
 from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def _explorer_view(graph, k):
 @pytest.mark.parametrize("path", SPECS)
 def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(path):
     try:
-        insts = instantiate(parse_file(path))
+        insts = load_instances(path)
     except Exception as exc:  # specs with deliberate input errors are not for this test
         pytest.skip(f"does not instantiate: {exc}")
     inst = insts[0]
@@ -56,19 +56,19 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
 
 
 def test_the_replay_confirms_a_true_trace_and_rejects_a_tampered_one():
-    inst = instantiate(parse_file("tests/specs/ring_departed_turn.rw"))[0]
+    inst = load_instances("tests/specs/ring_departed_turn.rw")[0]
     machine = Machine(inst)
     graph = explore(machine)
     (finding,) = [f for f in run_checks(graph) if f.kind == "deadlock"]
-    path = [(st.sid, st.lid) for st in finding.trace]
-    assert z3backend.replay(machine, graph, path) == ""
+    assert replay_finding(machine, graph, finding) == "confirmed"
     # tamper with the recorded target state: give a player one more life point
-    last = path[-1][0]
+    last = finding.trace[-1].sid
     state = list(graph.states[last])
     life = inst.var("life")
     state[life.offset] = 1 - state[life.offset]
     graph.states[last] = tuple(state)
-    assert "life" in z3backend.replay(machine, graph, path)
+    assert replay_finding(machine, graph, finding).startswith("FAILED: step")
+    assert "life" in replay_finding(machine, graph, finding)
 
 
 def test_a_contradiction_comes_back_as_a_minimal_core_of_rules(tmp_path):
@@ -81,7 +81,7 @@ constraint ffa_size [3]: fmt == ffa implies N <= 6
 constraint ten_or_fewer [4]: N <= 10 implies fmt == ffa
 constraint unrelated [5]: true
 """)
-    inst = instantiate(parse_file(str(spec)))[0]
+    inst = load_instances(str(spec))[0]
     verdict = z3backend.contradiction(inst)
     assert verdict[0] == "unsat"
     rules = sorted(t for d, _ in verdict[1] for t in d.tags)
@@ -89,7 +89,7 @@ constraint unrelated [5]: true
 
 
 def test_the_state_graph_edges_carry_actions_and_rule_numbers():
-    inst = instantiate(parse_file("tests/specs/ring_departed_turn.rw"))[0]
+    inst = load_instances("tests/specs/ring_departed_turn.rw")[0]
     g = explore(Machine(inst)).to_networkx(game_only=False)
     actions = {a for _, _, acts in g.edges(data="actions") for a in acts}
     rules = {r for _, _, rs in g.edges(data="rules") for r in rs}
@@ -107,7 +107,7 @@ def test_rules_that_derive_the_same_fact_in_one_step_all_apply_and_aggregates_re
 
 
 def test_a_livelock_trace_loops_through_non_progress_moves_only():
-    inst = instantiate(parse_file("tests/fixtures/livelock/defect.rw"))[0]
+    inst = load_instances("tests/fixtures/livelock/defect.rw")[0]
     machine = Machine(inst)
     graph = explore(machine)
     (finding,) = [f for f in run_checks(graph) if f.kind == "livelock"]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from checker.explicit.machine import Machine
-from checker.frontend.instances import instantiate
+from checker.engine import load_instances
 from checker.frontend.parser import parse_file, parse_text
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
@@ -76,7 +76,7 @@ procedure fight [1]: phase == combat
 invariant sane [1]: forall t in teams: points[t] <= 2
 reachable can_win(t: team) [1]: won(t)
 """, encoding="utf-8")
-    for inst in instantiate(parse_file(str(spec))):
+    for inst in load_instances(str(spec)):
         Machine(inst)
 
 

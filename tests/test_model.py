@@ -4,7 +4,7 @@ import z3
 from hypothesis import given, settings, strategies as st
 
 from checker.explicit.compile import dist_in_game, ring_step
-from checker.frontend.instances import instantiate
+from checker.engine import load_instances
 from checker.frontend.parser import parse_file
 from checker.symbolic.z3backend import Encoder, SymState, _concrete
 
@@ -29,25 +29,25 @@ format large [2] {
 """)
     spec = parse_file(path)
     assert [d.id for d in spec.ids] == ["1", "2", "3"]
-    insts = instantiate(spec)
+    insts = load_instances(path)
     assert [(i.format, i.reading, i.nplayers) for i in insts] == [("small", "", 2), ("large", "a", 4), ("large", "b", 4)]
-    lives = [i.var("life").decl.init.value for i in insts]
+    lives = [i.var("life").info.init.value for i in insts]
     assert lives == [2, 1, 3]
 
 
 def test_parameters_are_swept_over_every_combination(tmp_path):
     path = write(tmp_path, "p.rw", "param S in 2..3\nparam R in {1, 2}\nteams A, B size S\n")
-    assert [i.params for i in instantiate(parse_file(path))] == [
+    assert [i.params for i in load_instances(path)] == [
         {"S": 2, "R": 1}, {"S": 2, "R": 2}, {"S": 3, "R": 1}, {"S": 3, "R": 2}]
 
 
 def test_seating_orders(tmp_path):
     def seats(kind):
-        return instantiate(parse_file(write(tmp_path, "s.rw", f"teams A, B size 3\nseating {kind}\n")))[0].players
+        return load_instances(write(tmp_path, "s.rw", f"teams A, B size 3\nseating {kind}\n"))[0].players
     assert seats("alternate") == ("A1", "B1", "A2", "B2", "A3", "B3")
     assert seats("blocks") == ("A1", "A2", "A3", "B1", "B2", "B3")
     assert seats("A1, B1, B2, A2, A3, B3") == ("A1", "B1", "B2", "A2", "A3", "B3")
-    three = instantiate(parse_file(write(tmp_path, "t.rw", "teams count 3 size 1\n")))[0]
+    three = load_instances(write(tmp_path, "t.rw", "teams count 3 size 1\n"))[0]
     assert three.teams == ("A", "B", "C") and three.players == ("A1", "B1", "C1")
 
 
@@ -58,7 +58,7 @@ def test_seating_functions_agree_between_the_explorer_and_z3(tmp_path_factory, n
     p, q = p % n, q % n
     path = tmp_path_factory.mktemp("ring") / "r.rw"
     path.write_text(f"players {n}\n", encoding="utf-8")
-    enc = Encoder(instantiate(parse_file(str(path)))[0])
+    enc = Encoder(load_instances(str(path))[0])
     sym = SymState({}, [z3.BoolVal(bool(out >> i & 1)) for i in range(n)], [])
     for direction in (1, -1):
         assert _concrete(enc.ring_step(sym, p, k, direction)) == ring_step(p, k, direction, out, n)

@@ -6,7 +6,7 @@ import pytest
 
 from checker.frontend.diagnostics import SpecError
 from checker.explicit.machine import Machine
-from checker.frontend.instances import instantiate
+from checker.engine import load_instances
 from checker.frontend.parser import parse_text
 
 CASES = [
@@ -35,8 +35,10 @@ def test_typical_mistakes_are_named(text, message, line, col):
 SEMANTIC = [
     ("players 3\nvar x: bool\naction a when y do x := true; end\n", "E010", "`y` is not defined"),
     ("players 3\nvar x: 0..2\naction a do x := x + true; end\n", "E013", "expected a number"),
-    ("players 3\nvar turn: player = P1\naction a do turn := P9; end\n", "E010", "`P9` is not defined"),
-    ("players 3\noutcome o: win player p when not lost(p)\n", "E014", "only be used positively"),
+    ("players 3\nvar turn: player = P1\naction a do turn := P9; end\n", "E010", "`P9` is not a player of this instance"),
+    ("players 3\noutcome o: win player p when not won(p)\n", "E014", "only be used positively"),
+    ("players 3\noutcome o: lose player p when not lost(p)\n", "E014", "only be used positively"),
+    ("players 3\noutcome o: lose player p when count(q in players: won(q)) > 0\n", "E014", "only be used positively"),
     ("players 3\nvar l(p: player): 0..2 = 1\naction a do l := 0; end\n", "E012", "one value per player"),
     ("players 3\nvar t: player = P1\naction a do t := across(t); end\n", "E013", "even number of players"),
     ("players 3\naction a do x := 1; end\n", "E010", "`x` is not defined"),
@@ -52,7 +54,7 @@ def test_name_and_type_errors_are_diagnosed(text, code, fragment):
         with tempfile.NamedTemporaryFile("w", suffix=".rw", delete=False) as fh:
             fh.write(text)
         try:
-            for inst in instantiate(parse_file(fh.name)):
+            for inst in load_instances(fh.name):
                 Machine(inst)
         finally:
             os.unlink(fh.name)
@@ -87,7 +89,7 @@ def test_a_rule_that_binds_a_team_name_is_an_error_not_a_silent_new_variable(tmp
     spec.write_text("teams A, B size 1\noutcome o: lose team A when true\n", encoding="utf-8")
     with pytest.raises(SpecError) as exc:
         from checker.frontend.parser import parse_file
-        for inst in instantiate(parse_file(str(spec))):
+        for inst in load_instances(str(spec)):
             Machine(inst)
     d = exc.value.diagnostics[0]
     assert d.code == "E011" and "hides the team A" in d.message and "t == A" in d.hint

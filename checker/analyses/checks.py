@@ -15,7 +15,7 @@ import networkx as nx
 
 from ..explicit.explore import Graph
 from .findings import Finding, TraceStep
-from ..explicit.explore import describe_label, rules_of
+from ..explicit.explore import describe_action, describe_label, rules_of
 from .traces import build_trace
 
 
@@ -155,7 +155,7 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
 
 def check_deadlock(x: Explored) -> list[Finding]:
     g = x.graph
-    failed = {s for s, _ in g.errors}
+    failed = {s for s, _ in g.errors}  # a step that fails is reported as such, not as a deadlock
     stuck = [i for i in x.running if i not in x.has_game_move and i not in failed]
     if not stuck:
         return []
@@ -171,20 +171,38 @@ def check_deadlock(x: Explored) -> list[Finding]:
                       detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock")]
 
 
-def check_overflow(x: Explored) -> list[Finding]:
-    g = x.graph
-    if not g.errors:
+def _failing_steps(x: Explored, kind: str) -> list[Finding]:
+    """The shortest step that fails with `kind` (overflow or evaluation-error), from the setup
+    or from a reachable state; the failing step is the trace's last and is replayed too."""
+    g, m = x.graph, x.machine
+    setup = [e for e in g.setup_errors if e.kind == kind]
+    steps = [(src, st) for src, st in g.errors if st.error_kind == kind]
+    if setup:
+        e = setup[0]
+        trace = [TraceStep(0, "setup", (), (), (), f"fails ({e.where}): {e.message}")]
+        f = x.finding(kind, e.message, (), [e.span], trace, key=e.message.split(" is ")[0],
+                      detail=f"{len(setup) + len(steps)} failing setup(s) or step(s); a failing setup is shown")
+        f.context = {"setup_error": e}
+        return [f]
+    if not steps:
         return []
-    src, step = min(g.errors, key=lambda e: e[0])
+    src, step = min(steps, key=lambda e: e[0])
     trace = x.trace_to(src)
-    m = x.machine
-    a = m.actions[step.action]
-    args = ", ".join(f"{b[0]}={m.show(b[4], v)}" for b, v in zip(a.binders, step.binding))
-    name = a.decl.name + (f"({args})" if args else "")
-    trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails: {step.error}"))
-    spans = [step.error_span] if step.error_span else [a.decl.span]
-    return [x.finding("overflow", step.error, rules_of(m, step.hits), spans, trace,
-                      detail=f"{len(g.errors)} failing step(s); the shortest is shown", key=step.error.split(" would")[0])]
+    name = describe_action(m, step.action, step.binding)
+    trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails ({step.where}): {step.error}"))
+    spans = [step.error_span] if step.error_span else [m.actions[step.action].decl.span]
+    f = x.finding(kind, step.error, rules_of(m, step.hits), spans, trace,
+                  detail=f"{len(steps)} failing step(s); the shortest is shown", key=step.error.split(" would")[0])
+    f.context = {"failing_step": (src, step)}
+    return [f]
+
+
+def check_overflow(x: Explored) -> list[Finding]:
+    return _failing_steps(x, "overflow")
+
+
+def check_evaluation_errors(x: Explored) -> list[Finding]:
+    return _failing_steps(x, "evaluation-error")
 
 
 def check_invariants(x: Explored) -> list[Finding]:
@@ -356,7 +374,7 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
                     ok = True
                     break
             if not ok:
-                missing.append(", ".join(f"{b[0]}={m.show(b[4], v)}" for b, v in zip(binders, binding)))
+                missing.append(", ".join(f"{b.binder.name}={m.show(b.binder.type, v)}" for b, v in zip(binders, binding)))
         if missing:
             which = f" for {'; '.join(missing)}" if binders else ""
             out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
@@ -364,16 +382,131 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
     return out
 
 
+def check_player_without_outcome(x: Explored) -> list[Finding]:
+    """The game ended with a winner while players still in it neither won, lost nor drew.
+
+    With two sides a win for one is a loss for the other (every rules text we have read means
+    so); what is reported is a win that leaves two or more sides without an outcome, or any
+    side when the format allows several winners (`winners many`)."""
+    g, inst, m = x.graph, x.inst, x.machine
+    k = inst.nslots
+    for sid, state in enumerate(g.states):
+        end = state[-1]
+        if not end or end[0] == "gap" or end[2]:
+            continue
+        wp, wt, _ = end
+        left = [p for p in range(inst.nplayers) if not (state[k] >> p) & 1 and not (wp >> p) & 1
+                and not (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
+        sides = {inst.team_of[p] if inst.has_teams else p for p in left}
+        if len(sides) < (1 if m.winners_many else 2):
+            continue
+        who = ", ".join(inst.players[p] for p in left)
+        rules = x.last_rules(sid)
+        spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
+            or [r.decl.span for r in m.outcomes if r.kind == "win"][:1] or [inst.spec.span]
+        return [x.finding("player-without-outcome",
+                          f"the game ends ({inst.describe_end(end)}) but {who} "
+                          f"{'are' if len(left) > 1 else 'is'} still in it with no outcome",
+                          rules, spans, x.trace_to(sid), key="without-outcome")]
+    return []
+
+
+def check_never_active(x: Explored) -> list[Finding]:
+    """Players never active in any reachable state; in a finite game, players who stay in the
+    game yet are never active on some complete play."""
+    g, m, inst = x.graph, x.machine, x.inst
+    if m.active is None or not g.complete:
+        return []
+    d = m.active[0]
+    running = x.running
+    never = [p for p in range(inst.nplayers) if not any(m.is_active(g.states[i], p) for i in running)]
+    out = []
+    if never and running:
+        out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "
+                             f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
+                             d.tags, [d.span], detail=f"checked all {len(g.states):,} reachable states",
+                             key="never"))
+    if not nx.is_directed_acyclic_graph(x.game):
+        return out  # with cycles, the starvation check speaks about plays that never end
+    k = inst.nslots
+    succ: dict[int, list] = {}
+    for s, t, lid in g.edges:
+        if not g.is_leave(lid):
+            succ.setdefault(s, []).append((t, lid))
+    for p in range(inst.nplayers):
+        if p in never:
+            continue
+        found = _skipped_play(x, p, succ)
+        if found is None:
+            continue
+        trace = build_trace(g, found)
+        out.append(x.finding("never-active", f"{inst.players[p]} stays in the game to its end but is never active "
+                             "on this complete play, while another player is active twice",
+                             list(d.tags) + [r for st in trace for r in st.rules],
+                             [d.span] + x.action_spans(trace)[:1], trace, key="complete-play"))
+        break  # one trace shows the defect
+    return out
+
+
+def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
+    """The shortest complete play (game actions from an initial state to an ended game) on which
+    p stays in the game and is never active while some other player becomes active a second
+    time: the turn went round without p. A game that ends before the turn has come round at
+    all (a first-turn win) skips nobody. Returns [(state, label)] or None."""
+    g, m, inst = x.graph, x.machine, x.inst
+    k = inst.nslots
+
+    def active(i):
+        return frozenset(q for q in range(inst.nplayers) if m.is_active(g.states[i], q))
+
+    def waiting(i):
+        return not (g.states[i][k] >> p) & 1 and not g.states[i][-1] and p not in active(i)
+
+    # a search node: (state, players who have been active, whether one became active again)
+    start = [(i, active(i), False) for i in g.init_ids if waiting(i)]
+    parent = {node: None for node in start}
+    queue = list(start)
+    while queue and len(parent) < limit:
+        nxt = []
+        for node in queue:
+            s, seen, again = node
+            now = active(s)
+            for t, lid in sorted(succ.get(s, ())):
+                state = g.states[t]
+                if state[-1]:
+                    if again and state[-1][0] != "gap" and not (state[k] >> p) & 1:
+                        path, cur = [(t, lid)], node
+                        while parent[cur] is not None:
+                            prev, plid = parent[cur]
+                            path.append((cur[0], plid))
+                            cur = prev
+                        path.append((cur[0], -1))
+                        return list(reversed(path))
+                    continue
+                if not waiting(t):
+                    continue
+                later = active(t)
+                child = (t, seen | later, again or bool((later - now) & seen))
+                if child not in parent:
+                    parent[child] = (node, lid)
+                    nxt.append(child)
+        queue = nxt
+    return None
+
+
 CHECKS = (
     check_outcome_conflict,
     check_outcome_gap,
+    check_player_without_outcome,
     check_deadlock,
     check_overflow,
+    check_evaluation_errors,
     check_invariants,
     check_forced_loop,
     check_livelock,
     check_unbounded_procedure,
     check_starvation,
+    check_never_active,
     check_unreachable_outcome,
     check_reachable_properties,
     check_dead_rules,

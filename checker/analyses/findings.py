@@ -10,16 +10,20 @@ KINDS: dict[str, tuple[str, str]] = {
     "contradiction": ("error", "the static constraints and setup rules admit no state for some parameter values"),
     "outcome-conflict": ("error", "a reachable state in which the rules give incompatible outcomes"),
     "outcome-gap": ("error", "a reachable state where the game must end but no outcome rule decides it"),
+    "player-without-outcome": ("error", "the game ends with a winner while a player still in it has no outcome"),
     "deadlock": ("error", "a reachable state where the game has not ended and no game action is possible"),
     "forced-loop": ("error", "reachable states from which no game action can ever end the game"),
     "livelock": ("error", "a cycle of game actions none of which makes progress"),
     "unbounded-procedure": ("warning", "a procedure (time limit, sudden death) that can run without bound"),
     "starvation": ("error", "a player still in the game who, on some cycle of play, never becomes active"),
+    "never-active": ("error", "a player never active in any reachable state, or (in a finite game) on some complete play"),
     "unreachable-outcome": ("error", "a declared victory that no play reaches"),
     "dead-rule": ("warning", "a rule that never applies in any reachable state"),
     "invariant": ("error", "a reachable state violates a declared invariant"),
     "unreachable-property": ("error", "a state the spec says is reachable is not"),
     "overflow": ("error", "a step gives a variable a value outside its declared type"),
+    "evaluation-error": ("error", "a step or the setup evaluates an expression that has no value (division by zero, "
+                                  "an index outside its range, none where a player is needed)"),
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
@@ -54,6 +58,7 @@ class Finding:
     instances: list[str] = field(default_factory=list)
     detail: str = ""  # extra lines for the report
     key: str = ""  # what makes two instances' findings "the same"
+    context: dict = field(default_factory=dict)  # what the replay needs beyond the trace (a failing step)
 
     @property
     def severity(self) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from .machine import Machine
+from .machine import LimitHit, Machine
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Graph:
     label_index: dict = field(default_factory=dict)
     parent: list = field(default_factory=list)  # (pred id, label id) or None for initial states
     errors: list = field(default_factory=list)  # (src, Step) for steps that failed (overflow, ...)
+    setup_errors: list = field(default_factory=list)  # SetupError for initial states that failed
     conflicts: dict = field(default_factory=dict)  # state id -> message
     init_hits: dict = field(default_factory=dict)
     expanded: int = 0
@@ -100,7 +101,14 @@ class Graph:
 def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
     start = time.perf_counter()
     g = Graph(machine)
-    for state, hits, conflict in machine.initial_states():
+    try:
+        initial, g.setup_errors = machine.initial_states(limits.max_states)
+    except LimitHit as exc:
+        g.complete = False
+        g.stop_reason = str(exc)
+        g.seconds = time.perf_counter() - start
+        return g
+    for state, hits, conflict in initial:
         sid, new = g.add(state, None)
         if new:
             g.init_ids.append(sid)
@@ -142,12 +150,14 @@ def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
 def describe_label(graph: Graph, lid: int) -> tuple[str, tuple[str, ...]]:
     action_i, binding, hits = graph.labels[lid]
     m = graph.machine
+    return describe_action(m, action_i, binding), rules_of(m, hits)
+
+
+def describe_action(m: Machine, action_i: int, binding: tuple) -> str:
+    """`attack(p=P1, q=P2)`: an action and its arguments in the spec's words."""
     a = m.actions[action_i]
-    args = []
-    for (name, _, _, _, et), v in zip(a.binders, binding):
-        args.append(f"{name}={m.show(et, v)}")
-    text = a.decl.name + (f"({', '.join(args)})" if args else "")
-    return text, rules_of(m, hits)
+    args = [f"{b.binder.name}={m.show(b.binder.type, v)}" for b, v in zip(a.binders, binding)]
+    return a.decl.name + (f"({', '.join(args)})" if args else "")
 
 
 def rules_of(machine, hits) -> tuple[str, ...]:

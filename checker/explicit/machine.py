@@ -3,41 +3,63 @@
 A state is a tuple: the variables' slots, then the mask of players out, the mask of teams out,
 and the end marker: `()` while the game runs, `(winning players, winning teams, draw)` once it
 has ended, or `("gap", why)` when the game must be over but no outcome rule decides it.
+
+Outcome resolution after each step works in strata (docs/language.md, "Outcomes"):
+1. losses to a fixpoint; `in_game` and the seat functions see who was out when the step began;
+2. wins to a fixpoint, judged against the statuses after those losses: whoever lost in this
+   step is no longer in the game;
+3. draws;
+and again from 1 while a loss rule that reads `won()` has new wins to read. Then facts about
+players already out are dropped, `precedence` applies, and losers leave the game.
 """
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
 
-from ..frontend import syntax as ir
-from .compile import BOOL, NONE, PLAYER, TEAM, Compiler, Ctx, EvalError, Overflow, _compatible, _show, _vt, err
+from ..frontend import builtins as bi
+from ..frontend import typed as T
 from ..frontend.instances import Instance
+from .compile import Compiler, Ctx, EvalError, Overflow
+
+
+class LimitHit(Exception):
+    """Raised when setting up the initial states alone exceeds the state limit."""
+
+
+@dataclass
+class Bound:
+    """A parameter of an action or a property, with its compiled domain."""
+    binder: T.Binder
+    cell: list
+    dom: object
+    static: list | None  # the domain's values when no state can change them
 
 
 @dataclass
 class Action:
-    decl: ir.ActionDecl
+    decl: T.Action
     rid: int
-    binders: list  # (name, cell, domain closure, static values or None, element type)
+    binders: list[Bound]
     guard: object
     body: object
     progress: bool
     leave: bool
 
     def __post_init__(self):
-        self.cells = [b[1] for b in self.binders]  # bound in the hot loop, so kept at hand
+        self.cells = [b.cell for b in self.binders]  # bound in the hot loop, so kept at hand
 
 
 @dataclass
 class OutcomeRule:
-    decl: ir.OutcomeDecl
+    decl: T.OutcomeRule
     rid: int
     kind: str
     subject: str | None
-    cell: list
+    cell: list | None
     cond: object
-    reads_outcomes: bool = True  # mentions lost()/won(): must be re-applied when facts change
-    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams (a field: read in the hot loop)
+    reads_own: bool  # reads what its stratum derives: re-applied while the stratum derives more
+    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams
 
     def __post_init__(self):
         if self.kind != "draw":
@@ -46,126 +68,110 @@ class OutcomeRule:
 
 @dataclass
 class Step:
-    """One transition out of a state."""
+    """One transition out of a state, or a step that fails (`target` None, `error` set)."""
     action: int
     binding: tuple
     target: tuple | None
     hits: tuple
     error: str = ""
-    error_span: ir.Span | None = None
+    error_span: object = None
+    error_kind: str = ""  # overflow | evaluation-error
+    where: str = ""  # guard | body | outcome: where a failing step failed
     conflict: str = ""
+
+
+@dataclass
+class SetupError:
+    """An initial state that cannot be computed: the partial values and what failed."""
+    kind: str  # overflow | evaluation-error
+    message: str
+    span: object
+    values: tuple  # the slots computed so far (None where not yet)
+    where: str  # initial value | init | constraint | outcome
+
+
+def _static_domain(d) -> bool:
+    """A domain no state can change: no variable, no binder, no status read."""
+    return not any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
+                   for n in T.walk(d))
+
+
+def reads_own(r: T.OutcomeRule) -> bool:
+    """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
+    won()): only those can change within a fixpoint once every rule has been applied once."""
+    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ())
+    return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
+
+
+def reads_static(e) -> bool:
+    return any(isinstance(n, T.VarRef) and n.static for n in T.walk(e))
 
 
 class Machine:
     def __init__(self, inst: Instance):
         self.inst = inst
+        self.model = model = inst.model
         self._products: dict[int, list] = {}  # binder list id -> its product (the lists live as long as self)
         comp = self.comp = Compiler(inst)
         self.n = inst.nplayers
         self.all = (1 << self.n) - 1
-        decls = inst.decls
         self.actions: list[Action] = []
-        for d in decls:
-            if isinstance(d, ir.ActionDecl):
-                self.actions.append(self._action(d))
+        for a in model.actions:
+            binders = self._binders(a.params)
+            self.actions.append(Action(a, a.rule, binders, comp.expr(a.guard), comp.stmts(a.body), a.progress, a.leave))
         self.outcomes: list[OutcomeRule] = []
-        for d in decls:
-            if isinstance(d, ir.OutcomeDecl):
-                cell = [None]
-                scope = {}
-                if d.var:
-                    comp.binder(d.var, d.span)
-                if d.subject_kind:
-                    if d.subject_kind == "team" and not inst.has_teams:
-                        raise err("E013", "a team outcome needs teams, and this format has none", d.span)
-                    scope[d.var] = (cell, PLAYER if d.subject_kind == "player" else TEAM)
-                f, t = comp.expr(d.cond, scope, 1, True)
-                comp.want(t, BOOL, d.cond)
-                rid = comp.rule("outcome", d.name, d.tags, d.span)
-                self.outcomes.append(OutcomeRule(d, rid, d.kind, d.subject_kind, cell, f,
-                                                 _reads_outcomes(d.cond, inst.lets)))
-        self.precedence = [(d.winner, d.loser) for d in decls if isinstance(d, ir.PrecedenceDecl)]
-        winners = [d for d in decls if isinstance(d, ir.WinnersDecl)]
-        self.winners_many = bool(winners and winners[-1].many)
+        for r in model.outcomes:
+            cell = comp.cell(r.binder) if r.binder else None
+            self.outcomes.append(OutcomeRule(r, r.rule, r.kind, r.subject, cell, comp.expr(r.cond), reads_own(r)))
+        self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
+        self.win_rules = [r for r in self.outcomes if r.kind == "win"]
+        self.draw_rules = [r for r in self.outcomes if r.kind == "draw"]
+        self.loss_reads_won = any(r.decl.reads_won for r in self.loss_rules)
+        self.precedence = list(model.precedence)
+        self.winners_many = model.winners_many
         self.active = None
-        for d in decls:
-            if isinstance(d, ir.ActiveDecl):
-                comp.binder(d.var, d.span)
-                cell = [None]
-                f, t = comp.expr(d.cond, {d.var: (cell, PLAYER)})
-                comp.want(t, BOOL, d.cond)
-                self.active = (d, cell, f)
-        self.procedures = [(d, self._cond(d.cond)) for d in decls if isinstance(d, ir.ProcedureDecl)]
-        self.ends = [(d, self._cond(d.cond)) for d in decls if isinstance(d, ir.EndsDecl)]
-        self.invariants = [(d, self._cond(d.cond)) for d in decls if isinstance(d, ir.InvariantDecl)]
-        self.inits = [(d, self._cond(d.cond)) for d in decls if isinstance(d, ir.InitDecl)]
-        self.reachables = []
-        for d in decls:
-            if isinstance(d, ir.ReachableDecl):
-                binders, scope = self._binders(d.params, {})
-                f, t = comp.expr(d.cond, scope)
-                comp.want(t, BOOL, d.cond)
-                self.reachables.append((d, binders, f))
+        if model.active is not None:
+            self.active = (model.active, comp.cell(model.active.binder), comp.expr(model.active.cond))
+        self.procedures = [(d, comp.expr(d.cond)) for d in model.procedures]
+        self.ends = [(d, comp.expr(d.cond)) for d in model.ends]
+        self.invariants = [(d, comp.expr(d.cond)) for d in model.invariants]
+        self.inits = [(d, comp.expr(d.cond)) for d in model.inits]
+        self.reachables = [(d, self._binders(d.params), comp.expr(d.cond)) for d in model.reachables]
         # constraints that only mention the explored state are checked here; those about
-        # choices that never reach the dynamics are Z3's (checker.z3backend)
-        self.constraints = [(d, self._cond(d.cond)) for d in decls
-                            if isinstance(d, ir.ConstraintDecl) and not ir.mentions(d.cond, inst.static_choices)]
+        # choices that never reach the dynamics are Z3's (checker.symbolic)
+        self.constraints = [(d, comp.expr(d.cond)) for d in model.constraints if not reads_static(d.cond)]
         self.var_inits = []
         for v in inst.vars:
-            d = v.decl
-            if d.init is None:
+            info = v.info
+            if info.init is None:
                 self.var_inits.append((v, None, None))
                 continue
-            cell = [None]
-            scope = {d.index[0]: (cell, _vt(v.index_type))} if d.index else {}
-            f, t = comp.expr(d.init, scope)
-            if not _compatible(t, _vt(v.type)) or (t == NONE and not v.type.optional):
-                raise err("E013", f"{d.name} holds a {_show(_vt(v.type))}; its initial value is a {_show(t)}", d.init.span)
-            self.var_inits.append((v, cell, f))
-        self.rules = comp.rules
+            cell = comp.cell(info.index.binder) if info.index else None
+            self.var_inits.append((v, cell, comp.expr(info.init)))
+        self.rules = model.rules
+        self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
         self._credited: set[int] = set()
         self._outcome_rids = {r.rid for r in self.outcomes}
 
-    def _cond(self, e):
-        f, t = self.comp.expr(e, {})
-        self.comp.want(t, BOOL, e)
-        return f
-
-    def _binders(self, params, scope):
-        binders = []
-        scope = dict(scope)
-        for prm in params:
-            self.comp.binder(prm.name, prm.span)
-            dom, et = self.comp.domain(prm.domain, scope, False)
-            cell = [None]
-            static = None
-            if not any(isinstance(n, ir.Name) and (n.name in scope or self.inst.var(n.name) or n.name == "remaining")
-                       or isinstance(n, (ir.Index, ir.Call)) for n in ir.walk(prm.domain)):
-                static = list(dom(Ctx(())))
-            binders.append((prm.name, cell, dom, static, et))
-            scope[prm.name] = (cell, et)
-        return binders, scope
-
-    def _action(self, d: ir.ActionDecl) -> Action:
-        comp = self.comp
-        binders, scope = self._binders(d.params, {})
-        guard, t = comp.expr(d.guard, scope)
-        comp.want(t, BOOL, d.guard)
-        rid = comp.rule("action", d.name, d.tags, d.span)
-        body = comp.stmts(d.body, scope)
-        return Action(d, rid, binders, guard, body, d.progress, d.leave)
+    def _binders(self, params) -> list[Bound]:
+        out = []
+        for b, d in params:
+            dom = self.comp.domain(d)
+            static = list(dom(Ctx(()))) if _static_domain(d) else None
+            out.append(Bound(b, self.comp.cell(b), dom, static))
+        return out
 
     # ------------------------------------------------------------ bindings
-    def bindings(self, binders, c):
+    def bindings(self, binders: list[Bound], c):
         if not binders:
             yield ()
             return
-        if all(b[3] is not None for b in binders):
+        if all(b.static is not None for b in binders):
             # every domain is fixed: the product is the same in every state, so build it once
             key = id(binders)
             if key not in self._products:
-                self._products[key] = list(itertools.product(*[b[3] for b in binders]))
+                self._products[key] = list(itertools.product(*[b.static for b in binders]))
             yield from self._products[key]
             return
 
@@ -173,34 +179,36 @@ class Machine:
             if i == len(binders):
                 yield tuple(acc)
                 return
-            _, cell, dom, static, _ = binders[i]
-            for v in (static if static is not None else list(dom(c))):
-                cell[0] = v
+            b = binders[i]
+            for v in (b.static if b.static is not None else list(b.dom(c))):
+                b.cell[0] = v
                 acc.append(v)
                 yield from rec(i + 1, acc)
                 acc.pop()
         yield from rec(0, [])
 
     @staticmethod
-    def bind(binders, values):
-        for (_, cell, _, _, _), v in zip(binders, values):
-            cell[0] = v
+    def bind(binders: list[Bound], values):
+        for b, v in zip(binders, values):
+            b.cell[0] = v
 
     # ------------------------------------------------------------ states
-    def initial_states(self) -> list[tuple[tuple, tuple, str]]:
-        """(state, hits of outcome rules, conflict) for every initial state, in a fixed order."""
+    def initial_states(self, max_states: int = 2_000_000):
+        """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order."""
         inst = self.inst
         partial = [[]]
+        errors: list[SetupError] = []
         n, nt = inst.nplayers, inst.nteams
         for v, cell, f in self.var_inits:
             nxt = []
             for vals in partial:
-                c = Ctx(vals + [None] * (inst.nslots - len(vals)))
                 if f is None:
-                    options = v.type.values(n, nt)
-                    for combo in itertools.product(options, repeat=v.count):
+                    for combo in itertools.product(v.type.values(n, nt), repeat=v.count):
                         nxt.append(vals + list(combo))
+                        if len(nxt) > max_states:
+                            raise LimitHit(f"more than {max_states:,} initial states")
                     continue
+                c = Ctx(vals + [None] * (inst.nslots - len(vals)))
                 row = []
                 for i in range(v.count):
                     if cell is not None:
@@ -208,31 +216,38 @@ class Machine:
                     try:
                         val = f(c)
                     except EvalError as exc:
-                        raise err("E017", str(exc), exc.span)
+                        errors.append(SetupError("evaluation-error", str(exc), exc.span, tuple(c.vals), f"initial value of {v.name}"))
+                        break
                     if not v.type.contains(val, n, nt):
-                        raise err("E015", f"the initial value of {v.name} is {val}, outside its type", v.decl.span,
-                                  "widen the type's range or fix the initial value")
+                        key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[i]}]"
+                        errors.append(SetupError("overflow", f"the initial value of {key} is {val}, outside its type",
+                                                 v.info.span, tuple(c.vals), f"initial value of {v.name}"))
+                        break
                     row.append(val)
-                nxt.append(vals + row)
+                else:
+                    nxt.append(vals + row)
             partial = nxt
-            if len(partial) > 2_000_000:
-                raise err("E015", "more than 2,000,000 initial states", v.decl.span, "restrict `any` values with `init`")
         out = []
         for vals in partial:
             c = Ctx(vals)
             try:
-                if not all(f(c) for _, f in self.inits) or not all(f(c) for _, f in self.constraints):
+                where = "init"
+                if not all(f(c) for _, f in self.inits):
                     continue
+                where = "constraint"
+                if not all(f(c) for _, f in self.constraints):
+                    continue
+                where = "outcome"
+                c = Ctx(list(vals))
+                end, conflict = self.resolve(c)
             except EvalError as exc:
-                raise err("E017", str(exc), exc.span)
-            c = Ctx(list(vals))
-            end, conflict = self.resolve(c)
+                errors.append(SetupError("evaluation-error", str(exc), exc.span, tuple(vals), where))
+                continue
             out.append((tuple(c.vals) + (c.out, c.tout, end), tuple(c.hits), conflict))
-        return out
+        return out, errors
 
     def successors(self, state: tuple) -> list[Step]:
-        inst = self.inst
-        k = inst.nslots
+        k = self.inst.nslots
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
         for ai, a in enumerate(self.actions):
@@ -244,17 +259,18 @@ class Machine:
                     if not a.guard(reader):
                         continue
                 except EvalError as exc:
-                    steps.append(Step(ai, binding, None, (), str(exc), exc.span))
+                    steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "guard"))
                     continue
                 c = Ctx(list(state[:k]), state[k], state[k + 1])
                 c.hits.append(a.rid)
                 try:
                     a.body(c)
                 except Overflow as exc:
-                    steps.append(Step(ai, binding, None, tuple(c.hits), f"{exc.var} would become {exc.value}, outside its type", exc.span))
+                    steps.append(Step(ai, binding, None, tuple(c.hits), f"{exc.var} would become {exc.value}, outside its type",
+                                      exc.span, "overflow", "body"))
                     continue
                 except EvalError as exc:
-                    steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span))
+                    steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span, "evaluation-error", "body"))
                     continue
                 vals = tuple(c.vals)
                 key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw)
@@ -264,7 +280,7 @@ class Machine:
                     try:
                         end, conflict = self.resolve(c)
                     except EvalError as exc:
-                        steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span))
+                        steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span, "evaluation-error", "outcome"))
                         continue
                     # resolution depends on nothing but the key: many transitions share one result
                     done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
@@ -273,41 +289,29 @@ class Machine:
                 steps.append(Step(ai, binding, vals + (out, tout, end), tuple(c.hits) + more_hits, conflict=conflict))
         return steps
 
+    # ------------------------------------------------------------ outcome resolution
     def resolve(self, c: Ctx) -> tuple[tuple, str]:
-        """Apply the outcome rules to a fixpoint, then precedence; returns (end marker, conflict)."""
-        inst = self.inst
-        # the first pass applies every rule; later passes only the rules that read lost()/won(),
-        # the only thing a pass can change
-        changed = True
-        rules = self.outcomes
-        dependent = [r for r in rules if r.reads_outcomes]
-        n, nt = self.n, inst.nteams
-        while changed:
-            changed = False
-            for r in rules:
-                if r.kind == "draw":
-                    if not c.draw and r.cond(c):
-                        c.draw = True
-                        c.hits.append(r.rid)
-                        changed = True
-                    continue
-                attr = r.fact
-                done, width = (c.out, n) if r.subject == "player" else (c.tout, nt)
-                for x in range(width):
-                    if (done >> x) & 1 or (getattr(c, attr) >> x) & 1:
-                        continue
-                    r.cell[0] = x
-                    if r.cond(c):
-                        setattr(c, attr, getattr(c, attr) | (1 << x))
-                        c.hits.append(r.rid)
-                        changed = True
-            rules = dependent
-        self._credit_redundant(c)
+        """Apply the outcome rules in strata, then precedence; returns (end marker, conflict)."""
+        out0, tout0 = c.out, c.tout
+        first = True
+        while True:
+            before = (c.lp, c.lt)
+            c.out, c.tout = out0, tout0  # loss rules see who was out when the step began
+            self._fixpoint(c, self.loss_rules, first)
+            if not first and (c.lp, c.lt) == before:
+                break
+            c.out, c.tout = out0 | c.lp, tout0 | c.lt  # wins and draws: whoever lost now is out
+            self._fixpoint(c, self.win_rules, first)
+            self._fixpoint(c, self.draw_rules, first)
+            first = False
+            if not self.loss_reads_won:
+                break
+        c.out, c.tout = out0, tout0
         # facts about players or teams already out are not news
-        c.lp &= ~c.out
-        c.lt &= ~c.tout
-        c.wp &= ~c.out
-        c.wt &= ~c.tout
+        c.lp &= ~out0
+        c.lt &= ~tout0
+        c.wp &= ~out0
+        c.wt &= ~tout0
         for winner, loser in self.precedence:
             if (winner, loser) == ("lose", "win"):
                 c.wp &= ~c.lp
@@ -328,17 +332,40 @@ class Machine:
         c.tout |= c.lt
         if c.wp or c.wt or c.draw:
             return (c.wp, c.wt, c.draw), conflict
-        if c.out == self.all:
-            return ("gap", "no player is left in the game"), conflict
-        for d, f in self.ends:
-            if f(c):
-                return ("gap", f"`{d.name}` says the game must be over"), conflict
-        return (), conflict
+        return self._must_end(c), conflict
 
-    def _credit_redundant(self, c: Ctx) -> None:
+    def _fixpoint(self, c: Ctx, rules: list[OutcomeRule], first: bool) -> None:
+        """Apply `rules` until nothing changes. After the first pass only rules that read what
+        their stratum derives can change anything."""
+        todo = rules
+        changed = True
+        while changed and todo:
+            changed = False
+            for r in todo:
+                if r.kind == "draw":
+                    if not c.draw and r.cond(c):
+                        c.draw = True
+                        c.hits.append(r.rid)
+                        changed = True
+                    continue
+                attr = r.fact
+                done, width = (c.out, self.n) if r.subject == "player" else (c.tout, self.inst.nteams)
+                for x in range(width):
+                    if (done >> x) & 1 or (getattr(c, attr) >> x) & 1:
+                        continue
+                    r.cell[0] = x
+                    if r.cond(c):
+                        setattr(c, attr, getattr(c, attr) | (1 << x))
+                        c.hits.append(r.rid)
+                        changed = True
+            todo = [r for r in todo if r.reads_own]
+        if first:
+            self._credit_redundant(c, rules)
+
+    def _credit_redundant(self, c: Ctx, rules) -> None:
         """A rule whose fact another rule derived first still applies: credit it once, so it is not
         reported as dead. Each rule is checked only until it has been credited."""
-        for r in self.outcomes:
+        for r in rules:
             if r.rid in self._credited:
                 continue
             if r.kind == "draw":
@@ -354,6 +381,27 @@ class Machine:
                         c.hits.append(r.rid)
                         break
         self._credited.update(h for h in c.hits if h in self._outcome_rids)
+
+    def _must_end(self, c: Ctx) -> tuple:
+        """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
+        inst = self.inst
+        if c.out == self.all:
+            return ("gap", "no player is left in the game")
+        for d, f in self.ends:  # the writer's own reasons first: they cite the writer's rules
+            if f(c):
+                return ("gap", f"`{d.name}` says the game must be over")
+        if self.model.last_side_ends and self.sides >= 2:
+            left = self.sides_in_game(c.out, c.tout)
+            if len(left) <= 1:
+                return ("gap", f"only {left[0]} is left in the game" if left else "no side is left in the game")
+        return ()
+
+    def sides_in_game(self, out: int, tout: int) -> list[str]:
+        inst = self.inst
+        if inst.has_teams:
+            return [inst.teams[t] for t in range(inst.nteams)
+                    if not (tout >> t) & 1 and inst.members_mask(t) & ~out]
+        return [inst.players[p] for p in range(self.n) if not (out >> p) & 1]
 
     def _conflict(self, c: Ctx) -> str:
         inst = self.inst
@@ -397,39 +445,9 @@ class Machine:
         cell[0] = p
         return bool(f(self.reader(state)))
 
-    def show(self, t, v) -> str:
-        """A value of compile-time type `t` in the spec's words."""
-        inst = self.inst
-        if t == PLAYER:
-            return inst.players[v] if 0 <= v < inst.nplayers else "none"
-        if t == TEAM:
-            return inst.teams[v]
-        if isinstance(t, tuple):
-            return t[1][v]
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return str(v)
-
-
-def _reads_outcomes(expr, lets, seen=None) -> bool:
-    seen = set() if seen is None else seen
-    for n in ir.walk(expr):
-        if isinstance(n, ir.Call):
-            if n.func in ("lost", "won"):
-                return True
-            if n.func in lets and n.func not in seen:
-                seen.add(n.func)
-                if _reads_outcomes(lets[n.func].body, lets, seen):
-                    return True
-        elif isinstance(n, ir.Name) and n.name in lets and n.name not in seen:
-            seen.add(n.name)
-            if _reads_outcomes(lets[n.name].body, lets, seen):
-                return True
-    return False
+    def show(self, ty, v) -> str:
+        return self.inst.show(ty, v)
 
 
 def _names_of(names, mask) -> str:
     return ", ".join(names[i] for i in range(len(names)) if mask >> i & 1)
-
-
-

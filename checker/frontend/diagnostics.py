@@ -34,6 +34,7 @@ class Diagnostic:
     span: Span
     hint: str = ""
     severity: str = "error"
+    context: str = ""  # the format, reading or instance the problem was found in
 
 
 class SpecError(Exception):
@@ -83,7 +84,7 @@ def caret_block(span: Span) -> str:
 
 
 def render(d: Diagnostic, max_list: int = 0) -> str:
-    head = f"{d.span}: {d.severity}[{d.code}]: {d.message}"
+    head = f"{d.span}: {d.severity}[{d.code}]: {d.message}" + (f" (in {d.context})" if d.context else "")
     parts = [head]
     block = caret_block(d.span)
     if block:

@@ -1,16 +1,16 @@
-"""From a parsed spec to concrete model instances.
+"""From a resolved model to concrete instances: one per value of every parameter.
 
-`instantiate(spec)` yields one `Instance` per format x reading x parameter combination. An
-instance knows its players, seats and teams, lays out the state as a flat tuple, and holds the
-spec's declarations after readings and formats have replaced what they replace. Turning the
-expressions into executable closures is `checker.compile`'s job; this module decides *what*
-the model is, not how it runs.
+An instance knows its players, seats and teams and lays out the state as a flat tuple; the
+engines compile the model's typed IR against it. Everything here is checked before anything is
+explored: parameter values, player counts, type bounds, and the player and team names the
+model mentions (`P5` may exist for N = 5 and not for N = 4).
 
-State layout: one slot per scalar variable, one per player or team for indexed variables,
-then three built-in slots: the mask of players out of the game, the mask of teams out, and the
-end of the game (`()` while it runs, else `(winning players mask, winning teams mask, draw)`).
-Booleans are bools, integers ints, players and teams their index (-1 for none), enum values
-the member's index, player sets bit masks.
+State layout: one slot per scalar variable, one per index value for indexed variables, then
+three built-in slots: the mask of players out of the game, the mask of teams out, and the end
+of the game (`()` while it runs, `(winning players mask, winning teams mask, draw)` once it has
+ended, `("gap", why)` when it must be over but no outcome rule decides it). Booleans are bools,
+integers ints, players and teams their index (-1 for none), enum values the member's index,
+player sets bit masks.
 """
 from __future__ import annotations
 
@@ -18,12 +18,19 @@ import itertools
 import string
 from dataclasses import dataclass, field
 
-from . import syntax as ir
-from .diagnostics import Diagnostic, SpecError
+from . import typed as T
+from .consts import ConstError, evaluate
+from .diagnostics import Diagnostic
+from .types import Ty
+
+MAX_INSTANCES = 1_000
+MAX_PLAYERS = 62  # player sets are bit masks of a machine word in the symbolic engine's terms
+MAX_SLOT_VALUES = 1_000_000  # values of one variable's type; more is no longer explicit-state checking
 
 
 @dataclass(frozen=True)
 class VarType:
+    """A variable's type with its bounds evaluated for one instance."""
     kind: str  # bool | int | player | team | enum | set
     low: int = 0
     high: int = 1
@@ -45,6 +52,13 @@ class VarType:
             return list(range(1 << nplayers))
         raise AssertionError(self.kind)
 
+    def count(self, nplayers: int, nteams: int) -> int:
+        if self.kind == "int":
+            return self.high - self.low + 1
+        if self.kind == "set":
+            return 1 << nplayers
+        return len(self.values(nplayers, nteams))
+
     def contains(self, v, nplayers: int, nteams: int) -> bool:
         if self.kind == "bool":
             return isinstance(v, bool)
@@ -61,7 +75,7 @@ class VarType:
 
 @dataclass(frozen=True)
 class Var:
-    decl: ir.VarDecl
+    info: T.VarInfo
     type: VarType
     offset: int
     count: int  # 1 for scalars, else one slot per index value
@@ -69,7 +83,7 @@ class Var:
 
     @property
     def name(self) -> str:
-        return self.decl.name
+        return self.info.name
 
     @property
     def indexed(self) -> str | None:
@@ -92,27 +106,28 @@ class Var:
         return [str(v) for v in range(t.low, t.high + 1)]
 
 
-def model_name(path: str, fmt: str = "", reading: str = "") -> str:
-    """How reports name a model: its file, then its format and reading if it has them."""
-    return path + (f" | {fmt}" if fmt else "") + (f" | reading {reading}" if reading else "")
-
-
 @dataclass
 class Instance:
     """One concrete model: a format, a reading and a value for every parameter."""
-    spec: ir.SpecFile
-    format: str
-    reading: str
+    model: T.Model
     params: dict[str, int]
     players: tuple[str, ...]  # names in seat order; a player's value is its seat index
     teams: tuple[str, ...]
     team_of: tuple[int, ...]  # per seat; -1 without teams
-    decls: tuple[ir.Decl, ...]
     vars: tuple[Var, ...] = ()
-    enum_of_member: dict[str, VarType] = field(default_factory=dict)
-    lets: dict[str, ir.LetDecl] = field(default_factory=dict)
-    # choices only constraints mention: Z3 decides them, the explorer never enumerates them
-    static_choices: dict[str, tuple[ir.VarDecl, VarType, VarType | None]] = field(default_factory=dict)
+    static_choices: dict[str, Var] = field(default_factory=dict)  # Z3 decides them; offsets unused
+
+    @property
+    def spec(self):
+        return self.model.spec
+
+    @property
+    def format(self) -> str:
+        return self.model.format
+
+    @property
+    def reading(self) -> str:
+        return self.model.reading
 
     @property
     def label(self) -> str:
@@ -122,8 +137,7 @@ class Instance:
 
     @property
     def model_name(self) -> str:
-        """The model this instance belongs to: instances of one model differ only in parameters."""
-        return model_name(self.spec.path, self.format, self.reading)
+        return self.model.name
 
     @property
     def nplayers(self) -> int:
@@ -136,9 +150,6 @@ class Instance:
     @property
     def has_teams(self) -> bool:
         return bool(self.teams)
-
-    def of(self, cls) -> list:
-        return [d for d in self.decls if isinstance(d, cls)]
 
     @property
     def nslots(self) -> int:
@@ -166,6 +177,9 @@ class Instance:
     def members_mask(self, t: int) -> int:
         return sum(1 << p for p, tt in enumerate(self.team_of) if tt == t)
 
+    def var_type(self, ty: Ty) -> VarType:
+        return VarType(ty.kind, optional=ty.optional, members=ty.members)
+
     def show_value(self, var: Var, v) -> str:
         k = var.type.kind
         if k == "bool":
@@ -178,6 +192,18 @@ class Instance:
             return var.type.members[v]
         if k == "set":
             return "{" + ", ".join(self.players[p] for p in range(self.nplayers) if v >> p & 1) + "}"
+        return str(v)
+
+    def show(self, ty: Ty, v) -> str:
+        """A value of type `ty` in the spec's words."""
+        if ty.kind == "player":
+            return self.players[v] if 0 <= v < self.nplayers else "none"
+        if ty.kind == "team":
+            return self.teams[v] if 0 <= v < self.nteams else "none"
+        if ty.kind == "enum":
+            return ty.members[v]
+        if isinstance(v, bool):
+            return "true" if v else "false"
         return str(v)
 
     def describe_end(self, end) -> str:
@@ -194,194 +220,180 @@ class Instance:
         return "; ".join(parts)
 
 
-# ---------------------------------------------------------------- merging formats and readings
-
-def _merge(base: tuple, override: tuple) -> tuple:
-    """Declarations of `override` replace those of `base` with the same kind and name."""
-    keys = {ir.decl_name(d) for d in override if ir.decl_name(d)}
-    kept = [d for d in base if ir.decl_name(d) is None or ir.decl_name(d) not in keys]
-    return tuple(kept) + tuple(override)
-
-
-def variants(spec: ir.SpecFile) -> list[tuple[str, str, tuple]]:
-    """(format, reading, declarations) for every model the file defines."""
-    out = []
-    formats = spec.formats or (ir.FormatBlock("", "", (), ()),)
-    for fmt in formats:
-        merged = _merge(tuple(d for d in spec.decls if not isinstance(d, ir.ReadingDecl)),
-                        tuple(d for d in fmt.decls if not isinstance(d, ir.ReadingDecl)))
-        readings = [d for d in spec.decls if isinstance(d, ir.ReadingDecl)]
-        readings += [d for d in fmt.decls if isinstance(d, ir.ReadingDecl)]
-        if not readings:
-            out.append((fmt.name, "", merged))
-        for r in readings:
-            out.append((fmt.name, r.name, _merge(merged, r.decls)))
-    return out
-
-
 # ---------------------------------------------------------------- instantiation
 
-def _team_names(decl: ir.TeamsDecl, count: int | None) -> tuple[str, ...]:
-    if decl.names is not None:
-        return decl.names
-    return tuple(string.ascii_uppercase[i] for i in range(count or 0))
+def instantiate(model: T.Model, max_instances: int = MAX_INSTANCES) -> tuple[list[Instance], list[Diagnostic]]:
+    """Every instance of the model, or the errors that stop some of them (each once)."""
+    diags: list[Diagnostic] = []
+    context = " and ".join(x for x in (f"format {model.format}" if model.format else "",
+                                       f"reading {model.reading}" if model.reading else "") if x)
 
+    def fail(code, message, span, hint="", where=context):
+        d = Diagnostic(code, message, span, hint, context=where)
+        if d not in diags:
+            diags.append(d)
 
-def instantiate(spec: ir.SpecFile, max_instances: int = 64) -> list[Instance]:
-    from ..explicit.compile import const_eval  # compile imports model; keep the cycle at call time
-
-    instances: list[Instance] = []
-    for fmt, reading, decls in variants(spec):
-        params = [d for d in decls if isinstance(d, ir.ParamDecl)]
-        choices: list[list[int]] = []
-        for p in params:
-            probe = Instance(spec, fmt, reading, {}, (), (), (), decls)
-            if isinstance(p.values, ir.RangeDomain):
-                lo = const_eval(probe, p.values.low, {})
-                hi = const_eval(probe, p.values.high, {})
+    choices: list[list[int]] = []
+    known: dict[str, int] = {}
+    for p in model.params:
+        try:
+            if p.is_range:
+                lo, hi = (evaluate(x, known) for x in p.values)
+                if hi - lo >= max_instances:
+                    fail("E018", f"parameter {p.name} takes {hi - lo + 1:,} values, more than the {max_instances:,} "
+                         "instances a run checks", p.span, "narrow its range")
+                    return [], diags
                 vals = list(range(lo, hi + 1))
             else:
-                vals = [const_eval(probe, e, {}) for e in p.values.expr.items]
-            if not vals:
-                raise SpecError(Diagnostic("E015", f"parameter {p.name} has no values", p.span,
-                                           "give a non-empty range such as `in 3..6`"))
-            choices.append(vals)
-        combos = list(itertools.product(*choices)) if params else [()]
-        for combo in combos:
-            values = {p.name: v for p, v in zip(params, combo)}
-            instances.append(_build(spec, fmt, reading, decls, values))
-    return instances
+                vals = sorted(set(evaluate(x, known) for x in p.values))
+        except ConstError as exc:
+            fail("E017", str(exc), exc.span)
+            return [], diags
+        if not vals:
+            fail("E015", f"parameter {p.name} has no values", p.span, "give a non-empty range such as `in 3..6`")
+            return [], diags
+        known[p.name] = vals[0]  # later parameters' ranges may read earlier ones; the first value stands in
+        choices.append(vals)
+    total = 1
+    for c in choices:
+        total *= len(c)
+    if total > max_instances:
+        fail("E018", f"the parameters give {total:,} instances, more than the {max_instances:,} a run checks",
+             model.params[-1].span, "narrow the parameter ranges")
+        return [], diags
+    out = []
+    for combo in itertools.product(*choices) if choices else [()]:
+        values = {p.name: v for p, v in zip(model.params, combo)}
+        label = ",".join(f"{k}={v}" for k, v in values.items())
+        where = context + (" and " if context else "") + label if label else context
+        inst = _build(model, values, lambda code, msg, span, hint="": fail(code, msg, span, hint, where))
+        if inst is not None:
+            out.append(inst)
+    return out, diags
 
 
-def _build(spec, fmt, reading, decls, params) -> Instance:
-    from ..explicit.compile import const_eval
+def _team_names(model: T.Model, count: int | None) -> tuple[str, ...]:
+    if model.team_names is not None:
+        return model.team_names
+    return tuple(string.ascii_uppercase[i] for i in range(min(count or 0, 26)))
 
-    probe = Instance(spec, fmt, reading, params, (), (), (), decls)
-    probe.lets = {d.name: d for d in decls if isinstance(d, ir.LetDecl)}
-    players_d = [d for d in decls if isinstance(d, ir.PlayersDecl)]
-    teams_d = [d for d in decls if isinstance(d, ir.TeamsDecl)]
-    seating_d = [d for d in decls if isinstance(d, ir.SeatingDecl)]
-    anchor = spec.span
-    if not players_d and not teams_d:
-        raise SpecError(Diagnostic("E016", "the model declares no players", anchor,
-                                   "add `players N` or `teams A, B size S`"))
-    if teams_d:
-        td = teams_d[-1]
-        count = const_eval(probe, td.count, params) if td.count is not None else None
-        size = const_eval(probe, td.size, params)
-        names = _team_names(td, count)
+
+def _build(model: T.Model, params: dict[str, int], fail) -> Instance | None:
+    try:
+        return _build_or_raise(model, params, fail)
+    except ConstError as exc:
+        fail("E017", str(exc), exc.span)
+        return None
+
+
+def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
+    anchor = model.spec.span
+    if model.has_teams:
+        count = evaluate(model.team_count, params) if model.team_count is not None else None
+        size = evaluate(model.team_size, params)
+        if count is not None and not 1 <= count <= 26:
+            fail("E015", f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
+            return None
+        names = _team_names(model, count)
         if size < 1 or not names:
-            raise SpecError(Diagnostic("E015", "teams need at least one team and one player each", td.span, ""))
+            fail("E015", "teams need at least one team and one player each", model.team_size.span)
+            return None
+        if size * len(names) > MAX_PLAYERS:
+            fail("E015", f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
+            return None
         members = {t: [f"{t}{i + 1}" for i in range(size)] for t in names}
-        kind = seating_d[-1].kind if seating_d else "alternate"
-        if kind == "alternate":
+        if model.seating == "alternate":
             order = [members[t][i] for i in range(size) for t in names]
-        elif kind == "blocks":
+        elif model.seating == "blocks":
             order = [m for t in names for m in members[t]]
         else:
-            order = list(seating_d[-1].order)
+            order = list(model.seating_order)
             expected = sorted(m for t in names for m in members[t])
             if sorted(order) != expected:
-                raise SpecError(Diagnostic("E015", f"the seating list must name each player once: {', '.join(expected)}",
-                                           seating_d[-1].span, "list every player exactly once, clockwise"))
+                fail("E015", f"the seating list must name each player once: {', '.join(expected)}", anchor,
+                     "list every player exactly once, clockwise")
+                return None
         team_index = {m: i for i, t in enumerate(names) for m in members[t]}
         team_of = tuple(team_index[p] for p in order)
         players, teams = tuple(order), tuple(names)
-        if players_d:
-            n = const_eval(probe, players_d[-1].count, params)
+        if model.players is not None:
+            n = evaluate(model.players, params)
             if n != len(players):
-                raise SpecError(Diagnostic("E015", f"`players` says {n} but the teams have {len(players)} players",
-                                           players_d[-1].span, "drop `players` or make the counts agree"))
+                fail("E015", f"`players` says {n} but the teams have {len(players)} players", model.players.span,
+                     "drop `players` or make the counts agree")
+                return None
     else:
-        n = const_eval(probe, players_d[-1].count, params)
+        n = evaluate(model.players, params) if model.players is not None else 0
         if n < 1:
-            raise SpecError(Diagnostic("E015", f"the number of players is {n}", players_d[-1].span, "use at least one player"))
+            fail("E015", f"the number of players is {n}", model.players.span if model.players else anchor,
+                 "use at least one player")
+            return None
+        if n > MAX_PLAYERS:
+            fail("E015", f"{n} players: at most {MAX_PLAYERS} are supported", model.players.span)
+            return None
         players, teams, team_of = tuple(f"P{i + 1}" for i in range(n)), (), tuple(-1 for _ in range(n))
-    inst = Instance(spec, fmt, reading, params, players, teams, team_of, decls)
-    inst.lets = probe.lets
-    # variables
+    ok = True
+    for kind, name, span in model.names_used:
+        if name not in (players if kind == "player" else teams):
+            shown = ", ".join(players if kind == "player" else teams)
+            fail("E010", f"`{name}` is not a {kind} of this instance", span, f"its {kind}s are {shown}")
+            ok = False
+    if model.across_used and len(players) % 2:
+        fail("E013", f"across() needs an even number of players; this instance has {len(players)}",
+             model.across_used[0], "use left(p, k) or right(p, k) for odd tables")
+        ok = False
+    sizes = {"nplayers": len(players), "nteams": len(teams), "team_size": len(players) // len(teams) if teams else 1}
+    inst = Instance(model, params, players, teams, team_of)
     out_vars: list[Var] = []
     offset = 0
-    seen: dict[str, ir.VarDecl] = {}
-    dynamic = _dynamic_names(decls, inst.lets)
-    for d in decls:
-        if not isinstance(d, ir.VarDecl):
-            continue
-        if d.name in seen:
-            raise SpecError(Diagnostic("E011", f"variable {d.name} is declared twice", d.span,
-                                       f"the first declaration is at {seen[d.name].span}"))
-        seen[d.name] = d
-        vt = _var_type(inst, d.type, params)
-        if vt.kind == "enum":
-            for m in vt.members:
-                if m in inst.enum_of_member and inst.enum_of_member[m] != vt:
-                    raise SpecError(Diagnostic("E011", f"enumeration member {m} belongs to two different enumerations",
-                                               d.type.span, "give members of different enumerations different names"))
-                inst.enum_of_member[m] = vt
-        if vt.kind == "team" and not teams:
-            raise SpecError(Diagnostic("E013", f"{d.name} has type team but the format has no teams", d.type.span,
-                                       "declare `teams ... size ...`"))
-        if d.index and d.index[1] == "team" and not teams:
-            raise SpecError(Diagnostic("E013", f"{d.name} is indexed by team but the format has no teams", d.span,
-                                       "declare `teams ... size ...` or index by player"))
-        index_type = None
-        if d.index:
-            index_type = VarType(d.index[1]) if isinstance(d.index[1], str) else _var_type(inst, d.index[1], params)
-            if index_type.kind == "enum":
-                for m in index_type.members:
-                    if m in inst.enum_of_member and inst.enum_of_member[m] != index_type:
-                        raise SpecError(Diagnostic("E011", f"enumeration member {m} belongs to two different enumerations",
-                                                   d.span, "give members of different enumerations different names"))
-                    inst.enum_of_member[m] = index_type
-        if d.is_choice and d.name not in dynamic:
-            inst.static_choices[d.name] = (d, vt, index_type)
-            continue
-        count = len(index_type.values(len(players), len(teams))) if index_type else 1
-        out_vars.append(Var(d, vt, offset, count, index_type))
-        offset += count
-    inst.vars = tuple(out_vars)
-    return inst
-
-
-def _var_type(inst: Instance, t: ir.Type, params) -> VarType:
-    from ..explicit.compile import const_eval
-
-    if isinstance(t, ir.TBool):
-        return VarType("bool")
-    if isinstance(t, ir.TRange):
-        lo, hi = const_eval(inst, t.low, params), const_eval(inst, t.high, params)
-        if hi < lo:
-            raise SpecError(Diagnostic("E015", f"empty range {lo}..{hi}", t.span, "the low end must not exceed the high end"))
-        return VarType("int", lo, hi)
-    if isinstance(t, ir.TPlayer):
-        return VarType("player", optional=t.optional)
-    if isinstance(t, ir.TTeam):
-        return VarType("team")
-    if isinstance(t, ir.TSet):
-        return VarType("set")
-    if isinstance(t, ir.TEnum):
-        return VarType("enum", members=t.members)
-    raise AssertionError(t)
-
-
-def _dynamic_names(decls, lets) -> set[str]:
-    """Names read by anything that runs during play (lets followed through)."""
-    roots = [d for d in decls if isinstance(d, (ir.ActionDecl, ir.OutcomeDecl, ir.ActiveDecl, ir.ProcedureDecl,
-                                                ir.EndsDecl, ir.InvariantDecl, ir.ReachableDecl, ir.InitDecl))]
-    roots += [d.init for d in decls if isinstance(d, ir.VarDecl) and d.init is not None]
-    found: set[str] = set()
-    todo = list(roots)
-    seen_lets: set[str] = set()
-    while todo:
-        node = todo.pop()
-        for n in ir.walk(node):
-            name = getattr(n, "name", None) if isinstance(n, (ir.Name, ir.Index)) else getattr(n, "func", None) if isinstance(n, ir.Call) else None
-            if isinstance(n, ir.Assign):
-                found.add(n.target)
-            if name is None:
+    for v in model.vars:
+        vt = inst.var_type(v.type)
+        if v.low is not None:
+            lo, hi = evaluate(v.low, params, sizes), evaluate(v.high, params, sizes)
+            if hi < lo:
+                fail("E015", f"empty range {lo}..{hi}", v.low.span, "the low end must not exceed the high end")
+                ok = False
                 continue
-            found.add(name)
-            if name in lets and name not in seen_lets:
-                seen_lets.add(name)
-                todo.append(lets[name].body)
-    return found
+            vt = VarType("int", lo, hi)
+        index_type = None
+        if v.index is not None:
+            ix = v.index
+            if ix.kind == "int":
+                lo, hi = evaluate(ix.low, params, sizes), evaluate(ix.high, params, sizes)
+                if hi < lo:
+                    fail("E015", f"empty index range {lo}..{hi}", ix.low.span, "the low end must not exceed the high end")
+                    ok = False
+                    continue
+                index_type = VarType("int", lo, hi)
+            else:
+                index_type = VarType(ix.kind, members=ix.members)
+        slots = index_type.count(len(players), len(teams)) if index_type else 1
+        if vt.count(len(players), len(teams)) > MAX_SLOT_VALUES or slots > MAX_SLOT_VALUES:
+            fail("E015", f"{v.name} has more than {MAX_SLOT_VALUES:,} possible values", v.span,
+                 "state the document's number and check a smaller range (see docs/language.md, abstraction)")
+            ok = False
+            continue
+        if v.init is not None and v.type.kind in ("int", "bool") and _constant_outside(v.init, vt, params, sizes):
+            fail("E015", f"the initial value of {v.name} is outside its type {vt.low}..{vt.high}"
+                 if vt.kind == "int" else f"the initial value of {v.name} is outside its type", v.init.span,
+                 "widen the type's range or fix the initial value")
+            ok = False
+            continue
+        var = Var(v, vt, offset, slots, index_type)
+        if v.static:
+            inst.static_choices[v.name] = var
+            continue
+        out_vars.append(var)
+        offset += slots
+    inst.vars = tuple(out_vars)
+    return inst if ok else None
+
+
+def _constant_outside(init, vt: VarType, params, sizes) -> bool:
+    """A constant initial value outside the variable's type is a mistake in the text, not a
+    finding about play; initial values that read the state are checked while exploring."""
+    try:
+        value = evaluate(init, params, sizes)
+    except ConstError:
+        return False
+    return not vt.contains(value, 0, 0)

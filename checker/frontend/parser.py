@@ -358,6 +358,10 @@ class ToIR(Transformer):
         tags, rest = self._split(children)
         return ir.WinnersDecl(str(rest[0]) == "many", tags, self.sp(meta))
 
+    def last_side_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.LastSideDecl(str(rest[0]) == "plays_on", tags, self.sp(meta))
+
     def reachable_decl(self, meta, children):
         name = str(children[0])
         params: tuple = ()
@@ -388,6 +392,7 @@ class ToIR(Transformer):
     agg = quant
     outcome_kind = quant
     winners_kind = quant
+    last_side_kind = quant
     comp_op = quant
 
     def quantified(self, meta, c):

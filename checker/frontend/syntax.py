@@ -353,6 +353,14 @@ class EndsDecl:
 
 
 @dataclass(frozen=True)
+class LastSideDecl:
+    """`last_side plays_on`: the game goes on when one side is left (by default it must be over)."""
+    plays_on: bool
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class InvariantDecl:
     name: str
     cond: Expr
@@ -395,8 +403,8 @@ class ReadingDecl:
 
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
-             ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, ExpectDecl, OutOfScopeDecl,
-             ReadingDecl]
+             ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
+             OutOfScopeDecl, ReadingDecl]
 
 
 @dataclass(frozen=True)
@@ -433,7 +441,7 @@ def decl_name(d: Decl) -> str | None:
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl,
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl)):
         return f"{type(d).__name__}:{d.name}"
-    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl)):
+    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
         return type(d).__name__
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"

@@ -1,25 +1,34 @@
-"""The Z3 backend: the same semantics as `checker.compile`, written independently, over Z3 terms.
+"""The symbolic engine: the semantics of the typed IR over Z3 terms, written independently of
+the explicit engine (the two never import each other; `checker.frontend` is all they share).
 
 Three uses:
 - `contradiction(inst)`: the static constraints, setup rules and types as formulas tracked by
   rule number, so an unsatisfiable set comes back as a minimal core of rules;
-- `replay(machine, trace)`: re-executes a counterexample one step at a time from its concrete
-  states and confirms each step is enabled and yields the recorded next state;
-- `bmc(...)`: the transition relation unrolled for bounded model checking (used by the
-  differential tests against the explorer).
+- `replay(inst, steps)`: re-executes a counterexample one step at a time from its concrete
+  states and confirms each step is enabled and yields the recorded next state, or fails the
+  way the explorer says it fails;
+- `BMC`: the transition relation unrolled for bounded model checking (the differential tests
+  compare it with the explorer).
 
-Values: booleans are Bool, numbers/players/teams/enum members Int; sets are Python lists of
-Bool, one per possible element. Quantifiers range over concrete candidates with a membership
-condition, so every binder is a Python int and functions of the seating are evaluated exactly.
+Values: booleans are Bool, numbers/players/teams/members Int (-1 for none); sets are `SymSet`s:
+one Bool per possible element. Quantifiers range over concrete candidates with a membership
+condition, so every binder is a Python int and the seating functions are evaluated exactly.
+Evaluation errors (division by zero, an index outside its range, none as a player) are
+conditions collected under the path that reaches them: `and`, `or`, `implies`, `if` and the
+quantifiers evaluate as far as the explorer does and no further.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import z3
 
-from ..frontend import syntax as ir
+from ..frontend import builtins as bi
+from ..frontend import typed as T
 from ..frontend.instances import Instance, Var
+
+TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
 
 
 class Unsupported(Exception):
@@ -28,15 +37,13 @@ class Unsupported(Exception):
 
 @dataclass
 class SymSet:
-    elems: list  # Bool per element
+    elems: list  # Bool per candidate element
     kind: str  # player | team | enum | int
     values: list | None = None  # for int sets: the candidate values
 
 
 def _concrete(x):
-    if isinstance(x, bool):
-        return x
-    if isinstance(x, int):
+    if isinstance(x, bool) or isinstance(x, int):
         return x
     s = z3.simplify(x)
     if z3.is_int_value(s):
@@ -48,6 +55,30 @@ def _concrete(x):
     return None
 
 
+def _tz(x):
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    if isinstance(x, int):
+        return z3.IntVal(x)
+    return x
+
+
+def _or(terms):
+    terms = [t for t in terms if not z3.is_false(t)]
+    return z3.Or(*terms) if terms else FALSE
+
+
+def _or2(a, b):
+    """a or b, without building a term when either side is a constant (the common case)."""
+    if z3.is_false(a):
+        return b
+    if z3.is_false(b) or z3.is_true(a):
+        return a
+    if z3.is_true(b):
+        return b
+    return z3.Or(a, b)
+
+
 def sym_if(cond, a, b):
     """If cond then a else b, for terms and for sets (element by element)."""
     if a is b:
@@ -57,42 +88,26 @@ def sym_if(cond, a, b):
     return z3.If(cond, _tz(a), _tz(b))
 
 
-def ite_chain(index, options: list):
-    """options[index] for a symbolic index."""
-    c = _concrete(index)
-    if isinstance(c, int) and not isinstance(c, bool):
-        return options[c] if 0 <= c < len(options) else options[-1]
-    out = options[-1]
-    for i in range(len(options) - 2, -1, -1):
-        out = sym_if(index == i, options[i], out)
-    return out
-
-
-def _tz(x):
-    if isinstance(x, bool):
-        return z3.BoolVal(x)
-    if isinstance(x, int):
-        return z3.IntVal(x)
-    return x
-
-
 class SymState:
+    FIELDS = ("lp", "wp", "lt", "wt")
+
     def __init__(self, vals, out, tout):
-        self.vals = vals  # name -> list of terms
+        self.vals = vals  # name -> list of terms, one per slot
         self.out = out
         self.tout = tout
         n, nt = len(out), len(tout)
-        self.lp = [z3.BoolVal(False)] * n
-        self.wp = [z3.BoolVal(False)] * n
-        self.lt = [z3.BoolVal(False)] * nt
-        self.wt = [z3.BoolVal(False)] * nt
-        self.draw = z3.BoolVal(False)
-        self.overflow = z3.BoolVal(False)
+        self.lp = [FALSE] * n
+        self.wp = [FALSE] * n
+        self.lt = [FALSE] * nt
+        self.wt = [FALSE] * nt
+        self.draw = FALSE
+        self.overflow = FALSE
+        self.error = FALSE
 
     def copy(self):
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
         s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
-        s.draw, s.overflow = self.draw, self.overflow
+        s.draw, s.overflow, s.error = self.draw, self.overflow, self.error
         return s
 
 
@@ -102,215 +117,253 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
         return sym_if(cond, x, y)
     s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
                  [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)])
-    s.lp = [m(x, y) for x, y in zip(a.lp, b.lp)]
-    s.wp = [m(x, y) for x, y in zip(a.wp, b.wp)]
-    s.lt = [m(x, y) for x, y in zip(a.lt, b.lt)]
-    s.wt = [m(x, y) for x, y in zip(a.wt, b.wt)]
-    s.draw = m(a.draw, b.draw)
-    s.overflow = m(a.overflow, b.overflow)
+    for f in SymState.FIELDS:
+        setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
+    s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     return s
 
 
 class Encoder:
     def __init__(self, inst: Instance):
         self.inst = inst
+        self.model = inst.model
         self.n = inst.nplayers
         self.nt = inst.nteams
-        self.members = [[inst.team_of[p] == t for p in range(self.n)] for t in range(self.nt)]
-        self.outcomes = [d for d in inst.decls if isinstance(d, ir.OutcomeDecl)]
-        self.precedence = [(d.winner, d.loser) for d in inst.decls if isinstance(d, ir.PrecedenceDecl)]
-        self.must_end = [d for d in inst.decls if isinstance(d, ir.EndsDecl)]
-        self.static = {}  # static choice name -> list of terms
-        self.kinds: dict[str, str] = {}  # binder name -> player | team | enum | int, from its domain
+        self.static: dict[str, list] = {}  # static choice name -> its terms
+        self.path = TRUE  # the condition under which the expression being encoded is evaluated
+        self.errs: list = []  # error conditions met so far (each already under its path)
+        self._fails: dict[int, bool] = {}  # id(node) -> can_fail(node); the model outlives the encoder
+
+    # ------------------------------------------------------------ errors and paths
+    def fail(self, cond) -> None:
+        self.errs.append(z3.And(self.path, cond))
+
+    def can_fail(self, e) -> bool:
+        """Whether evaluating `e` can meet an evaluation error; paths are only built for those."""
+        key = id(e)
+        if key not in self._fails:
+            self._fails[key] = any(
+                isinstance(n, T.Narrow) or isinstance(n, T.Arith) and n.op in ("/", "%")
+                or isinstance(n, T.VarRef) and n.index is not None and n.index.type.kind == "int"
+                for n in T.walk(e))
+        return self._fails[key]
+
+    @contextmanager
+    def under(self, cond):
+        saved = self.path
+        self.path = z3.And(saved, cond) if not z3.is_true(saved) else cond
+        try:
+            yield
+        finally:
+            self.path = saved
+
+    def checked(self, fn, path=TRUE):
+        """(fn's result, the error condition it met), with a fresh error list under `path`."""
+        saved_path, saved_errs = self.path, self.errs
+        self.path, self.errs = path, []
+        try:
+            value = fn()
+            return value, z3.simplify(_or(self.errs))
+        finally:
+            self.path, self.errs = saved_path, saved_errs
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, st: SymState, env: dict):
-        return getattr(self, "x_" + type(e).__name__)(e, st, env)
+        return getattr(self, "z_" + type(e).__name__)(e, st, env)
 
-    def x_Num(self, e, st, env):
-        return z3.IntVal(e.value)
+    def z_Const(self, e, st, env):
+        return _tz(e.value)
 
-    def x_Bool(self, e, st, env):
-        return z3.BoolVal(e.value)
+    def z_PlayerName(self, e, st, env):
+        return z3.IntVal(self.inst.players.index(e.name))
 
-    def x_NoneLit(self, e, st, env):
-        return z3.IntVal(-1)
+    def z_TeamName(self, e, st, env):
+        return z3.IntVal(self.inst.teams.index(e.name))
 
-    def x_Name(self, e, st, env):
-        name, inst = e.name, self.inst
-        if name in env:
-            return env[name]
-        if name in inst.lets:
-            return self.expr(inst.lets[name].body, st, {})
-        if st is not None and name in st.vals:
-            return st.vals[name][0]
-        if name in self.static:
-            return self.static[name][0]
-        if name in inst.params:
-            return z3.IntVal(inst.params[name])
-        if name in ("players", "player"):
-            return SymSet([z3.BoolVal(True)] * self.n, "player")
-        if name == "remaining":
-            return SymSet([z3.Not(o) for o in st.out], "player")
-        if name in ("teams", "team"):
-            return SymSet([z3.BoolVal(True)] * self.nt, "team")
-        if name == "nplayers":
-            return z3.IntVal(self.n)
-        if name == "nteams":
-            return z3.IntVal(self.nt)
-        if name == "team_size":
-            return z3.IntVal(self.n // self.nt if self.nt else 1)
-        if name in inst.players:
-            return z3.IntVal(inst.players.index(name))
-        if name in inst.teams:
-            return z3.IntVal(inst.teams.index(name))
-        if name in inst.enum_of_member:
-            return z3.IntVal(inst.enum_of_member[name].members.index(name))
-        raise Unsupported(f"name {name}")
+    def z_Param(self, e, st, env):
+        return z3.IntVal(self.inst.params[e.name])
+
+    def z_BinderRef(self, e, st, env):
+        return _tz(env[e.uid])
 
     def index_base(self, name) -> int:
-        var = self.inst.var(name)
-        if var is not None:
-            return var.index_base
-        t = self.inst.static_choices.get(name, (None, None, None))[2]
-        return t.low if t is not None and t.kind == "int" else 0
+        var = self.inst.var(name) or self.inst.static_choices.get(name)
+        return var.index_base
 
-    def x_Index(self, e, st, env):
-        base = st.vals[e.name] if st is not None and e.name in st.vals else self.static.get(e.name)
-        if base is None:
-            raise Unsupported(f"index {e.name}")
-        return ite_chain(self.expr(e.index, st, env) - self.index_base(e.name), base)
+    def slots(self, name, st):
+        if name in self.static:
+            return self.static[name]
+        if st is None or name not in st.vals:
+            raise Unsupported(f"variable {name} outside a state")
+        return st.vals[name]
 
-    def x_Unary(self, e, st, env):
+    def z_VarRef(self, e, st, env):
+        base = self.slots(e.name, st)
+        if e.index is None:
+            return base[0]
+        i = self.expr(e.index, st, env) - self.index_base(e.name)
+        ci = _concrete(i)
+        if isinstance(ci, int) and not isinstance(ci, bool):
+            if not 0 <= ci < len(base):
+                self.fail(TRUE)
+                return base[0]
+            return base[ci]
+        self.fail(z3.Or(i < 0, i >= len(base)))
+        out = base[-1]
+        for j in range(len(base) - 2, -1, -1):
+            out = sym_if(i == j, base[j], out)
+        return out
+
+    def z_Narrow(self, e, st, env):
         v = self.expr(e.operand, st, env)
-        return z3.Not(v) if e.op == "not" else -v
+        self.fail(v < 0)
+        return v
 
-    def x_Binary(self, e, st, env):
-        op = e.op
+    def z_Not(self, e, st, env):
+        return z3.Not(self.expr(e.operand, st, env))
+
+    def z_Neg(self, e, st, env):
+        return -self.expr(e.operand, st, env)
+
+    def z_Logic(self, e, st, env):
         a = self.expr(e.left, st, env)
-        if op == "and":
-            return z3.And(a, self.expr(e.right, st, env))
-        if op == "or":
-            return z3.Or(a, self.expr(e.right, st, env))
-        if op == "implies":
-            return z3.Implies(a, self.expr(e.right, st, env))
-        b = self.expr(e.right, st, env)
-        if op in ("in", "notin"):
-            r = self.member(a, b)
-            return z3.Not(r) if op == "notin" else r
-        if isinstance(a, SymSet) and isinstance(b, SymSet):
-            if op == "+":
-                return SymSet([z3.Or(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
-            if op == "-":
-                return SymSet([z3.And(x, z3.Not(y)) for x, y in zip(a.elems, b.elems)], a.kind)
-            if op == "==":
-                return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else z3.BoolVal(True)
-            if op == "!=":
-                return z3.Not(z3.And(*[x == y for x, y in zip(a.elems, b.elems)])) if a.elems else z3.BoolVal(False)
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
-               "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
-               ">=": lambda: a >= b}
-        if op in ops:
-            return ops[op]()
-        if op == "/":
-            # Python floor division, which the explorer uses
-            return z3.If(b == 0, z3.IntVal(0), _floordiv(a, b))
-        if op == "%":
-            return z3.If(b == 0, z3.IntVal(0), a - b * _floordiv(a, b))
-        raise Unsupported(op)
-
-    def member(self, x, s):
-        if isinstance(s, SymSet):
-            if s.kind == "int":
-                return z3.Or(*[z3.And(c, x == v) for c, v in zip(s.elems, s.values)]) if s.elems else z3.BoolVal(False)
-            return z3.Or(*[z3.And(c, x == i) for i, c in enumerate(s.elems)]) if s.elems else z3.BoolVal(False)
-        raise Unsupported("membership")
-
-    def x_Ite(self, e, st, env):
-        c = self.expr(e.cond, st, env)
-        return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
-
-    def x_SetLit(self, e, st, env):
-        items = [self.expr(x, st, env) for x in e.items]
-        if not items:
-            return SymSet([z3.BoolVal(False)] * self.n, "player")
-        kind = self._kind_of_literal(e.items[0])
-        if kind == "int":
-            return SymSet([z3.BoolVal(True)] * len(items), "int", items)
-        width = self.n if kind == "player" else self.nt if kind == "team" else len(self.inst.enum_of_member[e.items[0].name].members)
-        return SymSet([z3.Or(*[v == i for v in items]) for i in range(width)], kind)
-
-    def _kind_of_literal(self, item):
-        inst = self.inst
-        if isinstance(item, ir.Name):
-            if item.name in self.kinds:
-                return self.kinds[item.name]
-            if item.name in inst.players:
-                return "player"
-            if item.name in inst.teams:
-                return "team"
-            if item.name in inst.enum_of_member:
-                return "enum"
-            var = inst.var(item.name)
-            if var is not None:
-                return {"player": "player", "team": "team", "enum": "enum"}.get(var.type.kind, "int")
-        if isinstance(item, ir.Call) and item.func in ("team",):
-            return "team"
-        if isinstance(item, ir.Call) and item.func in ("left", "right", "next", "across", "player_at", "next_in_game",
-                                                        "prev_in_game", "left_in_game", "after"):
-            return "player"
-        if isinstance(item, ir.Index):
-            var = inst.var(item.name)
-            if var is not None:
-                return {"player": "player", "team": "team", "enum": "enum"}.get(var.type.kind, "int")
-        return "int"
-
-    def bind_kind(self, name, d, st, env):
-        """Remember what kind of value binder `name` takes, from its domain."""
-        if isinstance(d, ir.RangeDomain):
-            self.kinds[name] = "int"
+        if self.can_fail(e.right):  # the right side is evaluated only where the explorer evaluates it
+            with self.under(z3.Not(a) if e.op == "or" else a):
+                b = self.expr(e.right, st, env)
         else:
-            s = self.expr(d.expr, st, env)
-            self.kinds[name] = s.kind if isinstance(s, SymSet) else "int"
+            b = self.expr(e.right, st, env)
+        if e.op == "and":
+            return z3.And(a, b)
+        if e.op == "or":
+            return z3.Or(a, b)
+        return z3.Implies(a, b)
+
+    def z_Compare(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        if isinstance(a, SymSet):
+            if a.kind == "int":
+                same = z3.And(*[self.member(v, a) == self.member(v, b) for v in list(a.values) + list(b.values)])
+            else:
+                same = z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
+            return same if e.op == "==" else z3.Not(same)
+        a, b = _tz(a), _tz(b)
+        return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+                ">": lambda: a > b, ">=": lambda: a >= b}[e.op]()
+
+    def z_Arith(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        op = e.op
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        self.fail(b == 0)
+        q = _floordiv(a, b)
+        return z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q)
+
+    def z_SetOp(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        if a.kind == "int":
+            return self._int_setop(e.op, a, b)
+        if e.op == "union":
+            return SymSet([z3.Or(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
+        return SymSet([z3.And(x, z3.Not(y)) for x, y in zip(a.elems, b.elems)], a.kind)
+
+    def _int_setop(self, op, a: SymSet, b: SymSet) -> SymSet:
+        values = list(a.values) + list(b.values)
+        if op == "union":
+            return SymSet(list(a.elems) + list(b.elems), "int", values)
+        elems = [z3.And(c, z3.Not(self.member(v, b))) for v, c in zip(a.values, a.elems)]
+        return SymSet(elems, "int", list(a.values))
+
+    def member(self, x, s: SymSet):
+        if s.kind == "int":
+            return _or([z3.And(c, x == v) for c, v in zip(s.elems, s.values)])
+        return _or([z3.And(c, x == i) for i, c in enumerate(s.elems)])
+
+    def z_Member(self, e, st, env):
+        r = self.member(self.expr(e.elem, st, env), self.expr(e.set, st, env))
+        return z3.Not(r) if e.negated else r
+
+    def z_Ite(self, e, st, env):
+        c = self.expr(e.cond, st, env)
+        if not self.can_fail(e):
+            return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
+        with self.under(c):
+            a = self.expr(e.then, st, env)
+        with self.under(z3.Not(c)):
+            b = self.expr(e.other, st, env)
+        return sym_if(c, a, b)
+
+    def width(self, elem) -> int:
+        return self.n if elem.kind == "player" else self.nt if elem.kind == "team" else len(elem.members)
+
+    def z_SetLit(self, e, st, env):
+        items = [self.expr(x, st, env) for x in e.items]
+        elem = e.type.elem
+        if elem.kind == "int":
+            return SymSet([TRUE] * len(items), "int", items)
+        return SymSet([_or([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
 
     def candidates(self, d, st, env):
-        """[(value, condition)] for a domain."""
-        if isinstance(d, ir.RangeDomain):
+        """[(value, condition)] for a domain, in the explorer's order."""
+        if isinstance(d, T.RangeDom):
             lo, hi = _concrete(self.expr(d.low, st, env)), _concrete(self.expr(d.high, st, env))
             if lo is None or hi is None:
-                raise Unsupported("range with symbolic bounds")
-            return [(v, z3.BoolVal(True)) for v in range(lo, hi + 1)]
-        s = self.expr(d.expr, st, env)
-        if not isinstance(s, SymSet):
-            raise Unsupported("domain")
+                raise Unsupported("range with bounds that depend on the state")
+            return [(v, TRUE) for v in range(lo, hi + 1)]
+        s = self.expr(d.set, st, env)
         if s.kind == "int":
-            return [(_concrete(v), c) for v, c in zip(s.values, s.elems)]
+            pairs = [(_concrete(v), c) for v, c in zip(s.values, s.elems)]
+            if any(v is None for v, _ in pairs):
+                raise Unsupported("a set of numbers that depends on the state")
+            merged: dict[int, list] = {}
+            for v, c in pairs:
+                merged.setdefault(v, []).append(c)
+            return [(v, _or(cs)) for v, cs in sorted(merged.items())]
         return [(i, c) for i, c in enumerate(s.elems)]
 
-    def x_Quant(self, e, st, env):
-        self.bind_kind(e.var, e.domain, st, env)
+    def z_Quant(self, e, st, env):
         parts = []
+        reached = TRUE  # the explorer stops at the first element that decides the quantifier
+        fails = self.can_fail(e.body)
         for v, c in self.candidates(e.domain, st, env):
-            body = self.expr(e.body, st, {**env, e.var: v})
-            parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
+            if not fails:
+                body = self.expr(e.body, st, {**env, e.binder.uid: v})
+                parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
+                continue
+            with self.under(z3.And(reached, c)):
+                body = self.expr(e.body, st, {**env, e.binder.uid: v})
+            if e.kind == "forall":
+                parts.append(z3.Implies(c, body))
+                reached = z3.And(reached, z3.Implies(c, body))
+            else:
+                parts.append(z3.And(c, body))
+                reached = z3.And(reached, z3.Not(z3.And(c, body)))
         if e.kind == "forall":
-            return z3.And(*parts) if parts else z3.BoolVal(True)
-        return z3.Or(*parts) if parts else z3.BoolVal(False)
+            return z3.And(*parts) if parts else TRUE
+        return _or(parts)
 
-    def x_Aggregate(self, e, st, env):
-        self.bind_kind(e.var, e.domain, st, env)
+    def z_Aggregate(self, e, st, env):
         cands = self.candidates(e.domain, st, env)
+        vals = []
+        fails = self.can_fail(e.body)
+        for v, c in cands:
+            if fails:
+                with self.under(c):
+                    vals.append((self.expr(e.body, st, {**env, e.binder.uid: v}), c))
+            else:
+                vals.append((self.expr(e.body, st, {**env, e.binder.uid: v}), c))
         if e.kind == "count":
-            terms = [z3.If(z3.And(c, self.expr(e.body, st, {**env, e.var: v})), 1, 0) for v, c in cands]
+            terms = [z3.If(z3.And(c, b), 1, 0) for b, c in vals]
             return z3.Sum(terms) if terms else z3.IntVal(0)
         if e.kind == "sum":
-            terms = [z3.If(c, self.expr(e.body, st, {**env, e.var: v}), 0) for v, c in cands]
+            terms = [z3.If(c, b, 0) for b, c in vals]
             return z3.Sum(terms) if terms else z3.IntVal(0)
-        # min / max: fold over members; 0 for an empty domain, as the explorer does
-        acc = None
-        have = z3.BoolVal(False)
-        for v, c in cands:
-            val = self.expr(e.body, st, {**env, e.var: v})
+        acc, have = None, FALSE  # min / max: 0 for an empty domain, as the explorer does
+        for val, c in vals:
             if acc is None:
                 acc = z3.If(c, val, 0)
             else:
@@ -319,97 +372,11 @@ class Encoder:
             have = z3.Or(have, c)
         return z3.IntVal(0) if acc is None else z3.If(have, acc, 0)
 
-    def x_Call(self, e, st, env):
-        f = e.func
-        inst = self.inst
-        if f in inst.lets:
-            let = inst.lets[f]
-            args = [self.expr(a, st, env) for a in e.args]
-            for prm, a in zip(let.params, e.args):
-                self.kinds[prm.name] = self._kind_of_literal(a)
-            return self.expr(let.body, st, {p.name: a for p, a in zip(let.params, args)})
+    def z_Call(self, e, st, env):
         args = [self.expr(a, st, env) for a in e.args]
-        n = self.n
-        if f == "team":
-            return self.lift1(args[0], range(n), lambda p: z3.IntVal(inst.team_of[p]))
-        if f in ("seat",):
-            return args[0]
-        if f == "player_at":
-            return args[0] % n
-        if f == "left":
-            return (args[0] + args[1]) % n
-        if f == "right":
-            return (args[0] - args[1]) % n
-        if f == "next":
-            return (args[0] + 1) % n
-        if f == "across":
-            return (args[0] + n // 2) % n
-        if f == "dist":
-            d1, d2 = (args[1] - args[0]) % n, (args[0] - args[1]) % n
-            return z3.If(d1 < d2, d1, d2)
-        if f == "dist_left":
-            return (args[1] - args[0]) % n
-        if f in ("next_in_game", "prev_in_game", "left_in_game"):
-            k = 1 if f != "left_in_game" else _concrete(args[1])
-            if k is None:
-                raise Unsupported("symbolic k")
-            direction = -1 if f == "prev_in_game" else 1
-            return self.lift1(args[0], range(n), lambda p: self.ring_step(st, p, k, direction))
-        if f == "dist_in_game":
-            return self.lift2(args[0], args[1], lambda p, q: self.dist_in_game(st, p, q))
-        if f == "after":
-            x, rest = args[0], args[1:]
-            out = rest[0]
-            for i in range(len(rest) - 1, -1, -1):
-                out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
-            return out
-        if f == "in_game":
-            if self._is_team(e.args[0]):
-                return self.lift1(args[0], range(self.nt), lambda t: z3.And(
-                    z3.Not(st.tout[t]), z3.Or(*[z3.Not(st.out[p]) for p in range(n) if inst.team_of[p] == t])))
-            return z3.Not(ite_chain(args[0], st.out))
-        if f == "lost":
-            if self._is_team(e.args[0]):
-                return ite_chain(args[0], [z3.Or(a, b) for a, b in zip(st.tout, st.lt)])
-            return ite_chain(args[0], [z3.Or(a, b) for a, b in zip(st.out, st.lp)])
-        if f == "won":
-            return ite_chain(args[0], st.wt if self._is_team(e.args[0]) else st.wp)
-        if f == "size":
-            s = args[0]
-            return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
-        if f == "abs":
-            return z3.If(args[0] < 0, -args[0], args[0])
-        if f == "members":
-            return SymSet([self.lift1(args[0], range(self.nt), lambda t, p=p: z3.BoolVal(inst.team_of[p] == t))
-                           for p in range(n)], "player")
-        if f == "opponents":
-            if inst.has_teams:
-                return SymSet([self.lift1(args[0], range(n), lambda q, p=p: z3.BoolVal(inst.team_of[p] != inst.team_of[q]))
-                               for p in range(n)], "player")
-            return SymSet([args[0] != p for p in range(n)], "player")
-        if f == "teammates":
-            if inst.has_teams:
-                return SymSet([self.lift1(args[0], range(n), lambda q, p=p: z3.BoolVal(inst.team_of[p] == inst.team_of[q] and p != q))
-                               for p in range(n)], "player")
-            return SymSet([z3.BoolVal(False)] * n, "player")
-        raise Unsupported(f)
+        return getattr(self, "b_" + e.func)(e, args, st)
 
-    def _is_team(self, arg) -> bool:
-        inst = self.inst
-        if isinstance(arg, ir.Name):
-            if arg.name in inst.teams:
-                return True
-            if arg.name in self.kinds:
-                return self.kinds[arg.name] == "team"
-            var = inst.var(arg.name)
-            return var is not None and var.type.kind == "team"
-        if isinstance(arg, ir.Call):
-            return arg.func == "team"
-        if isinstance(arg, ir.Index):
-            var = inst.var(arg.name)
-            return var is not None and var.type.kind == "team"
-        return False
-
+    # ------------------------------------------------------------ built-ins (checker.frontend.builtins)
     def lift1(self, x, domain, fn):
         c = _concrete(x)
         if isinstance(c, int) and not isinstance(c, bool):
@@ -417,11 +384,136 @@ class Encoder:
         vals = list(domain)
         out = fn(vals[-1])
         for v in reversed(vals[:-1]):
-            out = z3.If(x == v, fn(v), out)
+            out = sym_if(x == v, fn(v), out)
         return out
 
     def lift2(self, x, y, fn):
         return self.lift1(x, range(self.n), lambda a: self.lift1(y, range(self.n), lambda b: fn(a, b)))
+
+    def pick(self, index, options):
+        """options[index] for a player or team index (valid by typing)."""
+        return self.lift1(index, range(len(options)), lambda i: options[i])
+
+    def b_team(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: z3.IntVal(self.inst.team_of[p]))
+
+    def b_seat(self, e, a, st):
+        return a[0]
+
+    def b_player_at(self, e, a, st):
+        return a[0] % self.n
+
+    def b_left(self, e, a, st):
+        return (a[0] + a[1]) % self.n
+
+    def b_right(self, e, a, st):
+        return (a[0] - a[1]) % self.n
+
+    def b_next(self, e, a, st):
+        return (a[0] + 1) % self.n
+
+    def b_across(self, e, a, st):
+        return (a[0] + self.n // 2) % self.n
+
+    def b_dist(self, e, a, st):
+        d1, d2 = (a[1] - a[0]) % self.n, (a[0] - a[1]) % self.n
+        return z3.If(d1 < d2, d1, d2)
+
+    def b_dist_left(self, e, a, st):
+        return (a[1] - a[0]) % self.n
+
+    def b_members(self, e, a, st):
+        to = self.inst.team_of
+        return SymSet([self.lift1(a[0], range(self.nt), lambda t, p=p: z3.BoolVal(to[p] == t)) for p in range(self.n)],
+                      "player")
+
+    def b_opponents(self, e, a, st):
+        to = self.inst.team_of
+        if self.inst.has_teams:
+            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] != to[q]))
+                           for p in range(self.n)], "player")
+        return SymSet([a[0] != p for p in range(self.n)], "player")
+
+    def b_teammates(self, e, a, st):
+        to = self.inst.team_of
+        if self.inst.has_teams:
+            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] == to[q] and p != q))
+                           for p in range(self.n)], "player")
+        return SymSet([FALSE] * self.n, "player")
+
+    def b_next_in_game(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, 1))
+
+    def b_prev_in_game(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, -1))
+
+    def b_left_in_game(self, e, a, st):
+        k = _concrete(a[1])
+        if k is None:
+            raise Unsupported("left_in_game with a distance that depends on the state")
+        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, k, 1))
+
+    def b_dist_in_game(self, e, a, st):
+        return self.lift2(a[0], a[1], lambda p, q: self.dist_in_game(st, p, q))
+
+    def b_in_game_player(self, e, a, st):
+        return z3.Not(self.pick(a[0], st.out))
+
+    def b_in_game_team(self, e, a, st):
+        to = self.inst.team_of
+        return self.lift1(a[0], range(self.nt), lambda t: z3.And(
+            z3.Not(st.tout[t]), _or([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
+
+    def b_lost_player(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: _or2(st.out[p], st.lp[p]))
+
+    def b_lost_team(self, e, a, st):
+        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.tout[t], st.lt[t]))
+
+    def b_won_player(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: st.wp[p])
+
+    def b_won_team(self, e, a, st):
+        return self.lift1(a[0], range(self.nt), lambda t: st.wt[t])
+
+    def b_size(self, e, a, st):
+        s = a[0]
+        if s.kind == "int":
+            # distinct values only, as the explorer's frozenset counts them
+            firsts = []
+            for i, (v, c) in enumerate(zip(s.values, s.elems)):
+                dup = _or([z3.And(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
+                firsts.append(z3.If(z3.And(c, z3.Not(dup)), 1, 0))
+            return z3.Sum(firsts) if firsts else z3.IntVal(0)
+        return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
+
+    def b_abs(self, e, a, st):
+        return z3.If(a[0] < 0, -a[0], a[0])
+
+    def b_after(self, e, a, st):
+        x, rest = a[0], a[1:]
+        out = rest[0]
+        for i in range(len(rest) - 1, -1, -1):
+            out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
+        return out
+
+    def b_players(self, e, a, st):
+        return SymSet([TRUE] * self.n, "player")
+
+    def b_remaining(self, e, a, st):
+        return SymSet([z3.Not(o) for o in st.out], "player")
+
+    def b_teams(self, e, a, st):
+        return SymSet([TRUE] * self.nt, "team")
+
+    def b_nplayers(self, e, a, st):
+        return z3.IntVal(self.n)
+
+    def b_nteams(self, e, a, st):
+        return z3.IntVal(self.nt)
+
+    def b_team_size(self, e, a, st):
+        return z3.IntVal(self.n // self.nt if self.nt else 1)
 
     def ring_step(self, st, p, k, direction):
         """The k-th seat still in the game walking from p, round the table as often as needed
@@ -442,7 +534,6 @@ class Encoder:
         n = self.n
         if p == q:
             return z3.IntVal(0)
-        # seats strictly between p and q going left, and going right, counting players in game
         left_between = [(p + j) % n for j in range(1, (q - p) % n)]
         right_between = [(p - j) % n for j in range(1, (p - q) % n)]
         dl = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in left_between]) if left_between else z3.IntVal(1)
@@ -455,50 +546,63 @@ class Encoder:
             st = self.stmt(s, st, env)
         return st
 
+    def _errors_into(self, st: SymState, fn, path=TRUE):
+        """Run fn() (which encodes expressions read by a statement); its errors go to st.error."""
+        value, err = self.checked(fn, path)
+        if not z3.is_false(err):
+            st.error = z3.Or(st.error, err)
+        return value
+
     def stmt(self, s, st, env) -> SymState:
-        if isinstance(s, ir.Assign):
+        if isinstance(s, T.Assign):
             st = st.copy()
-            var = self.inst.var(s.target)
-            v = self.expr(s.value, st, env)
+            var = self.inst.var(s.var)
+            v = self._errors_into(st, lambda: self.expr(s.value, st, env))
             ok = self.in_type(var, v)
             if s.index is None:
-                st.vals[s.target][0] = v
+                st.vals[s.var][0] = v
             else:
-                i = self.expr(s.index, st, env) - self.index_base(s.target)
-                slots = st.vals[s.target]
-                st.vals[s.target] = [sym_if(i == j, v, old) if _concrete(i) is None
-                                     else (v if _concrete(i) == j else old) for j, old in enumerate(slots)]
+                i = self._errors_into(st, lambda: self.expr(s.index, st, env)) - var.index_base
+                slots = st.vals[s.var]
+                ci = _concrete(i)
+                st.error = z3.Or(st.error, z3.Or(i < 0, i >= len(slots)))
+                st.vals[s.var] = [(v if ci == j else old) if ci is not None else sym_if(i == j, v, old)
+                                  for j, old in enumerate(slots)]
             st.overflow = z3.Or(st.overflow, z3.Not(ok))
             return st
-        if isinstance(s, ir.If):
-            conds = [self.expr(cond, st, env) for cond, _ in s.branches]
+        if isinstance(s, T.If):
+            st = st.copy()
+            conds, before = [], TRUE
+            for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
+                value = self._errors_into(st, lambda c=c: self.expr(c, st, env), before)
+                conds.append(value)
+                before = z3.And(before, z3.Not(value))
             out = self.stmts(s.otherwise, st, env)
             for c, (_, body) in reversed(list(zip(conds, s.branches))):
                 out = merge(c, self.stmts(body, st, env), out)
             return out
-        if isinstance(s, ir.ForallStmt):
-            self.bind_kind(s.var, s.domain, st, env)
-            for v, c in self.candidates(s.domain, st, env):
-                after = self.stmts(s.body, st, {**env, s.var: v})
-                st = merge(c, after, st)
+        if isinstance(s, T.Forall):
+            st = st.copy()
+            cands = self._errors_into(st, lambda: self.candidates(s.domain, st, env))
+            for v, c in cands:
+                st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
             return st
-        if isinstance(s, ir.OutcomeStmt):
+        if isinstance(s, T.OutcomeStmt):
             st = st.copy()
             if s.kind == "draw":
-                st.draw = z3.BoolVal(True)
+                st.draw = TRUE
                 return st
-            x = self.expr(s.subject, st, env)
-            team = self._is_team(s.subject)
+            x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
+            team = s.subject.type.kind == "team"
             attr = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
-            cur = getattr(st, attr)
-            setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(cur)])
+            setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
             return st
         raise Unsupported(type(s).__name__)
 
     def in_type(self, var: Var, v):
         t = var.type
         if isinstance(v, SymSet):
-            return z3.BoolVal(True)
+            return TRUE
         if t.kind == "int":
             return z3.And(v >= t.low, v <= t.high)
         if t.kind == "player":
@@ -507,37 +611,87 @@ class Encoder:
             return z3.And(v >= 0, v < self.nt)
         if t.kind == "enum":
             return z3.And(v >= 0, v < len(t.members))
-        return z3.BoolVal(True)
+        return TRUE
 
     # ------------------------------------------------------------ outcomes
-    def resolve(self, st: SymState) -> tuple[SymState, object, object]:
-        """Fixpoint of the outcome rules, then precedence; returns (state, ended, gap)."""
-        outcomes, precedence, must_end = self.outcomes, self.precedence, self.must_end
-        n, nt = self.n, self.nt
-        ground = sum(n if r.subject_kind == "player" else nt if r.subject_kind == "team" else 1 for r in outcomes)
-        for _ in range(ground + 1):
+    def _fixpoint(self, st: SymState, rules, ran):
+        """The explorer's fixpoint. Facts only grow, so a pass after one that derived nothing
+        derives nothing either: `ran` (whether the explorer runs a pass at all) only gates
+        where evaluation errors count. Each subject is tried while it lacks the fact and is in
+        the game. Returns whether any fact was derived."""
+        if not rules:
+            return FALSE
+        todo = rules
+        derived = []
+        for _ in range(self._ground(rules) + 1):
             before = st.lp + st.wp + st.lt + st.wt + [st.draw]
-            for r in outcomes:
+            fired = []
+            for r in todo:
+                fails = self.can_fail(r.cond)
                 if r.kind == "draw":
-                    st.draw = z3.simplify(z3.Or(st.draw, self.expr(r.cond, st, {})))
+                    enabled = z3.Not(st.draw)
+                    with self.under(z3.And(ran, enabled) if fails else TRUE):
+                        cond = self.expr(r.cond, st, {})
+                    fire = z3.simplify(z3.And(enabled, cond))
+                    fired.append(fire)
+                    st.draw = z3.simplify(z3.Or(st.draw, fire))
                     continue
-                width = n if r.subject_kind == "player" else nt
-                done = st.out if r.subject_kind == "player" else st.tout
-                attr = ("lp" if r.kind == "lose" else "wp") if r.subject_kind == "player" else ("lt" if r.kind == "lose" else "wt")
-                self.kinds[r.var] = r.subject_kind
-                new = []
-                for x in range(width):
-                    cond = self.expr(r.cond, st, {r.var: x})
-                    new.append(z3.Or(getattr(st, attr)[x], z3.And(z3.Not(done[x]), cond)))
-                setattr(st, attr, [z3.simplify(v) for v in new])
-            # the same facts in, the same facts out: the fixpoint is reached
-            if all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw])):
+                team = r.subject == "team"
+                attr = ("lt" if r.kind == "lose" else "wt") if team else ("lp" if r.kind == "lose" else "wp")
+                done = st.tout if team else st.out
+                facts = getattr(st, attr)
+                for x in range(len(facts)):
+                    enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x])))
+                    if z3.is_false(enabled):
+                        continue
+                    with self.under(z3.And(ran, enabled) if fails else TRUE):
+                        cond = self.expr(r.cond, st, {r.binder.uid: x})
+                    fired.append(z3.simplify(z3.And(enabled, cond)))
+                    # without the "lacks the fact" part the facts come out the same when nothing changed
+                    facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), cond)))
+            step = z3.simplify(_or(fired))
+            derived.append(step)
+            ran = z3.simplify(z3.And(ran, step))
+            # the same facts out as in: nothing can change in a further pass
+            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw])):
                 break
-        st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, st.out)]
-        st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, st.out)]
-        st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, st.tout)]
-        st.wt = [z3.And(a, z3.Not(o)) for a, o in zip(st.wt, st.tout)]
-        for w, l in precedence:
+            todo = [r for r in todo if _reads_own(r)]
+            if not todo:
+                break
+        return z3.simplify(_or(derived))
+
+    def _ground(self, rules) -> int:
+        return sum(self.n if r.subject == "player" else self.nt if r.subject == "team" else 1 for r in rules)
+
+    def resolve(self, st: SymState):
+        """Outcome resolution in the explorer's strata; returns (state, ended, gap) with the
+        errors met added to st.error."""
+        model = self.model
+        losses = [r for r in model.outcomes if r.kind == "lose"]
+        wins = [r for r in model.outcomes if r.kind == "win"]
+        draws = [r for r in model.outcomes if r.kind == "draw"]
+        loss_reads_won = any(r.reads_won for r in losses)
+        out0, tout0 = list(st.out), list(st.tout)
+        saved_path, saved_errs = self.path, self.errs
+        self.path, self.errs = TRUE, []
+        go = TRUE  # whether this round runs
+        for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
+            st.out, st.tout = list(out0), list(tout0)
+            changed = self._fixpoint(st, losses, go)
+            if round_ > 0:
+                go = z3.simplify(z3.And(go, changed))
+                if z3.is_false(go):
+                    break
+            st.out = [z3.Or(a, b) for a, b in zip(out0, st.lp)]
+            st.tout = [z3.Or(a, b) for a, b in zip(tout0, st.lt)]
+            self._fixpoint(st, wins, go)
+            self._fixpoint(st, draws, go)
+        st.out, st.tout = list(out0), list(tout0)
+        st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
+        st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, out0)]
+        st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, tout0)]
+        st.wt = [z3.And(a, z3.Not(o)) for a, o in zip(st.wt, tout0)]
+        for w, l in model.precedence:
             if (w, l) == ("lose", "win"):
                 st.wp = [z3.And(a, z3.Not(b)) for a, b in zip(st.wp, st.lp)]
                 st.wt = [z3.And(a, z3.Not(b)) for a, b in zip(st.wt, st.lt)]
@@ -548,21 +702,47 @@ class Encoder:
                 st.wp = [z3.And(a, z3.Not(st.draw)) for a in st.wp]
                 st.wt = [z3.And(a, z3.Not(st.draw)) for a in st.wt]
             elif (w, l) == ("win", "draw"):
-                st.draw = z3.And(st.draw, z3.Not(z3.Or(*(st.wp + st.wt))))
+                st.draw = z3.And(st.draw, z3.Not(_or(st.wp + st.wt)))
             elif (w, l) == ("draw", "lose"):
                 st.lp = [z3.And(a, z3.Not(st.draw)) for a in st.lp]
                 st.lt = [z3.And(a, z3.Not(st.draw)) for a in st.lt]
             elif (w, l) == ("lose", "draw"):
-                st.draw = z3.And(st.draw, z3.Not(z3.Or(*(st.lp + st.lt))))
+                st.draw = z3.And(st.draw, z3.Not(_or(st.lp + st.lt)))
         st.out = [z3.Or(a, b) for a, b in zip(st.out, st.lp)]
         st.tout = [z3.Or(a, b) for a, b in zip(st.tout, st.lt)]
-        ended = z3.Or(st.draw, *st.wp, *st.wt)
-        gap_conds = [z3.And(*st.out)] + [self.expr(d.cond, st, {}) for d in must_end]
-        gap = z3.And(z3.Not(ended), z3.Or(*gap_conds))
+        ended = _or([st.draw] + st.wp + st.wt)
+        # why the game must be over, in the explorer's order: each test only where the ones before failed
+        reasons = [z3.And(*st.out)]
+        for d in model.ends:
+            with self.under(z3.And(z3.Not(ended), *[z3.Not(r) for r in reasons])):
+                reasons.append(self.expr(d.cond, st, {}))
+        sides = self.nt if self.inst.has_teams else self.n
+        if model.last_side_ends and sides >= 2:
+            if self.inst.has_teams:
+                alive = [z3.And(z3.Not(st.tout[t]), _or([z3.Not(st.out[p]) for p in range(self.n)
+                                                         if self.inst.team_of[p] == t])) for t in range(self.nt)]
+            else:
+                alive = [z3.Not(o) for o in st.out]
+            reasons.append(z3.Sum([z3.If(a, 1, 0) for a in alive]) <= 1)
+        gap = z3.And(z3.Not(ended), _or(reasons))
+        st.error = z3.simplify(z3.Or(st.error, _or(self.errs)))
+        self.path, self.errs = saved_path, saved_errs
         return st, ended, gap
 
 
-def _fresh_value(inst, v, name):
+def _reads_own(r: T.OutcomeRule) -> bool:
+    """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
+    won()): only those can change within a fixpoint once every rule has been applied once."""
+    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ())
+    return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
+
+
+def handled_builtins() -> set[str]:
+    """The built-in keys this engine implements (a test compares them with the table)."""
+    return {k for k in bi.BY_KEY if hasattr(Encoder, "b_" + k)}
+
+
+def _fresh_value(inst, v: Var, name):
     if v.type.kind == "set":
         return SymSet([z3.Bool(f"{name}.{p}") for p in range(inst.nplayers)], "player")
     return (z3.Bool if v.type.kind == "bool" else z3.Int)(name)
@@ -570,7 +750,7 @@ def _fresh_value(inst, v, name):
 
 def _eq(a, b):
     if isinstance(a, SymSet):
-        return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else z3.BoolVal(True)
+        return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
     return a == _tz(b)
 
 
@@ -597,39 +777,59 @@ def state_to_sym(inst: Instance, state: tuple) -> SymState:
     return SymState(vals, out, tout)
 
 
-def replay(machine, graph, path) -> str:
-    """Re-execute a path [(state id, label id)] with the Z3 encoding; "" if every step checks."""
-    inst = machine.inst
+@dataclass(frozen=True)
+class ReplayStep:
+    """One step of a trace as the explorer saw it: the action, its arguments, the states."""
+    pre: tuple
+    action: int  # index into the model's actions
+    binding: tuple
+    post: tuple | None  # None for a step that fails
+    error_kind: str = ""  # overflow | evaluation-error, for a failing step
+    where: str = ""  # guard | body | outcome
+
+
+def replay(inst: Instance, steps: list[ReplayStep]) -> str:
+    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs."""
     enc = Encoder(inst)
     try:
-        for (prev_sid, _), (sid, lid) in zip(path, path[1:]):
-            pre = graph.states[prev_sid]
-            post = graph.states[sid]
-            action_i, binding, _ = graph.labels[lid]
-            decl = machine.actions[action_i].decl
-            st = state_to_sym(inst, pre)
-            env = {}
-            for prm, v in zip(decl.params, binding):
-                enc.bind_kind(prm.name, prm.domain, st, env)
-                env[prm.name] = z3.IntVal(v)
-            # the binding must be in the parameter's domain
-            for prm, v in zip(decl.params, binding):
-                ok = any(_concrete(c) is True and val == v for val, c in enc.candidates(prm.domain, st, env))
-                if not ok:
-                    return f"step to state {sid}: {decl.name} argument {prm.name} outside its domain"
-            guard = _concrete(enc.expr(decl.guard, st, env))
-            if guard is not True:
-                return f"step to state {sid}: the guard of {decl.name} does not hold"
-            after = enc.stmts(decl.body, st, env)
-            if _concrete(after.overflow) is not False:
-                return f"step to state {sid}: {decl.name} overflows"
-            after, ended, gap = enc.resolve(after)
-            problem = _compare(inst, after, ended, gap, post)
+        for i, step in enumerate(steps, 1):
+            problem = _replay_step(enc, inst, step)
             if problem:
-                return f"step to state {sid} ({decl.name}): {problem}"
+                return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
     except Unsupported as exc:
         return f"not replayed: {exc}"
     return ""
+
+
+def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
+    decl = inst.model.actions[step.action]
+    st = state_to_sym(inst, step.pre)
+    env: dict = {}
+    for (b, dom), v in zip(decl.params, step.binding):
+        cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
+        if not any(_concrete(c) is True and val == v for val, c in cands):
+            return f"argument {b.name} outside its domain"
+        env[b.uid] = v
+    guard, guard_err = enc.checked(lambda: enc.expr(decl.guard, st, env))
+    failing = step.post is None
+    if _concrete(guard_err) is True:
+        return "" if failing and step.where == "guard" else "the guard cannot be evaluated in the replay"
+    if failing and step.where == "guard":
+        return "the explorer could not evaluate the guard, the replay can"
+    if _concrete(guard) is not True:
+        return "the guard does not hold"
+    after = enc.stmts(decl.body, st, env)
+    body_fail = {"overflow": _concrete(after.overflow) is True, "evaluation-error": _concrete(after.error) is True}
+    if failing and step.where == "body":
+        return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
+    if any(body_fail.values()):
+        return "the body fails in the replay (" + ", ".join(k for k, v in body_fail.items() if v) + ")"
+    after, ended, gap = enc.resolve(after)
+    if failing:
+        return "" if _concrete(after.error) is True else "the replay finds no evaluation error in the outcome rules"
+    if _concrete(after.error) is True:
+        return "the outcome rules fail in the replay"
+    return _compare(inst, after, ended, gap, step.post)
 
 
 def _compare(inst, st: SymState, ended, gap, post) -> str:
@@ -643,18 +843,18 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
                 got = _concrete(got)
             want = post[v.offset + j]
             if got != want:
-                return f"{v.name}[{j}] is {got} in the replay but {want} in the explorer"
+                key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[j]}]"
+                return f"{key} is {got} in the replay but {want} in the explorer"
     k = inst.nslots
     out = sum(1 << p for p in range(inst.nplayers) if _concrete(st.out[p]))
     if out != post[k]:
         return "players out of the game differ"
     end = post[-1]
-    is_end = _concrete(ended)
-    is_gap = _concrete(gap)
+    is_end, is_gap = _concrete(ended), _concrete(gap)
     if bool(end and end[0] != "gap") != bool(is_end):
         return "whether the game ended differs"
     if bool(end and end[0] == "gap") != bool(is_gap):
-        return "whether the game must end differs"
+        return "whether the game must be over differs"
     if end and end[0] != "gap":
         wp = sum(1 << p for p in range(inst.nplayers) if _concrete(st.wp[p]))
         wt = sum(1 << t for t in range(inst.nteams) if _concrete(st.wt[t]))
@@ -666,8 +866,10 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
 # ---------------------------------------------------------------- static contradictions
 
 def contradiction(inst: Instance, timeout_ms: int = 10_000):
-    """None if setup and constraints are satisfiable; else ("unsat", [decls in the core]) or ("unknown", reason)."""
+    """None if setup and constraints are satisfiable; else ("unsat", [(declaration, what)] in a
+    minimal core) or ("unknown", reason)."""
     enc = Encoder(inst)
+    model = inst.model
     s = z3.Solver()
     s.set(unsat_core=True, timeout=timeout_ms)
     tracked = {}
@@ -679,40 +881,33 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
         labels.append(label)
         s.add(z3.Implies(label, formula))
 
-    def fresh(name, kind):
-        return z3.Bool(name) if kind == "bool" else z3.Int(name)
-
-    for name, (decl, vt, index_type) in inst.static_choices.items():
-        count = len(index_type.values(inst.nplayers, inst.nteams)) if index_type else 1
-        if vt.kind == "set":
+    for name, var in inst.static_choices.items():
+        if var.type.kind == "set":
             raise Unsupported("set-valued choices")
-        terms = [fresh(f"{name}_{j}", vt.kind) for j in range(count)]
+        terms = [_fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
         enc.static[name] = terms
-        fake = Var(decl, vt, 0, count)
         for t in terms:
-            track(decl, enc.in_type(fake, t), f"the type of {name}")
-    st = SymState({}, [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
+            track(var.info, enc.in_type(var, t), f"the type of {name}")
+    st = SymState({}, [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
     for v in inst.vars:
         terms = [_fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
         st.vals[v.name] = terms
         for j, t in enumerate(terms):
-            track(v.decl, enc.in_type(v, t), f"the type of {v.name}")
-            if v.decl.init is not None:
-                env = {v.decl.index[0]: z3.IntVal(j + v.index_base)} if v.decl.index else {}
-                if v.decl.index:
-                    enc.kinds[v.decl.index[0]] = v.indexed
-                track(v.decl, _eq(t, enc.expr(v.decl.init, st, env)), f"the initial value of {v.name}")
-    for d in inst.decls:
-        if isinstance(d, (ir.InitDecl, ir.ConstraintDecl)):
-            track(d, enc.expr(d.cond, st, {}), f"`{d.name}`")
+            track(v.info, enc.in_type(v, t), f"the type of {v.name}")
+            if v.info.init is not None:
+                env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
+                value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
+                track(v.info, z3.And(z3.Not(err), _eq(t, value)), f"the initial value of {v.name}")
+    for d in model.inits + model.constraints:
+        value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
+        track(d, z3.And(z3.Not(err), value), f"`{d.name}`")
     r = s.check(*labels)
     if r == z3.sat:
         return None
     if r == z3.unknown:
         return ("unknown", s.reason_unknown())
     core = list(s.unsat_core())
-    # shrink the core to a minimal one: drop members while it stays unsat
-    i = 0
+    i = 0  # shrink the core to a minimal one: drop members while it stays unsat
     while i < len(core):
         trial = core[:i] + core[i + 1:]
         if s.check(*trial) == z3.unsat:
@@ -763,75 +958,80 @@ class BMC:
     def __init__(self, inst: Instance):
         self.inst = inst
         self.enc = Encoder(inst)
-        self.actions = [d for d in inst.decls if isinstance(d, ir.ActionDecl)]
+        self.actions = list(inst.model.actions)
         self.solver = z3.Solver()
         self.frames = [_Frame(inst, 0)]
+        self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._initial()
 
     def _initial(self):
         enc, inst = self.enc, self.inst
         raw = SymState({v.name: [_fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
-                       [z3.BoolVal(False)] * inst.nplayers, [z3.BoolVal(False)] * inst.nteams)
+                       [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
         s = self.solver
         for v in inst.vars:
             for j, t in enumerate(raw.vals[v.name]):
                 s.add(enc.in_type(v, t))
-                if v.decl.init is not None:
-                    env = {v.decl.index[0]: z3.IntVal(j + v.index_base)} if v.decl.index else {}
-                    if v.decl.index:
-                        enc.kinds[v.decl.index[0]] = v.indexed
-                    s.add(_eq(t, enc.expr(v.decl.init, raw, env)))
-        for d in inst.decls:
-            if isinstance(d, ir.InitDecl):
-                s.add(enc.expr(d.cond, raw, {}))
-            # constraints on choices the play never reads are the contradiction check's, as in the explorer
-            if isinstance(d, ir.ConstraintDecl) and not ir.mentions(d.cond, inst.static_choices):
-                s.add(enc.expr(d.cond, raw, {}))
+                if v.info.init is not None:
+                    env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
+                    value, err = enc.checked(lambda: enc.expr(v.info.init, raw, env))
+                    s.add(z3.Not(err), _eq(t, value))
+        for d in inst.model.inits:
+            value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
+            s.add(z3.Not(err), value)
+        # constraints on choices the play never reads are the contradiction check's, as in the explorer
+        for d in inst.model.constraints:
+            if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond)):
+                value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
+                s.add(z3.Not(err), value)
         st, ended, gap = enc.resolve(raw.copy())
-        s.add(self.frames[0].equals(st, ended, gap))
-
-    def _options(self, f: _Frame, game_only: bool):
-        """(guard, post state, ended, gap) for every action binding from frame f."""
-        enc = self.enc
-        out = []
-        for d in self.actions:
-            if game_only and d.leave:
-                continue
-            for env, conds in self._bindings(d.params, f.st, {}, []):
-                guard = z3.And(*conds, enc.expr(d.guard, f.st, env))
-                out.append((d, env, guard))
-        return out
+        s.add(z3.Not(st.error), self.frames[0].equals(st, ended, gap))
 
     def _bindings(self, params, st, env, conds):
         if not params:
             yield dict(env), list(conds)
             return
-        p = params[0]
-        self.enc.bind_kind(p.name, p.domain, st, env)
-        for v, c in self.enc.candidates(p.domain, st, env):
-            yield from self._bindings(params[1:], st, {**env, p.name: z3.IntVal(v)}, conds + [c])
+        b, dom = params[0]
+        for v, c in self.enc.candidates(dom, st, env):
+            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c])
 
-    def enabled(self, f: _Frame):
-        return z3.Or(*[g for _, _, g in self._options(f, True)]) if self.actions else z3.BoolVal(False)
+    def _options(self, f: _Frame):
+        """(action, enabled, fails, post, ended, gap) for every binding from frame f: `enabled`
+        when the step goes through, `fails` when the explorer would record a failing step."""
+        if id(f) in self._cache:
+            return self._cache[id(f)]
+        enc = self.enc
+        out = self._cache[id(f)] = []
+        for d in self.actions:
+            for env, conds in self._bindings(d.params, f.st, {}, []):
+                guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
+                base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, no facts of this step yet
+                post = enc.stmts(d.body, base, env)
+                body_fail = z3.Or(post.error, post.overflow)
+                post, ended, gap = enc.resolve(post)
+                taken = z3.And(*conds, guard, z3.Not(guard_err))
+                fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
+                out.append((d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap))
+        return out
 
     def extend(self):
         """Add the next frame and the transition relation into it."""
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
-        steps = []
-        for d, env, guard in self._options(f, False):
-            base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, with no facts of this step yet
-            for prm in d.params:
-                self.enc.bind_kind(prm.name, prm.domain, f.st, env)
-            post = self.enc.stmts(d.body, base, env)
-            post, ended, gap = self.enc.resolve(post)
-            steps.append(z3.And(guard, z3.Not(post.overflow), g.equals(post, ended, gap)))
-        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), z3.Or(*steps) if steps else z3.BoolVal(False))
+        steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f)]
+        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), _or(steps))
         self.frames.append(g)
 
+    def stuck(self, f: _Frame):
+        """No game action goes through and none fails: the explorer's deadlock."""
+        opts = self._options(f)
+        moves = _or([ok for d, ok, _, _, _, _ in opts if not d.leave])
+        fails = _or([bad for _, _, bad, _, _, _ in opts])
+        return z3.And(z3.Not(f.ended), z3.Not(f.gap), z3.Not(moves), z3.Not(fails))
+
     def reachable_outcomes(self, depth: int):
-        """Every (winning players mask, winning teams mask, draw) and gap reachable within `depth` steps,
-        and whether a deadlock is reachable within `depth` steps."""
+        """Every (winning players mask, winning teams mask, draw) reachable within `depth` steps,
+        whether a gap is, and whether a deadlock is."""
         outcomes, gaps, deadlock = set(), False, False
         for i in range(depth + 1):
             if i > 0:
@@ -856,7 +1056,7 @@ class BMC:
                 s.pop()
             if not deadlock:
                 s.push()
-                s.add(z3.Not(f.ended), z3.Not(f.gap), z3.Not(self.enabled(f)))
+                s.add(self.stuck(f))
                 deadlock = s.check() == z3.sat
                 s.pop()
         return outcomes, gaps, deadlock

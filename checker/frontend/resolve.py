@@ -1,0 +1,739 @@
+"""The resolve pass: syntax -> typed IR, for every format and reading of a file.
+
+Names are looked up (binders, lets, variables, parameters, built-ins, players, teams,
+enumeration members, in that order), types are checked and recorded, lets are inlined, the
+polarity of `lost`/`won` in outcome rules is checked against the strata of outcome resolution,
+and `expect` kinds are checked. Errors are collected, never raised: a model with errors still
+comes back (with placeholder nodes) so that every error of every model is reported at once,
+each naming its format and reading. Nothing here evaluates a parameter: that is
+`checker.frontend.instances`.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, replace
+
+from . import builtins as bi
+from . import syntax as sx
+from . import typed as T
+from .diagnostics import Diagnostic
+from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
+
+ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mistake gives one message
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """Where an expression stands."""
+    const: str = ""  # "" state may be read; "params": parameters only; "sizes": also nplayers & co
+    phase: str = ""  # lose | win | draw inside an outcome rule's condition
+    init_of: int = -1  # inside the initial value of variable number init_of: only earlier ones
+    play: bool = True  # False where only the setup is read (init, constraint, initial values)
+
+
+# ---------------------------------------------------------------- formats and readings
+
+def _merge(base: tuple, override: tuple) -> tuple:
+    """Declarations of `override` replace those of `base` with the same kind and name."""
+    keys = {sx.decl_name(d) for d in override if sx.decl_name(d)}
+    kept = [d for d in base if sx.decl_name(d) is None or sx.decl_name(d) not in keys]
+    return tuple(kept) + tuple(override)
+
+
+def variants(spec: sx.SpecFile) -> list[tuple[str, str, tuple]]:
+    """(format, reading, declarations) for every model the file defines."""
+    out = []
+    formats = spec.formats or (sx.FormatBlock("", "", (), ()),)
+    for fmt in formats:
+        merged = _merge(tuple(d for d in spec.decls if not isinstance(d, sx.ReadingDecl)),
+                        tuple(d for d in fmt.decls if not isinstance(d, sx.ReadingDecl)))
+        readings = [d for d in spec.decls if isinstance(d, sx.ReadingDecl)]
+        readings += [d for d in fmt.decls if isinstance(d, sx.ReadingDecl)]
+        if not readings:
+            out.append((fmt.name, "", merged))
+        for r in readings:
+            out.append((fmt.name, r.name, _merge(merged, r.decls)))
+    return out
+
+
+def resolve_spec(spec: sx.SpecFile, finding_kinds) -> tuple[list[T.Model], list[Diagnostic]]:
+    """Every model of the file, typed, and every error found in any of them (each once)."""
+    models, diags, seen = [], [], set()
+    for fmt, reading, decls in variants(spec):
+        r = Resolver(spec, fmt, reading, decls, tuple(finding_kinds))
+        models.append(r.run())
+        for d in r.diags:
+            key = (d.code, d.message, d.span)
+            if key not in seen:  # the same mistake in a shared declaration is reported once
+                seen.add(key)
+                diags.append(d)
+    return models, diags
+
+
+# ---------------------------------------------------------------- the resolver
+
+class Resolver:
+    def __init__(self, spec, fmt, reading, decls, kinds):
+        self.spec, self.fmt, self.reading, self.decls, self.kinds = spec, fmt, reading, decls, kinds
+        self.context = " and ".join(x for x in (f"format {fmt}" if fmt else "", f"reading {reading}" if reading else "") if x)
+        self.diags: list[Diagnostic] = []
+        self.rules: list[T.Rule] = []
+        self.uid = 0
+        self.names_used: list[tuple[str, str, sx.Span]] = []
+        self.across_used: list[sx.Span] = []
+        self.inlining: list[str] = []
+        self.lets: dict[str, sx.LetDecl] = {}
+        self.params: dict[str, sx.ParamDecl] = {}
+        self.var_decls: dict[str, sx.VarDecl] = {}
+        self.var_order: dict[str, int] = {}
+        self.enum_of_member: dict[str, Ty] = {}
+        self.var_types: dict[str, Ty] = {}
+        for d in decls:
+            if isinstance(d, sx.LetDecl):
+                self._unique(self.lets, d, "let")
+            elif isinstance(d, sx.ParamDecl):
+                self._unique(self.params, d, "parameter")
+            elif isinstance(d, sx.VarDecl):
+                if self._unique(self.var_decls, d, "variable"):
+                    self.var_order[d.name] = len(self.var_order)
+        teams = [d for d in decls if isinstance(d, sx.TeamsDecl)]
+        self.teams_decl = teams[-1] if teams else None
+        seating = [d for d in decls if isinstance(d, sx.SeatingDecl)]
+        self.seating = seating[-1] if seating else None
+        self.has_teams = self.teams_decl is not None
+        self.dynamic = _dynamic_names(decls, self.lets)
+        for d in self.var_decls.values():  # enum types first: any declaration may name a member
+            for t in (d.type, d.index[1] if d.index else None):
+                if isinstance(t, sx.TEnum):
+                    self._enum(t)
+
+    # ------------------------------------------------------------ diagnostics
+    def error(self, code, message, span, hint="") -> None:
+        self.diags.append(Diagnostic(code, message, span, hint, context=self.context))
+
+    def _unique(self, table, d, what) -> bool:
+        if d.name in table:
+            self.error("E011", f"{what} {d.name} is declared twice", d.span,
+                       f"the first declaration is at {table[d.name].span}")
+            return False
+        table[d.name] = d
+        return True
+
+    def _enum(self, t: sx.TEnum) -> Ty:
+        ty = enum(t.members)
+        for m in t.members:
+            other = self.enum_of_member.get(m)
+            if other is not None and other != ty:
+                self.error("E011", f"enumeration member {m} belongs to two different enumerations", t.span,
+                           "give members of different enumerations different names")
+            self.enum_of_member.setdefault(m, ty)
+        return ty
+
+    def fresh(self, name, ty, span) -> T.Binder:
+        self.uid += 1
+        return T.Binder(self.uid, name, ty, span)
+
+    def rule(self, kind, name, tags, span) -> int:
+        self.rules.append(T.Rule(kind, name, tuple(tags), span))
+        return len(self.rules) - 1
+
+    # ------------------------------------------------------------ names
+    def player_or_team(self, name: str) -> str | None:
+        """Whether `name` names a player or a team of this model (for some parameter values)."""
+        td = self.teams_decl
+        if td is None:
+            return "player" if re.fullmatch(r"P[1-9][0-9]*", name) else None
+        if td.names is not None:
+            if name in td.names:
+                return "team"
+            m = re.fullmatch(r"(.*?)([1-9][0-9]*)", name)
+            return "player" if m and m.group(1) in td.names else None
+        if re.fullmatch(r"[A-Z]", name):
+            return "team"
+        return "player" if re.fullmatch(r"[A-Z][1-9][0-9]*", name) else None
+
+    def binder(self, name, ty, span, scope) -> T.Binder:
+        """A new name bound by a quantifier, parameter or rule must not hide a global one."""
+        hidden = ("team" if self.player_or_team(name) == "team" else "player" if self.player_or_team(name) == "player"
+                  else "variable" if name in self.var_decls else "parameter" if name in self.params
+                  else "enumeration member" if name in self.enum_of_member else "let" if name in self.lets
+                  else "bound name" if name in scope else None)
+        if hidden:
+            self.error("E011", f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
+                       f"use a fresh name and compare it, e.g. `t == {name}`" if hidden in ("team", "player")
+                       else "use a fresh name")
+        return self.fresh(name, ty, span)
+
+    def undefined(self, name, span, scope):
+        known = list(scope) + list(self.lets) + list(self.var_decls) + list(self.params) \
+            + list(self.enum_of_member) + sorted(bi.NAMES) + sorted(bi.FUNCTIONS)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else "declare it with `var`, `param`, `let`, or bind it in a quantifier"
+        self.error("E010", f"`{name}` is not defined", span, hint)
+        return T.Const(0, ERROR, span)
+
+    # ------------------------------------------------------------ expressions
+    def ex(self, e, scope: dict, ctx: Ctx, pol: int = 1):
+        """Resolve `e`. `pol` is +1 where the expression counts positively, -1 under `not` or left
+        of `implies`, 0 where both (comparisons, aggregates, `if` conditions)."""
+        method = getattr(self, "x_" + type(e).__name__)
+        return method(e, scope, ctx, pol)
+
+    def x_Num(self, e, scope, ctx, pol):
+        return T.Const(e.value, INT, e.span)
+
+    def x_Bool(self, e, scope, ctx, pol):
+        return T.Const(e.value, BOOL, e.span)
+
+    def x_NoneLit(self, e, scope, ctx, pol):
+        return T.Const(-1, NONE, e.span)
+
+    def x_Name(self, e, scope, ctx, pol):
+        name = e.name
+        if name in scope:
+            entry = scope[name]
+            if entry[0] == "binder":
+                b = entry[1]
+                return T.BinderRef(b.uid, b.name, b.type, e.span)
+            _, arg, arg_scope = entry  # a let's argument, resolved where it is used
+            return self.ex(arg, arg_scope, ctx, pol)
+        if name in self.lets:
+            let = self.lets[name]
+            if let.params:
+                self.error("E012", f"{name} is a function of {len(let.params)} argument(s); call it as {name}(...)", e.span)
+                return T.Const(0, ERROR, e.span)
+            return self.inline(let, (), scope, ctx, pol, e.span)
+        if name in self.var_decls:
+            return self.var_ref(name, None, e.span, scope, ctx)
+        if name in self.params:
+            return T.Param(name, INT, e.span)
+        if name in bi.NAMES:
+            return self.call(bi.NAMES[name], (), e.span, ctx)
+        kind = self.player_or_team(name)
+        if kind == "player":
+            self.names_used.append(("player", name, e.span))
+            if ctx.const:
+                return self.not_const(name, e.span)
+            return T.PlayerName(name, PLAYER, e.span)
+        if kind == "team":
+            self.names_used.append(("team", name, e.span))
+            if ctx.const:
+                return self.not_const(name, e.span)
+            return T.TeamName(name, TEAM, e.span)
+        if name in self.enum_of_member:
+            ty = self.enum_of_member[name]
+            return T.Const(ty.members.index(name), ty, e.span)
+        return self.undefined(name, e.span, scope)
+
+    def not_const(self, what, span):
+        self.error("E013", f"{what} is not a constant; this place needs one", span,
+                   "use numbers, parameters and lets of them here (and nplayers, nteams, team_size in a type)")
+        return T.Const(0, ERROR, span)
+
+    def var_ref(self, name, index, span, scope, ctx):
+        d = self.var_decls[name]
+        ty = self.var_types.get(name, ERROR)
+        if ctx.const:
+            self.error("E013", f"{name} is a state variable; this place needs a constant", span,
+                       "use parameters and lets here")
+            return T.Const(0, ERROR, span)
+        if ctx.init_of >= 0 and self.var_order[name] >= ctx.init_of:
+            self.error("E013", f"the initial value reads {name}, which is declared "
+                       + ("by this declaration" if self.var_order[name] == ctx.init_of else "later"), span,
+                       f"declare {name} before the variable whose initial value reads it")
+            return T.Const(0, ERROR, span)
+        static = d.is_choice and name not in self.dynamic
+        if d.index is None:
+            if index is not None:
+                self.error("E012", f"{name} is a single value, not one per player or team", span, f"write `{name}` without [...]")
+                return T.Const(0, ERROR, span)
+            return T.VarRef(name, None, ty, static, span)
+        if index is None:
+            kind = d.index[1] if isinstance(d.index[1], str) else "value"
+            self.error("E012", f"{name} holds one value per {kind}; read it as {name}[...]", span, f"for example {name}[p]")
+            return T.Const(0, ERROR, span)
+        i = self.ex(index, scope, ctx, 0)
+        i = self.coerce(i, self.index_type(d), f"the index of {name}")
+        return T.VarRef(name, i, ty, static, span)
+
+    def index_type(self, d: sx.VarDecl) -> Ty:
+        k = d.index[1]
+        if k == "player":
+            return PLAYER
+        if k == "team":
+            return TEAM
+        if isinstance(k, sx.TEnum):
+            return enum(k.members)
+        return INT
+
+    def x_Index(self, e, scope, ctx, pol):
+        if e.name not in self.var_decls:
+            if e.name in self.lets:
+                self.error("E012", f"{e.name} is a let; call it with parentheses", e.span, f"{e.name}(...)")
+                return T.Const(0, ERROR, e.span)
+            return self.undefined(e.name, e.span, scope)
+        return self.var_ref(e.name, e.index, e.span, scope, ctx)
+
+    def want(self, x, ty: Ty, what: str = ""):
+        """`x` where a value of type `ty` is needed (a player? where a player is: checked at run time)."""
+        return self.coerce(x, ty, what)
+
+    def coerce(self, x, ty: Ty, what: str):
+        if x.type == ERROR or ty == ERROR:
+            return x
+        ok = accepts(ty, x.type)
+        if ok == "":
+            return x if x.type.kind != "none" else T.Const(-1, OPT_PLAYER, x.span)
+        if ok == "narrow":
+            return T.Narrow(x, PLAYER, x.span)
+        if x.type.kind == "none" and ty.kind == "player":
+            self.error("E013", f"{what or 'this'} must be a player, and `none` is not one", x.span,
+                       "declare the variable `player?`, or test for none first")
+        elif what:
+            self.error("E013", f"{what} must be a {ty}, not a {x.type}", x.span)
+        else:
+            self.error("E013", f"expected a {ty} here, found a {x.type}", x.span)
+        return T.Const(0, ERROR, x.span)
+
+    def x_Unary(self, e, scope, ctx, pol):
+        if e.op == "not":
+            x = self.want(self.ex(e.operand, scope, ctx, -pol), BOOL)
+            return T.Not(x, BOOL, e.span)
+        x = self.want(self.ex(e.operand, scope, ctx, 0), INT)
+        return T.Neg(x, INT, e.span)
+
+    def x_Binary(self, e, scope, ctx, pol):
+        op = e.op
+        if op in ("and", "or", "implies"):
+            a = self.want(self.ex(e.left, scope, ctx, -pol if op == "implies" else pol), BOOL)
+            b = self.want(self.ex(e.right, scope, ctx, pol), BOOL)
+            return T.Logic(op, a, b, BOOL, e.span)
+        a = self.ex(e.left, scope, ctx, 0)
+        b = self.ex(e.right, scope, ctx, 0)
+        if ERROR in (a.type, b.type):
+            return T.Const(0, ERROR, e.span)
+        if op in ("in", "notin"):
+            if b.type.kind != "set":
+                self.error("E013", f"the right side of `in` must be a set, not a {b.type}", e.right.span)
+                return T.Const(0, ERROR, e.span)
+            if join(a.type, b.type.elem) is None:
+                self.error("E013", f"a {a.type} cannot be a member of a {b.type}", e.span)
+                return T.Const(0, ERROR, e.span)
+            return T.Member(a, b, op == "notin", BOOL, e.span)
+        if op in ("==", "!="):
+            if join(a.type, b.type) is None:
+                self.error("E013", f"cannot compare a {a.type} with a {b.type}", e.span)
+                return T.Const(0, ERROR, e.span)
+            return T.Compare(op, a, b, BOOL, e.span)
+        if op in ("<", "<=", ">", ">="):
+            return T.Compare(op, self.want(a, INT), self.want(b, INT), BOOL, e.span)
+        if op in ("+", "-") and a.type.kind == "set" and a.type == b.type:
+            return T.SetOp("union" if op == "+" else "diff", a, b, a.type, e.span)
+        return T.Arith(op, self.want(a, INT), self.want(b, INT), INT, e.span)
+
+    def x_Ite(self, e, scope, ctx, pol):
+        c = self.want(self.ex(e.cond, scope, ctx, 0), BOOL)
+        a = self.ex(e.then, scope, ctx, pol)
+        b = self.ex(e.other, scope, ctx, pol)
+        if ERROR in (a.type, b.type):
+            return T.Const(0, ERROR, e.span)
+        ty = join(a.type, b.type)
+        if ty is None:
+            self.error("E013", f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
+            return T.Const(0, ERROR, e.span)
+        if ty.kind == "player" and ty.optional:
+            a, b = self.coerce(a, ty, ""), self.coerce(b, ty, "")
+        return T.Ite(c, a, b, ty, e.span)
+
+    def x_SetLit(self, e, scope, ctx, pol):
+        items = [self.ex(x, scope, ctx, 0) for x in e.items]
+        if not items:
+            return T.SetLit((), PLAYERS, e.span)
+        if any(x.type == ERROR for x in items):
+            return T.Const(0, ERROR, e.span)
+        ty = items[0].type
+        for x in items[1:]:
+            ty = join(ty, x.type)
+            if ty is None:
+                self.error("E013", "a set literal mixes values of different types", e.span)
+                return T.Const(0, ERROR, e.span)
+        if ty.kind not in ("player", "team", "enum", "int"):
+            self.error("E013", f"sets of {ty} are not supported", e.span, "sets hold players, teams, numbers or members")
+            return T.Const(0, ERROR, e.span)
+        return T.SetLit(tuple(items), set_of(ty), e.span)
+
+    def domain(self, d, scope, ctx):
+        """(typed domain, element type)."""
+        if isinstance(d, sx.RangeDomain):
+            lo = self.want(self.ex(d.low, scope, ctx, 0), INT)
+            hi = self.want(self.ex(d.high, scope, ctx, 0), INT)
+            return T.RangeDom(lo, hi, d.span), INT
+        s = self.ex(d.expr, scope, ctx, 0)
+        if s.type == ERROR:
+            return T.SetDom(s, d.span), ERROR
+        if s.type.kind != "set":
+            self.error("E013", f"cannot range over a {s.type}", d.span, "use a range `lo..hi` or a set such as `players`")
+            return T.SetDom(T.Const(0, ERROR, d.span), d.span), ERROR
+        return T.SetDom(s, d.span), s.type.elem
+
+    def x_Quant(self, e, scope, ctx, pol):
+        dom, et = self.domain(e.domain, scope, ctx)
+        b = self.binder(e.var, et, e.span, scope)
+        body = self.want(self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, pol), BOOL)
+        return T.Quant(e.kind, b, dom, body, BOOL, e.span)
+
+    def x_Aggregate(self, e, scope, ctx, pol):
+        dom, et = self.domain(e.domain, scope, ctx)
+        b = self.binder(e.var, et, e.span, scope)
+        body = self.want(self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0), BOOL if e.kind == "count" else INT)
+        return T.Aggregate(e.kind, b, dom, body, INT, e.span)
+
+    def x_Call(self, e, scope, ctx, pol):
+        name = e.func
+        if name in self.lets:
+            let = self.lets[name]
+            if len(let.params) != len(e.args):
+                self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(e.args)}", e.span)
+                return T.Const(0, ERROR, e.span)
+            return self.inline(let, e.args, scope, ctx, pol, e.span)
+        if name not in bi.FUNCTIONS:
+            if name in bi.NAMES:
+                self.error("E012", f"{name} is a built-in name, not a function", e.span, f"write `{name}` without (...)")
+                return T.Const(0, ERROR, e.span)
+            close = difflib.get_close_matches(name, sorted(bi.FUNCTIONS) + list(self.lets), n=1)
+            self.error("E010", f"there is no function `{name}`", e.span,
+                       f"did you mean `{close[0]}`?" if close else "see the table of built-in functions in docs/language.md")
+            return T.Const(0, ERROR, e.span)
+        entries = bi.FUNCTIONS[name]
+        args = [self.ex(a, scope, ctx, 0) for a in e.args]
+        if any(a.type == ERROR for a in args):
+            return T.Const(0, ERROR, e.span)
+        entry = _pick(entries, args)
+        if entry is None:
+            arity = {len(b.params) for b in entries}
+            if not any(len(b.params) == len(args) or "*" in b.params and len(args) >= len(b.params) - 1 for b in entries):
+                want = "at least 2" if name == "after" else " or ".join(str(n) for n in sorted(arity))
+                self.error("E012", f"{name}() takes {want} argument(s), given {len(args)}", e.span)
+            else:
+                shown = " or ".join(f"a {p}" for b in entries for p in b.params[:1] if isinstance(p, Ty))
+                bad = next((a for a in args if a.type.kind == "none"), args[0])
+                self.error("E013", f"argument of {name}() must be {shown or 'a value of the listed type'}, not a {bad.type}"
+                           if len(entries) > 1 or len(args) == 1 else f"the arguments of {name}() do not fit: "
+                           + ", ".join(str(a.type) for a in args), bad.span,
+                           "see the table of built-in functions in docs/language.md")
+            return T.Const(0, ERROR, e.span)
+        return self.call(entry, args, e.span, ctx, pol)
+
+    def call(self, entry: bi.Builtin, args, span, ctx, pol=1):
+        if entry.needs_teams and not self.has_teams:
+            self.error("E013", f"{entry.name}() needs teams, and this format has none" if entry.params
+                       else f"`{entry.name}` needs teams, and this format has none", span, "declare `teams ... size ...`")
+            return T.Const(0, ERROR, span)
+        if ctx.const and not (entry.key == "abs" or ctx.const == "sizes" and entry.key in ("nplayers", "nteams", "team_size")):
+            return self.not_const(entry.name + ("()" if entry.params else ""), span)
+        if entry.reads == "outcome":
+            self.check_polarity(entry, span, ctx, pol)
+        if entry.key == "across":
+            self.across_used.append(span)
+        params = entry.params
+        fitted = []
+        for i, a in enumerate(args):
+            p = params[min(i, len(params) - 1)] if params[-1] != "*" else (params[i] if i < len(params) - 1 else params[-2])
+            if isinstance(p, Ty):
+                a = self.coerce(a, p, f"argument {i + 1} of {entry.name}()")
+            fitted.append(a)
+        if entry.result == "first":
+            ty = fitted[0].type
+            for a in fitted[1:]:
+                ty = join(ty, a.type) or ty
+            if ty.kind == "none":
+                ty = OPT_PLAYER
+            fitted = [self.coerce(a, ty, "") if ty.kind == "player" else a for a in fitted]
+        else:
+            ty = entry.result
+        return T.Call(entry.key, tuple(fitted), ty, span)
+
+    def check_polarity(self, entry, span, ctx, pol):
+        if not ctx.phase:
+            return
+        reads_lost = entry.key.startswith("lost")
+        if ctx.phase == "draw" or (ctx.phase == "win" and reads_lost):
+            return
+        if pol == 1:
+            if ctx.phase == "lose" and not reads_lost:
+                self.reads_won = True
+            return
+        rule = "a loss rule" if ctx.phase == "lose" else "a win rule"
+        hint = ("in a loss rule, in_game(x) says that x was in the game when this step began; "
+                "state the rule positively otherwise" if reads_lost else
+                "state the rule positively; a rule that needs `not won(...)` belongs in a draw or loss rule")
+        self.error("E014", f"{entry.name}() may only be used positively in {rule} (not under `not`, not left of "
+                   "`implies`, not in a comparison or a count): the rule would depend on its own conclusion", span, hint)
+
+    def inline(self, let, args, scope, ctx, pol, span):
+        if let.name in self.inlining:
+            self.error("E012", f"{let.name} calls itself; lets may not be recursive", span)
+            return T.Const(0, ERROR, span)
+        inner = {}
+        for prm, a in zip(let.params, args):
+            value = self.peek(a, scope, ctx)  # the argument's type, checked once where it is written
+            _, et = self.domain(prm.domain, {}, Ctx())
+            if ERROR not in (et, value.type) and accepts(et, value.type) == "no":
+                self.error("E013", f"argument {prm.name} of {let.name} must be a {et}, not a {value.type}", a.span)
+            inner[prm.name] = ("arg", a, scope)
+        self.inlining.append(let.name)
+        try:
+            return self.ex(let.body, inner, ctx, pol)
+        finally:
+            self.inlining.pop()
+
+    def peek(self, e, scope, ctx):
+        """Resolve `e` for its type and errors only: the nodes and binders it makes are dropped
+        (a let's argument is resolved again, with fresh binders, wherever the let reads it)."""
+        uid, names, across = self.uid, len(self.names_used), len(self.across_used)
+        value = self.ex(e, scope, replace(ctx, phase=""), 0)
+        self.uid = uid
+        del self.names_used[names:], self.across_used[across:]
+        return value
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, body, scope, ctx):
+        return tuple(self.stmt(s, scope, ctx) for s in body)
+
+    def stmt(self, s, scope, ctx):
+        rid = self.rule("statement", type(s).__name__, s.tags, s.span) if s.tags else None
+        if isinstance(s, sx.Assign):
+            return self.assign(s, scope, ctx, rid)
+        if isinstance(s, sx.If):
+            branches = tuple((self.want(self.ex(c, scope, ctx, 0), BOOL), self.stmts(b, scope, ctx)) for c, b in s.branches)
+            return T.If(branches, self.stmts(s.otherwise, scope, ctx), rid, s.span)
+        if isinstance(s, sx.ForallStmt):
+            dom, et = self.domain(s.domain, scope, ctx)
+            b = self.binder(s.var, et, s.span, scope)
+            return T.Forall(b, dom, self.stmts(s.body, {**scope, s.var: ("binder", b)}, ctx), rid, s.span)
+        if isinstance(s, sx.OutcomeStmt):
+            if s.kind == "draw":
+                return T.OutcomeStmt("draw", None, rid, s.span)
+            x = self.ex(s.subject, scope, ctx, 0)
+            if x.type not in (ERROR, TEAM):
+                x = self.coerce(x, PLAYER, f"the subject of `{s.kind}`")
+            return T.OutcomeStmt(s.kind, x, rid, s.span)
+        raise AssertionError(s)
+
+    def assign(self, s, scope, ctx, rid):
+        d = self.var_decls.get(s.target)
+        if d is None:
+            self.undefined(s.target, s.span, scope)
+            return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+        if d.is_choice:
+            self.error("E013", f"{s.target} is a choice made before play and never changes", s.span,
+                       "declare it with `var` if the game changes it")
+        ty = self.var_types.get(s.target, ERROR)
+        value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {s.target}")
+        index = None
+        if d.index is not None:
+            if s.index is None:
+                self.error("E012", f"{s.target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
+                           f"assign {s.target}[...]", s.span)
+            else:
+                index = self.coerce(self.ex(s.index, scope, ctx, 0), self.index_type(d), f"the index of {s.target}")
+        elif s.index is not None:
+            self.error("E012", f"{s.target} is a single value; assign it without [...]", s.span)
+        return T.Assign(s.target, index, value, rid, s.span)
+
+    # ------------------------------------------------------------ declarations
+    def const(self, e, what="sizes"):
+        return self.want(self.ex(e, {}, Ctx(const=what), 0), INT)
+
+    def cond(self, e, scope=None, ctx=Ctx()):
+        return self.want(self.ex(e, scope or {}, ctx, 1), BOOL)
+
+    def run(self) -> T.Model:
+        decls = self.decls
+        of = lambda cls: [d for d in decls if isinstance(d, cls)]  # noqa: E731
+        params = []
+        for d in of(sx.ParamDecl):
+            if isinstance(d.values, sx.RangeDomain):
+                vals, is_range = (self.const(d.values.low, "params"), self.const(d.values.high, "params")), True
+            else:
+                vals, is_range = tuple(self.const(x, "params") for x in d.values.expr.items), False
+            params.append(T.ParamInfo(d.name, vals, is_range, d.tags, d.span))
+        players_d = of(sx.PlayersDecl)
+        if not players_d and self.teams_decl is None:
+            self.error("E016", "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
+        players = self.const(players_d[-1].count, "params") if players_d else None
+        td = self.teams_decl
+        team_count = self.const(td.count, "params") if td is not None and td.count is not None else None
+        team_size = self.const(td.size, "params") if td is not None else None
+        # variable types before anything reads a variable
+        for d in self.var_decls.values():
+            self.var_types[d.name] = self.type_of(d)
+        vars_ = tuple(self.var_info(d) for d in self.var_decls.values())
+        actions = tuple(self.action(d) for d in of(sx.ActionDecl))
+        outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)
+        active = None
+        for d in of(sx.ActiveDecl):
+            b = self.binder(d.var, PLAYER, d.span, {})
+            active = T.Active(b, self.cond(d.cond, {d.var: ("binder", b)}), d.tags, d.span)
+        setup = Ctx(play=False)
+        conds = lambda cls, ctx=Ctx(): tuple(T.Condition(d.name, self.cond(d.cond, None, ctx), d.tags, d.span)  # noqa: E731
+                                             for d in of(cls))
+        reachables = []
+        for d in of(sx.ReachableDecl):
+            ps, scope = self.params_of(d.params, {})
+            reachables.append(T.Reachable(d.name, ps, self.cond(d.cond, scope), d.tags, d.span))
+        for d in of(sx.ExpectDecl):
+            if d.kind not in self.kinds:
+                close = difflib.get_close_matches(d.kind, self.kinds, n=1)
+                self.error("E020", f"`{d.kind}` is not a finding kind", d.span,
+                           f"did you mean `{close[0]}`?" if close else "one of: " + ", ".join(self.kinds))
+        winners = of(sx.WinnersDecl)
+        last_side = of(sx.LastSideDecl)
+        for d in of(sx.PrecedenceDecl):
+            if d.winner == d.loser:
+                self.error("E013", f"`precedence {d.winner} over {d.loser}` says nothing", d.span)
+        seating = self.seating
+        return T.Model(
+            path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
+            params=tuple(params), players=players,
+            team_names=td.names if td is not None else None, team_count=team_count, team_size=team_size,
+            seating=seating.kind if seating else "alternate", seating_order=seating.order if seating else (),
+            vars=vars_, actions=actions, outcomes=outcomes,
+            precedence=tuple((d.winner, d.loser) for d in of(sx.PrecedenceDecl)),
+            winners_many=bool(winners and winners[-1].many),
+            last_side_ends=not (last_side and last_side[-1].plays_on),
+            active=active,
+            inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
+            procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
+            reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
+            names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
+
+    def type_of(self, d: sx.VarDecl) -> Ty:
+        t = d.type
+        if isinstance(t, sx.TBool):
+            return BOOL
+        if isinstance(t, sx.TRange):
+            return INT
+        if isinstance(t, sx.TPlayer):
+            return OPT_PLAYER if t.optional else PLAYER
+        if isinstance(t, sx.TTeam):
+            if not self.has_teams:
+                self.error("E013", f"{d.name} has type team but the format has no teams", t.span, "declare `teams ... size ...`")
+                return ERROR
+            return TEAM
+        if isinstance(t, sx.TSet):
+            return PLAYERS
+        if isinstance(t, sx.TEnum):
+            return enum(t.members)
+        raise AssertionError(t)
+
+    def var_info(self, d: sx.VarDecl) -> T.VarInfo:
+        ty = self.var_types[d.name]
+        low = high = None
+        if isinstance(d.type, sx.TRange):
+            low, high = self.const(d.type.low), self.const(d.type.high)
+        index = None
+        scope = {}
+        if d.index is not None:
+            bname, k = d.index
+            ity = self.index_type(d)
+            if k == "team" and not self.has_teams:
+                self.error("E013", f"{d.name} is indexed by team but the format has no teams", d.span,
+                           "declare `teams ... size ...` or index by player")
+                ity = ERROR
+            b = self.binder(bname, ity, d.span, {})
+            scope = {bname: ("binder", b)}
+            if isinstance(k, sx.TRange):
+                index = T.Index("int", b, self.const(k.low), self.const(k.high))
+            elif isinstance(k, sx.TEnum):
+                index = T.Index("enum", b, members=k.members)
+            else:
+                index = T.Index(k, b)
+        init = None
+        if d.init is not None:
+            value = self.ex(d.init, scope, Ctx(init_of=self.var_order[d.name], play=False), 0)
+            init = self.coerce(value, ty, f"the initial value of {d.name}")
+        static = d.is_choice and d.name not in self.dynamic
+        return T.VarInfo(d.name, ty, low, high, index, init, d.tags, d.is_choice, static, d.span)
+
+    def params_of(self, params, scope):
+        out = []
+        scope = dict(scope)
+        for prm in params:
+            dom, et = self.domain(prm.domain, scope, Ctx())
+            b = self.binder(prm.name, et, prm.span, scope)
+            out.append((b, dom))
+            scope[prm.name] = ("binder", b)
+        return tuple(out), scope
+
+    def action(self, d: sx.ActionDecl) -> T.Action:
+        ps, scope = self.params_of(d.params, {})
+        guard = self.cond(d.guard, scope)
+        rid = self.rule("action", d.name, d.tags, d.span)
+        body = self.stmts(d.body, scope, Ctx())
+        return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span)
+
+    def outcome(self, d: sx.OutcomeDecl):
+        scope = {}
+        binder = None
+        if d.subject_kind:
+            if d.subject_kind == "team" and not self.has_teams:
+                self.error("E013", "a team outcome needs teams, and this format has none", d.span, "declare `teams ... size ...`")
+                return None
+            binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
+            scope = {d.var: ("binder", binder)}
+        self.reads_won = False
+        cond = self.cond(d.cond, scope, Ctx(phase=d.kind))
+        rid = self.rule("outcome", d.name, d.tags, d.span)
+        return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
+                             rid, d.tags, d.span)
+
+
+def _pick(entries, args):
+    """The built-in entry whose parameters the argument types fit (a `player?` fits a player)."""
+    for b in entries:
+        ps = b.params
+        if "*" in ps:
+            if len(args) < len(ps) - 1:
+                continue
+        elif len(ps) != len(args):
+            continue
+        ok = True
+        first = args[0].type if args else None
+        for i, a in enumerate(args):
+            p = ps[i] if i < len(ps) and ps[i] != "*" else ps[-2]
+            if p == "set":
+                ok = a.type.kind == "set"
+            elif p == "any":
+                ok = join(first, a.type) is not None
+            else:
+                ok = accepts(p, a.type) in ("", "narrow") and not (a.type.kind == "none" and not p.optional)
+            if not ok:
+                break
+        if ok:
+            return b
+    return None
+
+
+def _dynamic_names(decls, lets) -> set[str]:
+    """Names read by anything that runs during play (lets followed through)."""
+    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.ActiveDecl, sx.ProcedureDecl,
+                                                sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl))]
+    roots += [d.init for d in decls if isinstance(d, sx.VarDecl) and d.init is not None]
+    found: set[str] = set()
+    todo = list(roots)
+    seen_lets: set[str] = set()
+    while todo:
+        node = todo.pop()
+        for n in sx.walk(node):
+            if isinstance(n, sx.Assign):
+                found.add(n.target)
+            name = n.name if isinstance(n, (sx.Name, sx.Index)) else n.func if isinstance(n, sx.Call) else None
+            if name is None:
+                continue
+            found.add(name)
+            if name in lets and name not in seen_lets:
+                seen_lets.add(name)
+                todo.append(lets[name].body)
+    return found

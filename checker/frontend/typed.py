@@ -1,0 +1,440 @@
+"""The typed IR: what the resolve pass makes of a model, and all that the engines read.
+
+Every name is resolved (a variable, a binder with a unique id, a parameter, a player, a team, an
+enumeration member or a built-in from `checker.frontend.builtins`), lets are inlined, every node
+carries its type, and operators are specific (`SetOp` is not `Arith`). The engines therefore
+never look a name up or infer a type; `KINDS` lists the node kinds each engine must handle.
+Spans are kept for diagnostics and findings and are left out of equality.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .syntax import NOSPAN, Span
+from .types import Ty
+
+
+def _span() -> Span:
+    return field(default=NOSPAN, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(frozen=True)
+class Const:
+    value: object  # int, bool, -1 for none, the member's index for an enum
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayerName:
+    name: str  # its seat depends on the instance
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TeamName:
+    name: str
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarRef:
+    name: str
+    index: Expr | None  # for variables with one value per player, team, number or member
+    type: Ty
+    static: bool = False  # a choice made before play that nothing during play reads
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Binder:
+    uid: int  # unique in the model: the engines key bound values by it
+    name: str
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinderRef:
+    uid: int
+    name: str
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Logic:
+    op: str  # and | or | implies
+    left: Expr
+    right: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # == != < <= > >=  (order only on numbers; equality on any two values of one type)
+    left: Expr
+    right: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Arith:
+    op: str  # + - * / %  (/ and % round down, as in Python; by zero is an evaluation error)
+    left: Expr
+    right: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetOp:
+    op: str  # union | diff
+    left: Expr
+    right: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Member:
+    elem: Expr
+    set: Expr
+    negated: bool
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Ite:
+    cond: Expr
+    then: Expr
+    other: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetLit:
+    items: tuple[Expr, ...]  # `none` items add nothing
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RangeDom:
+    low: Expr
+    high: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetDom:
+    set: Expr
+    span: Span = _span()
+
+
+Domain = Union[RangeDom, SetDom]
+
+
+@dataclass(frozen=True)
+class Quant:
+    kind: str  # forall | exists
+    binder: Binder
+    domain: Domain
+    body: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    kind: str  # count | sum | min | max (min and max of nothing are 0)
+    binder: Binder
+    domain: Domain
+    body: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str  # a key of checker.frontend.builtins.BY_KEY
+    args: tuple[Expr, ...]
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Narrow:
+    """A `player?` used where a player is needed: none there is an evaluation error."""
+    operand: Expr
+    type: Ty
+    span: Span = _span()
+
+
+Expr = Union[Const, PlayerName, TeamName, Param, VarRef, BinderRef, Not, Neg, Logic, Compare, Arith, SetOp,
+             Member, Ite, SetLit, Quant, Aggregate, Call, Narrow]
+
+EXPR_KINDS = (Const, PlayerName, TeamName, Param, VarRef, BinderRef, Not, Neg, Logic, Compare, Arith, SetOp,
+              Member, Ite, SetLit, Quant, Aggregate, Call, Narrow)
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True)
+class Assign:
+    var: str
+    index: Expr | None
+    value: Expr
+    rule: int | None  # the model's rule id when the statement is tagged
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If:
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    otherwise: tuple[Stmt, ...]
+    rule: int | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Forall:
+    binder: Binder
+    domain: Domain
+    body: tuple[Stmt, ...]
+    rule: int | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeStmt:
+    kind: str  # lose | win | draw
+    subject: Expr | None  # a player or a team; None for draw
+    rule: int | None
+    span: Span = _span()
+
+
+Stmt = Union[Assign, If, Forall, OutcomeStmt]
+
+STMT_KINDS = (Assign, If, Forall, OutcomeStmt)
+KINDS = EXPR_KINDS + STMT_KINDS
+
+
+def children(node) -> tuple:
+    """The typed nodes directly below `node`, for walks that need no per-kind code."""
+    match node:
+        case Const() | PlayerName() | TeamName() | Param() | BinderRef():
+            return ()
+        case VarRef(index=i):
+            return (i,) if i is not None else ()
+        case Not(operand=x) | Neg(operand=x) | Narrow(operand=x):
+            return (x,)
+        case Logic() | Compare() | Arith() | SetOp():
+            return (node.left, node.right)
+        case Member():
+            return (node.elem, node.set)
+        case Ite():
+            return (node.cond, node.then, node.other)
+        case SetLit() | Call():
+            return tuple(getattr(node, "items", None) or getattr(node, "args", ()))
+        case Quant() | Aggregate():
+            return _domain_children(node.domain) + (node.body,)
+        case Assign():
+            return ((node.index,) if node.index is not None else ()) + (node.value,)
+        case If():
+            return tuple(x for c, body in node.branches for x in (c,) + body) + node.otherwise
+        case Forall():
+            return _domain_children(node.domain) + node.body
+        case OutcomeStmt():
+            return (node.subject,) if node.subject is not None else ()
+        case RangeDom() | SetDom():
+            return _domain_children(node)
+    raise AssertionError(f"not a typed IR node: {node!r}")
+
+
+def _domain_children(d) -> tuple:
+    return (d.low, d.high) if isinstance(d, RangeDom) else (d.set,)
+
+
+def walk(node):
+    """`node` and every typed node below it, depth first, without recursion."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(reversed(n))
+            continue
+        yield n
+        stack.extend(reversed(children(n)))
+
+
+# ---------------------------------------------------------------- a resolved model
+
+@dataclass(frozen=True)
+class Rule:
+    """A declaration or tagged statement that traces cite and dead-rule judges."""
+    kind: str  # action | outcome | statement
+    name: str
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    kind: str  # player | team | int | enum
+    binder: Binder  # names the index inside the variable's initial value
+    low: Expr | None = None  # int ranges: constant bounds
+    high: Expr | None = None
+    members: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VarInfo:
+    name: str
+    type: Ty
+    low: Expr | None  # int variables: constant bounds
+    high: Expr | None
+    index: Index | None
+    init: Expr | None  # None: every value of the type (`any`, or a choice)
+    tags: tuple[str, ...]
+    is_choice: bool
+    static: bool  # a choice only constraints read: Z3 decides it, the explorer never enumerates it
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[tuple[Binder, Domain], ...]
+    guard: Expr
+    body: tuple[Stmt, ...]
+    progress: bool
+    leave: bool
+    rule: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeRule:
+    name: str
+    kind: str  # lose | win | draw
+    subject: str | None  # player | team | None for a draw
+    binder: Binder | None
+    cond: Expr
+    reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step
+    rule: int
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A named condition: init, constraint, invariant, procedure, ends."""
+    name: str
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reachable:
+    name: str
+    params: tuple[tuple[Binder, Domain], ...]
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Active:
+    binder: Binder
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    values: tuple[Expr, ...] | tuple[Expr, Expr]  # a set of constants, or (low, high)
+    is_range: bool
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Model:
+    """One format and reading of a file, resolved and typed; parameters still open."""
+    path: str
+    format: str
+    reading: str
+    spec: object  # the checker.frontend.syntax.SpecFile it came from
+    decls: tuple  # the syntax declarations after formats and readings replaced what they replace
+    params: tuple[ParamInfo, ...]
+    players: Expr | None  # the number of players, if declared
+    team_names: tuple[str, ...] | None  # named teams
+    team_count: Expr | None  # counted teams (A, B, ...)
+    team_size: Expr | None
+    seating: str  # alternate | blocks | list
+    seating_order: tuple[str, ...]
+    vars: tuple[VarInfo, ...]
+    actions: tuple[Action, ...]
+    outcomes: tuple[OutcomeRule, ...]
+    precedence: tuple[tuple[str, str], ...]
+    winners_many: bool
+    last_side_ends: bool  # a game with one side left must be over
+    active: Active | None
+    inits: tuple[Condition, ...]
+    constraints: tuple[Condition, ...]
+    procedures: tuple[Condition, ...]
+    ends: tuple[Condition, ...]
+    invariants: tuple[Condition, ...]
+    reachables: tuple[Reachable, ...]
+    expects: tuple  # checker.frontend.syntax.ExpectDecl
+    rules: tuple[Rule, ...]
+    names_used: tuple[tuple[str, str, Span], ...]  # ("player" | "team", name, where): checked per instance
+    across_used: tuple[Span, ...]  # across() needs an even number of players: checked per instance
+    nbinders: int
+
+    @property
+    def has_teams(self) -> bool:
+        return self.team_names is not None or self.team_count is not None
+
+    @property
+    def name(self) -> str:
+        return model_name(self.path, self.format, self.reading)
+
+
+def model_name(path: str, fmt: str = "", reading: str = "") -> str:
+    """How reports name a model: its file, then its format and reading if it has them."""
+    return path + (f" | {fmt}" if fmt else "") + (f" | reading {reading}" if reading else "")

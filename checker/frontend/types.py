@@ -1,0 +1,79 @@
+"""The value types of the language, as the resolve pass assigns them and every engine reads them.
+
+A type never depends on a parameter's value: `0..N` is `int` here; the bounds of a variable's
+range are expressions the instance evaluates (`checker.frontend.instances`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Ty:
+    kind: str  # bool | int | player | team | enum | set | none
+    optional: bool = False  # `player?`: a player or none
+    members: tuple[str, ...] = ()  # enum members, in declaration order
+    elem: Ty | None = None  # the element type of a set
+
+    def __str__(self) -> str:
+        if self.kind == "player" and self.optional:
+            return "player or none"
+        if self.kind == "enum":
+            return "{" + ", ".join(self.members) + "} value"
+        if self.kind == "set":
+            return f"set of {_plural(self.elem)}"
+        return {"int": "number", "bool": "boolean"}.get(self.kind, self.kind)
+
+
+def _plural(t: Ty | None) -> str:
+    if t is None:
+        return "values"
+    if t.kind == "enum":
+        return "{" + ", ".join(t.members) + "} values"
+    return {"int": "numbers", "player": "players", "team": "teams"}.get(t.kind, str(t) + "s")
+
+
+BOOL = Ty("bool")
+INT = Ty("int")
+PLAYER = Ty("player")
+OPT_PLAYER = Ty("player", optional=True)
+TEAM = Ty("team")
+NONE = Ty("none")  # the type of the literal `none`; becomes `player?` where it meets a player
+PLAYERS = Ty("set", elem=PLAYER)
+TEAMS = Ty("set", elem=TEAM)
+INTS = Ty("set", elem=INT)
+
+
+def enum(members: tuple[str, ...]) -> Ty:
+    return Ty("enum", members=tuple(members))
+
+
+def set_of(elem: Ty) -> Ty:
+    return Ty("set", elem=Ty(elem.kind, members=elem.members))  # a set never holds `none`
+
+
+def is_player(t: Ty) -> bool:
+    return t.kind == "player"
+
+
+def join(a: Ty, b: Ty) -> Ty | None:
+    """The type both values fit in (`if` branches, `==`), or None if they never compare."""
+    if a == b:
+        return a
+    kinds = {a.kind, b.kind}
+    if kinds <= {"player", "none"}:
+        return OPT_PLAYER
+    return None
+
+
+def accepts(target: Ty, value: Ty) -> str:
+    """Can a value of type `value` go where `target` is wanted? "" yes, "narrow" if only at run
+    time (a `player?` where a player is needed: none is then an evaluation error), "no" if never."""
+    if target == value:
+        return ""
+    if target.kind == "player":
+        if value.kind == "none":
+            return "" if target.optional else "no"
+        if value.kind == "player":
+            return "" if target.optional or not value.optional else "narrow"
+    return "no"
