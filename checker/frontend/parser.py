@@ -25,9 +25,10 @@ def _grammar_path() -> Path:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    # cache=True keeps the LALR tables in the temp folder, keyed by the grammar's hash
+    # No cache=True: lark would unpickle a predictably named file in the shared temp folder, which
+    # anyone can plant. Building the tables takes about 0.2 s, once per process; not worth a cache.
     return Lark(_grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=True)
+                propagate_positions=True, maybe_placeholders=True)
 
 
 def _span(file: str, meta) -> ir.Span:
