@@ -5,14 +5,17 @@ numbers and invalid UTF-8 refused with a located error instead of an internal on
 import os
 import pickle
 import re
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from checker.cli import main
-from checker.frontend import parser
-from checker.frontend.diagnostics import Diagnostic, SpecError, render
+from checker.frontend import includes, parser
+from checker.frontend.diagnostics import CODES, Diagnostic, SpecError, render
 from checker.frontend.syntax import Span
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -115,3 +118,184 @@ def test_the_renderer_shows_no_control_characters_and_cuts_long_lines():
         parser.parse_text("players 2\n# \x1b[2J\x0c\nx\n", "ctl2.rw")  # \x0c must not count as a line break
     (d,) = exc.value.diagnostics
     assert d.span.line == 3 and "\x1b" not in render(d) and "    3 | x" in render(d)
+
+
+# ---------------------------------------------------------------- includes stay in the tree
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/proc/self/environ", "/dev/zero", "ABSOLUTE_SECRET"])
+def test_an_absolute_include_is_refused_at_the_include(capsys, tree, target):
+    if target == "ABSOLUTE_SECRET":
+        target = str(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree(target))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "absolute path" in text
+    assert SECRET not in text and "root:" not in text
+
+
+@pytest.mark.parametrize("target", ["../../x", "../../outside/secret.rwi", "sub/../../../x"])
+def test_an_include_climbing_out_of_the_tree_is_refused(capsys, tree, target):
+    code, text = check(capsys, tree(target))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "leads outside the folder tree" in text
+    assert SECRET not in text
+
+
+def test_an_include_through_a_symlink_leading_outside_is_refused(capsys, tree):
+    (tree.specs / "rules.rwi").symlink_to(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree("rules.rwi"))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "through a symlink" in text
+    assert SECRET not in text
+
+
+def test_a_symlink_to_a_device_inside_the_tree_is_never_read(capsys, tree):
+    (tree.specs / "zero.rwi").symlink_to("/dev/zero")
+    code, text = check(capsys, tree("zero.rwi"))
+    assert code == 2 and located(text, "E004") == "main.rw:2:1"
+
+
+def test_an_include_of_a_named_pipe_is_refused_without_blocking(tree):
+    os.mkfifo(tree.specs / "pipe.rwi")
+    main_rw = tree("pipe.rwi")
+    # a subprocess with a timeout: opening a pipe for reading would block until a writer comes
+    r = subprocess.run([sys.executable, "-m", "checker", "check", str(main_rw)], capture_output=True, text=True,
+                       timeout=20)
+    assert r.returncode == 2
+    assert located(r.stdout + r.stderr, "E004") == "main.rw:2:1"
+    assert "not a regular file (a named pipe)" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
+def test_a_spec_named_on_the_command_line_must_be_a_regular_file(tmp_path, kind):
+    if kind == "fifo":
+        target = tmp_path / "spec.rw"
+        os.mkfifo(target)
+    elif kind == "folder":
+        target = tmp_path / "spec.rw"
+        target.mkdir()
+    else:
+        target = Path(kind)
+    commands = ["graph"] if kind == "folder" else ["check", "graph", "coverage"]  # check walks a folder
+    for command in commands:
+        args = [command, str(target)]
+        r = subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, timeout=20)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "error[E004]" in r.stdout + r.stderr and "not a regular file" in r.stdout + r.stderr
+        assert "internal error" not in r.stdout + r.stderr
+
+
+def test_a_symlink_include_loop_is_reported_at_the_include(capsys, tmp_path):
+    # R17: R17_loop.rwi is a symlink to itself (made here, not kept in git)
+    spec = tmp_path / "R17_symlink_include_loop.rw"
+    shutil.copy(HOSTILE / spec.name, spec)
+    (tmp_path / "R17_loop.rwi").symlink_to("R17_loop.rwi")
+    code, text = check(capsys, spec)
+    assert code == 2
+    assert located(text, "E003") == "R17_symlink_include_loop.rw:1:1"
+    assert "symlink loop" in text
+
+
+def test_a_spec_that_is_a_symlink_loop_is_reported(capsys, tmp_path):
+    (tmp_path / "loop.rw").symlink_to("loop.rw")
+    code, text = check(capsys, tmp_path / "loop.rw")
+    assert code == 2 and "error[E002]" in text and "symlink loop" in text
+
+
+def test_a_file_including_itself_through_another_is_a_cycle(capsys, tmp_path):
+    (tmp_path / "a.rw").write_text('players 2\ninclude "b.rwi"\n')
+    (tmp_path / "b.rwi").write_text('\ninclude "a.rw"\n')
+    code, text = check(capsys, tmp_path / "a.rw")
+    assert code == 2 and located(text, "E003") == "b.rwi:2:1" and "includes itself" in text
+
+
+def test_includes_inside_the_tree_still_work(capsys, tree):
+    parts = tree.specs / "parts"
+    parts.mkdir()
+    (parts / "vars.rwi").write_text('var x: 0..1 = 0\ninclude "../common.rwi"\n')  # ".." that stays inside
+    (tree.specs / "common.rwi").write_text("action tick when x == 0 do x := 1; end\n")
+    spec = parser.parse_file(tree("parts/vars.rwi"))
+    assert {type(d).__name__ for d in spec.decls} >= {"VarDecl", "ActionDecl"}
+    assert [Path(p).name for p in spec.includes] == ["vars.rwi", "common.rwi"]
+    code, text = check(capsys, tree.specs / "main.rw")
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_a_symlink_that_stays_inside_the_tree_is_followed(capsys, tree):
+    (tree.specs / "parts").mkdir()
+    (tree.specs / "parts" / "all.rwi").write_text("var x: 0..1 = 0\naction tick when x == 0 do x := 1; end\n")
+    (tree.specs / "alias.rwi").symlink_to("parts/all.rwi")
+    code, text = check(capsys, tree("alias.rwi"))
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_include_root_widens_the_tree(capsys, tree):
+    (tree.tmp / "proj" / "shared.rwi").write_text("var x: 0..1 = 0\n")
+    main_rw = tree("../shared.rwi")
+    code, text = check(capsys, main_rw)
+    assert code == 2 and "leads outside the folder tree" in text
+    code, text = check(capsys, "--include-root", tree.tmp / "proj", main_rw)
+    assert code in (0, 1) and "error[E0" not in text
+    assert main(["coverage", "--include-root", str(tree.tmp / "proj"), str(main_rw)]) in (0, 1)
+    assert "leads outside" not in capsys.readouterr().err
+
+
+def test_include_root_must_be_a_folder(capsys, tree):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--include-root", str(tree.tmp / "x"), str(tree("a.rwi"))])
+    assert exc.value.code == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_a_walked_folder_is_the_root_of_the_specs_found_in_it(capsys, tree):
+    (tree.specs / "ok.rw").write_text("players 2\nvar x: 0..1 = 0\naction a when x == 0 do x := 1; end\n")
+    (tree.specs / "evil.rw").symlink_to(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree.specs)
+    assert code == 2
+    assert "evil.rw:0:0: error[E004]" in text and "through a symlink" in text
+    assert SECRET not in text
+    assert "ok.rw" in text  # the good spec is still checked
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(capsys, tree):
+    with open(tree.specs / "big.rwi", "wb") as fh:
+        fh.truncate(includes.MAX_FILE_BYTES + 1)  # sparse: nothing is written
+    code, text = check(capsys, tree("big.rwi"))
+    assert code == 2 and located(text, "E004") == "main.rw:2:1" and "larger than 1 MiB" in text
+
+
+def test_an_include_fan_out_stops_at_the_file_limit(capsys, tmp_path):
+    # each file includes the next twice: 2^10 inclusions from 11 small files
+    for k in range(10):
+        (tmp_path / f"f{k}.rwi").write_text(f'include "f{k + 1}.rwi"\ninclude "f{k + 1}.rwi"\n')
+    (tmp_path / "f10.rwi").write_text("\n")
+    (tmp_path / "main.rw").write_text('players 2\ninclude "f0.rwi"\n')
+    code, text = check(capsys, tmp_path / "main.rw")
+    assert code == 2 and "error[E004]" in text and f"limit of {includes.MAX_SPEC_FILES} files" in text
+
+
+# ---------------------------------------------------------------- the reproducers of issue 8
+
+@pytest.mark.parametrize("name, code, where", [
+    ("R18_invalid_utf8.rw", "E005", "2:1"),
+])
+def test_each_reproducer_gives_a_located_error(capsys, name, code, where):
+    exit_code, text = check(capsys, HOSTILE / name)
+    assert exit_code == 2
+    assert located(text, code).startswith(f"{name}:{where}")
+
+
+def test_invalid_utf8_is_located_in_characters_in_an_included_file(capsys, tmp_path):
+    (tmp_path / "main.rw").write_text('players 2\ninclude "part.rwi"\n')
+    (tmp_path / "part.rwi").write_bytes("var x: bool\n# é ü \xff\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    code, text = check(capsys, tmp_path / "main.rw")
+    assert code == 2 and located(text, "E005") == "part.rwi:2:7" and "0xff" in text
+
+
+def test_every_code_in_the_table_is_used():
+    root = Path(__file__).resolve().parent.parent / "checker"
+    source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "diagnostics.py")
+    assert {"E004", "E005"} <= set(CODES)
+    assert [code for code in CODES if f'"{code}"' not in source] == []

@@ -14,6 +14,8 @@ CODES: dict[str, str] = {
     "E001": "syntax error",
     "E002": "file cannot be read",
     "E003": "include cycle or missing include",
+    "E004": "file refused: outside the folder tree, not a regular file, or too large",
+    "E005": "file is not valid UTF-8",
     "E010": "undefined name",
     "E011": "name defined twice",
     "E012": "wrong number or kind of arguments",
