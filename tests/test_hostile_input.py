@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from checker.cli import main
-from checker.frontend import includes, parser
+from checker.frontend import grammar, includes, parser
 from checker.frontend.diagnostics import CODES, Diagnostic, SpecError, render
 from checker.frontend.syntax import Span
 
@@ -279,12 +279,41 @@ def test_an_include_fan_out_stops_at_the_file_limit(capsys, tmp_path):
 # ---------------------------------------------------------------- the reproducers of issue 8
 
 @pytest.mark.parametrize("name, code, where", [
+    ("R15_number_over_4300_digits.rw", "E007", "2:11"),
+    ("R16a_deep_not_nesting.rw", "E006", "3:410"),
+    ("R16b_deep_if_nesting.rw", "E006", "3:"),
     ("R18_invalid_utf8.rw", "E005", "2:1"),
 ])
 def test_each_reproducer_gives_a_located_error(capsys, name, code, where):
     exit_code, text = check(capsys, HOSTILE / name)
     assert exit_code == 2
     assert located(text, code).startswith(f"{name}:{where}")
+
+
+def test_a_600_term_sum_is_refused_with_a_hint(capsys, tmp_path):
+    spec = tmp_path / "sum.rw"
+    spec.write_text("players 2\nvar x: 0..1 = 0\ninvariant i: " + " + ".join(["x"] * 600) + " >= 0\n")
+    code, text = check(capsys, spec)
+    assert code == 2 and located(text, "E006") == "sum.rw:3:14"
+    assert "a chain of 600" in text and "`let`" in text
+
+
+def test_the_same_sum_split_into_lets_is_checked(capsys, tmp_path):
+    lets = "".join(f"let s{k} = " + " + ".join(["x"] * 90) + "\n" for k in range(7))
+    spec = tmp_path / "lets.rw"
+    spec.write_text("players 2\nvar x: 0..1 = 0\n" + lets + "invariant i: " + " + ".join(f"s{k}" for k in range(7))
+                    + " >= 0\naction a when x == 0 do x := 1; end\n")
+    code, text = check(capsys, spec)
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_numbers_up_to_18_digits_parse_and_longer_ones_are_refused():
+    (item,) = parser.parse_text("players " + "9" * 18, "n.rw")
+    assert item.count.value == 10**18 - 1
+    with pytest.raises(SpecError) as exc:
+        parser.parse_text("players " + "0" * 19, "n.rw")
+    (d,) = exc.value.diagnostics
+    assert (d.code, d.span.line, d.span.col, d.span.end_col) == ("E007", 1, 9, 28)
 
 
 def test_invalid_utf8_is_located_in_characters_in_an_included_file(capsys, tmp_path):
@@ -294,8 +323,72 @@ def test_invalid_utf8_is_located_in_characters_in_an_included_file(capsys, tmp_p
     assert code == 2 and located(text, "E005") == "part.rwi:2:7" and "0xff" in text
 
 
+_H = "players 2\nvar x: 0..1 = 0\nvar b: bool = false\nvar t: player = P1\naction go when x == 0 do x := 1; end\n"
+SHAPES = {
+    "not": lambda n: _H + "invariant i: " + "not " * n + "b or true\n",
+    "minus": lambda n: _H + "invariant i: " + "- " * n + "x <= 1 or true\n",
+    "if statement": lambda n: _H + "action a do " + "if true then " * n + "x := 1;" + " end" * n + " end\n",
+    "if expression": lambda n: _H + "invariant i: " + "if b then " * n + "b" + " else true end" * n + "\n",
+    "implies": lambda n: _H + "invariant i: " + "b implies " * n + "true\n",
+    "quantifier": lambda n: _H + "invariant i: " + "".join(f"forall p{k} in 0..0: " for k in range(n)) + "true\n",
+    "aggregate": lambda n: _H + "invariant i: " + "sum(k in 0..0: " * n + "1" + ")" * n + " > 0\n",
+    "sum": lambda n: _H + "invariant i: " + "x + " * n + "x >= 0\n",
+    "and": lambda n: _H + "invariant i: " + "b and " * n + "b or true\n",
+    "call": lambda n: _H + "invariant i: " + "next(" * n + "t" + ")" * n + " == t or true\n",
+    "forall": lambda n: _H + "action a do " + "".join(f"forall p{k} in 0..0 do " for k in range(n)) + "x := 1;"
+                        + " end" * n + " end\n",
+}
+
+
+def _accepted(text: str) -> bool:
+    try:
+        parser.parse_text(text, "deep.rw")
+        return True
+    except SpecError as exc:
+        assert [d.code for d in exc.diagnostics] == ["E006"]
+        return False
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_deepest_accepted_nesting_runs_through_every_check(capsys, tmp_path, shape):
+    # the limit is there so no later pass (Transformer, checks, compilation, Z3) meets
+    # RecursionError: the deepest spec of each shape that is accepted must check cleanly
+    make = SHAPES[shape]
+    n = next(n for n in range(grammar.MAX_DEPTH + 1, 0, -1) if _accepted(make(n)))
+    assert n >= grammar.MAX_DEPTH - 5
+    assert not _accepted(make(n + 1))
+    spec = tmp_path / "deep.rw"
+    spec.write_text(make(n))
+    code = main(["check", str(spec)])
+    out = capsys.readouterr()
+    assert code in (0, 1, 3), out.out + out.err
+    assert "internal error" not in out.err and "error[E0" not in out.out
+
+
+def test_no_bundled_spec_comes_near_the_nesting_limit():
+    from lark import Tree
+    from checker.frontend.grammar import _levels
+    root = Path(__file__).resolve().parent.parent
+    files = [p for p in [*root.glob("spec/*.rw*"), *root.glob("tests/**/*.rw*"), *root.glob("counterexamples/**/*.rw*")]
+             if "hostile" not in p.parts and p.is_file()]
+    deepest = 0
+    for path in files:
+        try:
+            tree = parser._lark().parse(path.read_text(encoding="utf-8"))
+        except Exception:  # the fixtures of syntax errors
+            continue
+        stack = [(tree, -1)]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, Tree):
+                depth += _levels(node)
+                deepest = max(deepest, depth)
+                stack.extend((c, depth) for c in node.children)
+    assert 5 < deepest <= grammar.MAX_DEPTH // 2
+
+
 def test_every_code_in_the_table_is_used():
     root = Path(__file__).resolve().parent.parent / "checker"
     source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "diagnostics.py")
-    assert {"E004", "E005"} <= set(CODES)
+    assert {"E004", "E005", "E006", "E007"} <= set(CODES)
     assert [code for code in CODES if f'"{code}"' not in source] == []

@@ -16,6 +16,8 @@ CODES: dict[str, str] = {
     "E003": "include cycle or missing include",
     "E004": "file refused: outside the folder tree, not a regular file, or too large",
     "E005": "file is not valid UTF-8",
+    "E006": "nested too deeply",
+    "E007": "number too large",
     "E010": "undefined name",
     "E011": "name defined twice",
     "E012": "wrong number or kind of arguments",

@@ -13,6 +13,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import syntax as ir
 from .diagnostics import Diagnostic, SpecError, remember_source
+from .grammar import check_tree
 from .includes import SpecTree
 
 
@@ -596,6 +597,7 @@ def parse_text(text: str, file: str) -> list:
         tok = getattr(exc, "token", None)
         width = len(str(tok)) if tok is not None and getattr(tok, "type", "") != "$END" else 1
         raise SpecError(Diagnostic("E001", message, ir.Span(file, line, col, line, col + max(width, 1)), hint))
+    check_tree(tree, file)  # the Transformer below recurses once per level, and int() has a digit limit
     try:
         return ToIR(file).transform(tree)
     except VisitError as exc:  # a transformer bug must still not become a traceback for the user
