@@ -40,17 +40,32 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
+    _include_root(c)
 
     g = sub.add_parser("graph", help="print an instance's state graph as DOT")
     g.add_argument("spec")
     g.add_argument("--instance", default="", help="substring of the instance label (default: the first)")
     g.add_argument("--max-states", type=int, default=5_000)
+    _include_root(g)
 
     v = sub.add_parser("coverage", help="per document: formalized, out of scope and missing rule ids")
     v.add_argument("paths", nargs="+")
+    _include_root(v)
 
     sub.add_parser("kinds", help="list the finding kinds")
     return p
+
+
+def _include_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--include-root", metavar="DIR", type=_folder,
+                   help="the folder tree specs and their includes must stay in (default: the folder of "
+                        "each file named, or the folder walked)")
+
+
+def _folder(text: str) -> str:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"not a folder: {text}")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +101,8 @@ def cmd_check(args) -> int:
     from . import engine
     from .outputs import report
 
-    res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay)
+    res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay,
+                       include_root=args.include_root)
     if args.format == "json":
         sys.stdout.write(report.as_json(res, args.stats))
     elif args.format == "sarif":
@@ -116,7 +132,9 @@ def cmd_graph(args) -> int:
     from .explicit.machine import Machine
 
     res = engine.Result()
-    plans = engine.front_end([args.spec], res)
+    root = Path(args.include_root) if args.include_root else Path(args.spec).parent
+    plan = engine.front_end_file(args.spec, root, res)
+    plans = [plan] if plan is not None else []
     if res.diagnostics:
         raise SpecError(res.diagnostics)
     insts = [i for plan in plans for i in plan.instances if args.instance in i.label]
@@ -159,11 +177,11 @@ def cmd_coverage(args) -> int:
     from .engine import collect_files
     from .frontend.parser import parse_file
 
-    files, diags = collect_files(args.paths)
+    files, diags = collect_files(args.paths, args.include_root)
     if diags:
         print(render_all(diags), file=sys.stderr)
         return EXIT_BAD_INPUT
-    specs = [parse_file(f) for f in files]
+    specs = [parse_file(f, root) for f, root in files]
     covs = cov.coverage(specs)
     print(cov.render(covs))
     return EXIT_FINDINGS if any(c.missing for c in covs) else EXIT_CLEAN

@@ -73,18 +73,23 @@ class Result:
         return 0
 
 
-def collect_files(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
+def collect_files(paths: list[str], include_root: str | None = None) -> tuple[list[tuple[str, Path]], list[Diagnostic]]:
+    """(spec file, the folder tree it and its includes must stay in) for each spec named or found.
+
+    A file named on the command line is rooted at its own folder, one found by walking a folder
+    at that folder; `include_root` replaces both.
+    """
     files, diags = [], []
     for p in paths:
         path = Path(p)
         if path.is_dir():
             found = sorted(str(f) for f in path.rglob("*.rw"))
-            files.extend(found)
+            files.extend((f, Path(include_root or path)) for f in found)
             if not found:
                 diags.append(Diagnostic("E002", f"no spec files (*.rw) in {p}", ir.Span(p, 0, 0, 0, 0),
                                         "give spec files or folders that contain them"))
-        elif path.exists():
-            files.append(str(path))
+        elif path.exists() or path.is_symlink():  # a dangling or looping symlink: parse_file says which
+            files.append((str(path), Path(include_root or path.parent)))
         else:
             diags.append(Diagnostic("E002", f"no such file or folder: {p}", ir.Span(p, 0, 0, 0, 0),
                                     "give spec files (*.rw) or folders that contain them"))
@@ -98,35 +103,38 @@ class Plan:
     instances: list[Instance]
 
 
-def front_end(paths: list[str], res: Result) -> list[Plan]:
+def front_end(paths: list[str], res: Result, include_root: str | None = None) -> list[Plan]:
     """Parse, resolve and instantiate everything; errors go to res.diagnostics, all of them."""
-    files, diags = collect_files(paths)
+    files, diags = collect_files(paths, include_root)
     res.diagnostics.extend(diags)
-    res.files = files
-    plans = []
-    for path in files:
-        try:
-            spec = parse_file(path)
-        except SpecError as exc:
-            res.diagnostics.extend(exc.diagnostics)
-            continue
-        res.specs.append(spec)
-        models, diags = resolve_spec(spec, KINDS)
-        res.diagnostics.extend(diags)
-        instances: list[Instance] = []
-        if not diags:
-            for m in models:
-                insts, more = instantiate(m)
-                res.diagnostics.extend(more)
-                instances.extend(insts)
-        plans.append(Plan(spec, instances))
-    return plans
+    res.files = [f for f, _ in files]
+    plans = [front_end_file(path, root, res) for path, root in files]
+    return [p for p in plans if p is not None]
+
+
+def front_end_file(path: str, root, res: Result) -> Plan | None:
+    """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics."""
+    try:
+        spec = parse_file(path, root)
+    except SpecError as exc:
+        res.diagnostics.extend(exc.diagnostics)
+        return None
+    res.specs.append(spec)
+    models, diags = resolve_spec(spec, KINDS)
+    res.diagnostics.extend(diags)
+    instances: list[Instance] = []
+    if not diags:
+        for m in models:
+            insts, more = instantiate(m)
+            res.diagnostics.extend(more)
+            instances.extend(insts)
+    return Plan(spec, instances)
 
 
 def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
-          graphs: dict | None = None) -> Result:
+          graphs: dict | None = None, include_root: str | None = None) -> Result:
     res = Result()
-    plans = front_end(paths, res)
+    plans = front_end(paths, res, include_root)
     if res.diagnostics:
         return res  # every static error at once, before anything is explored
     for plan in plans:

@@ -7,7 +7,6 @@ line and carets under the span; it never raises, whatever the span says.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from .syntax import Span
 
@@ -15,6 +14,10 @@ CODES: dict[str, str] = {
     "E001": "syntax error",
     "E002": "file cannot be read",
     "E003": "include cycle or missing include",
+    "E004": "file refused: outside the folder tree, not a regular file, or too large",
+    "E005": "file is not valid UTF-8",
+    "E006": "nested too deeply",
+    "E007": "number too large",
     "E010": "undefined name",
     "E011": "name defined twice",
     "E012": "wrong number or kind of arguments",
@@ -45,24 +48,27 @@ class SpecError(Exception):
         super().__init__("; ".join(d.message for d in self.diagnostics))
 
 
+# Only text the parser read and accepted (it is in the spec's folder tree) is ever shown: the
+# renderer never reads a file itself, or a span naming /etc/shadow would print a line of it.
 _source_cache: dict[str, list[str]] = {}
 
 
 def remember_source(path: str, text: str) -> None:
-    _source_cache[path] = text.splitlines()
+    # split on "\n" alone, as lark counts lines: splitlines() would also split at \f, \x1c or
+    # U+2028 and show the wrong line under a diagnostic
+    _source_cache[path] = [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def source_line(span: Span) -> str | None:
     lines = _source_cache.get(span.file)
     if lines is None:
-        try:
-            lines = Path(span.file).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            return None
-        _source_cache[span.file] = lines
+        return None
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     return None
+
+
+SHOWN_COLUMNS = 120  # of a source line; a longer one (a 1 MiB line, say) is cut around the span
 
 
 def caret_block(span: Span) -> str:
@@ -77,20 +83,37 @@ def caret_block(span: Span) -> str:
         else:
             width = max(len(text) - start, 1)
         width = max(1, min(width, max(len(text) - start, 1)))
+        text, start, width = _window(text, start, width)
         gutter = f"{span.line:>5} | "
-        return f"{gutter}{text}\n{' ' * len(gutter)}{' ' * start}{'^' * width}"
+        return f"{gutter}{printable(text)}\n{' ' * len(gutter)}{' ' * start}{'^' * width}"
     except Exception:  # the renderer must never be the thing that fails
         return ""
 
 
+def _window(text: str, start: int, width: int) -> tuple[str, int, int]:
+    """The part of a long line around the span: (text shown, caret start, caret width)."""
+    if len(text) <= SHOWN_COLUMNS:
+        return text, start, width
+    lo = max(0, min(start - 20, len(text) - SHOWN_COLUMNS))
+    hi = lo + SHOWN_COLUMNS
+    shown = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
+    return shown, start - lo + (3 if lo else 0), max(1, min(width, hi - start))
+
+
+def printable(text: str) -> str:
+    """`text` with control characters made visible, one column each, so a spec cannot send
+    escape sequences to the terminal and the carets stay aligned."""
+    return "".join(c if c == "\t" or c.isprintable() else "\ufffd" for c in text)
+
+
 def render(d: Diagnostic, max_list: int = 0) -> str:
-    head = f"{d.span}: {d.severity}[{d.code}]: {d.message}" + (f" (in {d.context})" if d.context else "")
+    head = f"{d.span}: {d.severity}[{d.code}]: {printable(d.message)}" + (f" (in {printable(d.context)})" if d.context else "")
     parts = [head]
     block = caret_block(d.span)
     if block:
         parts.append(block)
     if d.hint:
-        parts.append(f"      = hint: {d.hint}")
+        parts.append(f"      = hint: {printable(d.hint)}")
     return "\n".join(parts)
 
 

@@ -13,6 +13,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import syntax as ir
 from .diagnostics import Diagnostic, SpecError, remember_source
+from .grammar import check_tree
+from .includes import SpecTree
 
 
 def _grammar_path() -> Path:
@@ -25,9 +27,10 @@ def _grammar_path() -> Path:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    # cache=True keeps the LALR tables in the temp folder, keyed by the grammar's hash
+    # No cache=True: lark would unpickle a predictably named file in the shared temp folder, which
+    # anyone can plant. Building the tables takes about 0.2 s, once per process; not worth a cache.
     return Lark(_grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=True)
+                propagate_positions=True, maybe_placeholders=True)
 
 
 def _span(file: str, meta) -> ir.Span:
@@ -599,6 +602,7 @@ def parse_text(text: str, file: str) -> list:
         tok = getattr(exc, "token", None)
         width = len(str(tok)) if tok is not None and getattr(tok, "type", "") != "$END" else 1
         raise SpecError(Diagnostic("E001", message, ir.Span(file, line, col, line, col + max(width, 1)), hint))
+    check_tree(tree, file)  # the Transformer below recurses once per level, and int() has a digit limit
     try:
         return ToIR(file).transform(tree)
     except VisitError as exc:  # a transformer bug must still not become a traceback for the user
@@ -606,15 +610,19 @@ def parse_text(text: str, file: str) -> list:
                                    "this is a rulewright bug; please report it with the spec")) from exc
 
 
-def parse_file(path: str | Path, _stack: tuple[str, ...] = ()) -> ir.SpecFile:
-    """Parse a spec file, splicing in its includes (resolved relative to the including file)."""
+def parse_file(path: str | Path, root: str | Path | None = None) -> ir.SpecFile:
+    """Parse a spec file, splicing in its includes (resolved relative to the including file).
+
+    The file and its includes must lie in the folder tree `root` (default: the file's folder);
+    see `includes` for what is refused and why.
+    """
     p = Path(path)
-    shown = str(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(Diagnostic("E002", f"cannot read {shown}: {exc.__class__.__name__}", ir.Span(shown, 0, 0, 0, 0),
-                                   "check the path and that the file is UTF-8 text"))
+    files = SpecTree(p.parent if root is None else root)
+    text, real = files.read(p, str(path))
+    return _parse_spec(p, str(path), text, (real,), files)
+
+
+def _parse_spec(p: Path, shown: str, text: str, stack: tuple[str, ...], files: SpecTree) -> ir.SpecFile:
     items = parse_text(text, shown)
     title, document = p.stem, ""
     ids: list[ir.DocId] = []
@@ -629,13 +637,9 @@ def parse_file(path: str | Path, _stack: tuple[str, ...] = ()) -> ir.SpecFile:
             ids.extend(item[1])
         elif isinstance(item, tuple) and item[0] == "include":
             _, rel, span = item
-            target = (p.parent / rel)
-            key = str(target.resolve())
-            if key in _stack or not target.exists():
-                why = "includes itself" if key in _stack else "does not exist"
-                raise SpecError(Diagnostic("E003", f"include {rel!r} {why}", span,
-                                           "includes are resolved relative to the including file"))
-            sub = parse_file(str(target) if not Path(rel).is_absolute() else rel, _stack + (str(p.resolve()),))
+            target = files.include_path(p, rel, span)
+            sub_text, real = files.read(target, str(target), (rel, span), stack)
+            sub = _parse_spec(target, str(target), sub_text, stack + (real,), files)
             includes.append(sub.path)
             includes.extend(sub.includes)
             ids.extend(sub.ids)

@@ -158,7 +158,7 @@ class Resolver:
         hidden = ("team" if self.player_or_team(name) == "team" else "player" if self.player_or_team(name) == "player"
                   else "variable" if name in self.var_decls else "parameter" if name in self.params
                   else "enumeration member" if name in self.enum_of_member else "let" if name in self.lets
-                  else "bound name" if name in scope else None)
+                  else None)  # an inner binder may reuse an outer one's name: the inner one is meant there
         if hidden:
             self.error("E011", f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
                        f"use a fresh name and compare it, e.g. `t == {name}`" if hidden in ("team", "player")

@@ -1,0 +1,82 @@
+"""Limits on a parse tree, checked before anything recursive walks it.
+
+Lark's LALR parser is iterative, but its Transformer (and every pass over the IR after it)
+recurses once or more per level of nesting, so 500 nested `not` end in RecursionError. The
+tree is therefore measured here, with an explicit stack, right after parsing: nesting deeper
+than `MAX_DEPTH` and numbers longer than `MAX_DIGITS` are refused with a located diagnostic.
+"""
+from __future__ import annotations
+
+from lark import Token, Tree
+
+from .diagnostics import Diagnostic, SpecError
+from .syntax import Span
+
+# Levels below a top-level item (the declaration is level 1). The bundled specs nest at most
+# 13 deep; 100 leaves them room and keeps every later recursive pass (the Transformer, type
+# checks, compilation to closures, the Z3 encoding: a few frames per level each) far below
+# Python's recursion limit of 1000.
+MAX_DEPTH = 100
+
+# 18 digits always fit in a signed 64-bit integer, and stay far below int()'s 4300-digit limit.
+MAX_DIGITS = 18
+
+# The Transformer folds these flat lists of operands into left-deep chains of binary nodes,
+# so `a + b + c` nests one level per operator in the IR although it is one node here.
+_CHAINS = {"sum": "+/-", "product": "*, / or %", "conjunction": "and", "disjunction": "or"}
+
+
+def check_tree(tree: Tree, file: str) -> None:
+    """Refuse the first (in reading order) node nested too deep, or number too long."""
+    stack: list[tuple[object, int, Span]] = [(tree, -1, Span(file, 1, 1, 1, 2))]
+    while stack:
+        node, depth, near = stack.pop()
+        if isinstance(node, Token):
+            if node.type == "NUMBER" and len(node) > MAX_DIGITS:
+                raise SpecError(_too_long(node, file))
+            continue
+        if not isinstance(node, Tree):  # None placeholders for absent optional parts
+            continue
+        here = _span(node, file) or near
+        depth += _levels(node)
+        if depth > MAX_DEPTH:
+            raise SpecError(_too_deep(node, here))
+        stack.extend((child, depth, here) for child in reversed(node.children))
+
+
+def _levels(node: Tree) -> int:
+    """How many levels of the IR this node becomes (a chain of k operands becomes k-1)."""
+    if node.data in _CHAINS:
+        return max(1, _operands(node) - 1)
+    return 1
+
+
+def _operands(node: Tree) -> int:
+    return sum(1 for c in node.children if isinstance(c, Tree))
+
+
+def _span(node: Tree, file: str) -> Span | None:
+    meta = node.meta
+    if getattr(meta, "empty", True) or not hasattr(meta, "line"):
+        return None
+    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _too_deep(node: Tree, at: Span) -> Diagnostic:
+    if node.data in _CHAINS:
+        message = (f"a chain of {_operands(node)} `{_CHAINS[node.data]}` terms nests deeper than "
+                   f"{MAX_DEPTH} levels")
+        hint = (f"each operator is one level: put groups of fewer than {MAX_DEPTH} terms in separate "
+                f"`let`s and add those up in one expression")
+    else:
+        message = f"nesting deeper than {MAX_DEPTH} levels"
+        hint = (f"rulewright reads at most {MAX_DEPTH} levels of nested expressions and statements; "
+                f"name inner parts with `let`, or flatten nested `if`s with `elif`")
+    return Diagnostic("E006", message, at, hint)
+
+
+def _too_long(tok: Token, file: str) -> Diagnostic:
+    end = tok.end_column if tok.end_line == tok.line and tok.end_column else tok.column + len(tok)
+    return Diagnostic("E007", f"number too large: {len(tok)} digits (at most {MAX_DIGITS})",
+                      Span(file, tok.line, tok.column, tok.line, end),
+                      "rulewright works with numbers below 10^18")

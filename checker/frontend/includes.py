@@ -1,0 +1,158 @@
+"""Reading spec files whose content, and whose includes, may be hostile.
+
+A spec and everything it includes must lie inside one folder tree, its root: the folder of a
+file named on the command line, the folder given when a folder is walked, or `--include-root`.
+Symlinks are followed, but only to files inside the root. Only regular files are read, at most
+`MAX_FILE_BYTES` each, and all the checks are made with `os.stat` before anything is opened,
+so a named pipe never blocks and `/dev/zero` is never read. Because nothing outside the root is
+ever read, no diagnostic can echo a line of it. One spec with all its includes may read at most
+`MAX_SPEC_FILES` files and `MAX_SPEC_BYTES` bytes: a file that includes another twice, which
+includes another twice, ... would otherwise multiply.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from .diagnostics import Diagnostic, SpecError, remember_source
+from .syntax import Span
+
+MAX_FILE_BYTES = 1 << 20   # 1 MiB; the largest bundled spec is about 60 KiB
+MAX_SPEC_BYTES = 4 << 20   # one spec with all its includes
+MAX_SPEC_FILES = 100
+
+_HINT = "includes name a file by a path relative to the including file, inside the folder tree being checked"
+
+
+class SpecTree:
+    """The root one spec's files must lie in, and how much reading them has used so far."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.real_root = os.path.realpath(self.root)
+        self.files = 0
+        self.bytes = 0
+
+    def include_path(self, including: Path, rel: str, at: Span) -> Path:
+        """The file an `include` names; absolute paths are refused outright (they are never portable)."""
+        if "\x00" in rel:
+            raise _refuse("E004", f"include {rel!r} contains a NUL character", at, _HINT)
+        if os.path.isabs(rel):
+            raise _refuse("E004", f"include {rel!r} is an absolute path", at, _HINT)
+        return including.parent / rel
+
+    def read(self, path: Path, shown: str, include: tuple[str, Span] | None = None,
+             stack: tuple[str, ...] = ()) -> tuple[str, str]:
+        """(text, real path) of a spec file, or a SpecError located at the include that names it.
+
+        `include` is (the path as written, the include's span), None for a top-level file;
+        `stack` holds the real paths of the files including this one, to refuse cycles.
+        """
+        what = f"include {include[0]!r}" if include else shown
+        at = include[1] if include else Span(shown, 0, 0, 0, 0)
+        st, real = self._locate(path, what, at, include is not None)
+        if real in stack:
+            raise _refuse("E003", f"{what} includes itself", at, "a file may not include itself, directly or through other files")
+        data = _read_regular(real, st, what, at)
+        self._charge(len(data), what, at)  # what was read: a file may report size 0 yet hold bytes
+        return decode(data, shown), real
+
+    def _locate(self, path: Path, what: str, at: Span, included: bool) -> tuple[os.stat_result, str]:
+        """Stat and resolve `path` without opening it; refuse anything but a regular file in the root."""
+        missing = "E003" if included else "E002"
+        if not _inside(os.path.abspath(path), os.path.abspath(self.root)):
+            # refused before any system call, so "does not exist" never tells what exists outside
+            raise self._outside(what, at, included, "")
+        try:
+            st = os.stat(path)  # follows symlinks; nothing is opened
+            real = os.path.realpath(path, strict=True)
+        except FileNotFoundError:
+            raise _refuse(missing, f"{what} does not exist", at, _HINT if included else "check the path")
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _refuse(missing, f"{what} is a symlink loop", at, "a symlink in the path leads back to itself")
+            raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else exc.__class__.__name__}",
+                          at, "check the path and its permissions")
+        if not _inside(real, self.real_root):
+            raise self._outside(what, at, included, " through a symlink")
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse("E004", f"{what} is not a regular file ({_kind(st.st_mode)})", at, "only regular files are read as specs")
+        if st.st_size > MAX_FILE_BYTES:
+            raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+                          "split it into several files")
+        return st, real
+
+    def _outside(self, what: str, at: Span, included: bool, how: str) -> SpecError:
+        return _refuse("E004", f"{what} leads outside the folder tree {str(self.root)!r}{how}", at,
+                       (_HINT if included else "a spec file must lie inside the folder named or walked")
+                       + "; --include-root DIR names a wider tree")
+
+    def _charge(self, size: int, what: str, at: Span) -> None:
+        self.files += 1
+        self.bytes += size
+        if self.files > MAX_SPEC_FILES or self.bytes > MAX_SPEC_BYTES:
+            raise _refuse("E004", f"{what} goes past the limit of {MAX_SPEC_FILES} files and {_mib(MAX_SPEC_BYTES)} "
+                          f"for one spec with its includes", at, "include each file once, from one place")
+
+
+def _read_regular(real: str, st: os.stat_result, what: str, at: Span) -> bytes:
+    """Read a file already checked to be regular; re-checked on the open descriptor, in case it was swapped."""
+    # O_NONBLOCK: should a pipe appear here after the stat, opening it must not wait for a writer;
+    # O_NOFOLLOW: `real` has no symlinks left, so one appearing now is refused.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as exc:
+        raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
+                      "check the file's permissions")
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            now = os.fstat(fh.fileno())
+            if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                raise _refuse("E004", f"{what} changed while it was being read", at, "run again on a folder nobody is changing")
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
+                      "check the file and the disk")
+    if len(data) > MAX_FILE_BYTES:  # it grew, or it is a file (like those in /proc) whose size says 0
+        raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+                      "split it into several files")
+    return data
+
+
+def decode(data: bytes, shown: str) -> str:
+    """The text of a spec file, or an error at the line and column of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+        line = data.count(b"\n", 0, bad) + 1
+        col = len(data[data.rfind(b"\n", 0, bad) + 1:bad].decode("utf-8")) + 1  # valid up to `bad`
+        remember_source(shown, data.decode("utf-8", "replace"))  # the file is in the tree: show the line
+        raise _refuse("E005", f"the file is not valid UTF-8: byte 0x{data[bad]:02x} cannot start or continue a character",
+                      Span(shown, line, col, line, col + 1), "save the file as UTF-8 text")
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # different drives, or one relative
+        return False
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _mib(n: int) -> str:
+    return f"{n >> 20} MiB"
+
+
+def _refuse(code: str, message: str, at: Span, hint: str) -> SpecError:
+    return SpecError(Diagnostic(code, message, at, hint))

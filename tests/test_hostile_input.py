@@ -1,0 +1,394 @@
+"""Hostile input (issue 8, front end): includes confined to the spec's folder tree, no parser
+cache to unpickle, the renderer shows only text the parser accepted, and deep nesting, huge
+numbers and invalid UTF-8 refused with a located error instead of an internal one."""
+
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from checker.cli import main
+from checker.frontend import grammar, includes, parser
+from checker.frontend.diagnostics import CODES, Diagnostic, SpecError, render
+from checker.frontend.syntax import Span
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+SECRET = "TOP-SECRET-LINE-7f3a"  # written into files outside the tree: it must never be printed
+
+
+def check(capsys, *args) -> tuple[int, str]:
+    code = main(["check", "--no-replay", *map(str, args)])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "internal error" not in text and "Traceback" not in text
+    return code, text
+
+
+def located(text: str, code: str) -> str:
+    """The `file:line:col` of the first diagnostic with `code` (line and column both at least 1)."""
+    m = re.search(rf"^(\S+):(\d+):(\d+): error\[{code}\]", text, re.M)
+    assert m, text
+    assert int(m[2]) >= 1 and int(m[3]) >= 1, text
+    return f"{Path(m[1]).name}:{m[2]}:{m[3]}"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """tmp/outside/secret.rwi (a line of it would be echoed by a syntax error), tmp/x (likewise),
+    and the spec folder tmp/proj/specs/ with main.rw; returns a writer for main.rw's include."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.rwi").write_text(f"{SECRET} is not rulewright\n")
+    (tmp_path / "x").write_text(f"{SECRET}\n")
+    specs = tmp_path / "proj" / "specs"
+    specs.mkdir(parents=True)
+
+    def main_including(target: str) -> Path:
+        main_rw = specs / "main.rw"
+        main_rw.write_text(f'players 2\ninclude "{target}"\n')
+        return main_rw
+    main_including.specs = specs
+    main_including.tmp = tmp_path
+    return main_including
+
+
+# ---------------------------------------------------------------- no cache to unpickle
+
+class _Payload:
+    """Unpickling this makes a folder at `marker`: proof that the pickle ran."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (str(self.marker),))
+
+
+def test_a_pickle_planted_where_lark_caches_its_tables_is_never_loaded(tmp_path, monkeypatch):
+    from lark import Lark
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    grammar_text = parser._grammar_path().read_text(encoding="utf-8")
+    # how rulewright used to build its parser: lark names the cache file after the grammar's hash
+    old = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True, cache=True)
+    Lark(grammar_text, **old)
+    (planted,) = tmp_path.glob(".lark_cache_*")
+    header = planted.read_bytes().split(b"\n", 1)[0]
+    marker = tmp_path / "payload-ran"
+
+    def plant():
+        planted.write_bytes(header + b"\n" + pickle.dumps(_Payload(marker)))
+
+    plant()
+    Lark(grammar_text, **old)  # control: the old way runs the planted payload
+    assert marker.exists()
+    marker.rmdir()
+    plant()  # again: lark rewrote the cache after the payload failed to load as tables
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+
+    parser._lark.cache_clear()
+    try:
+        parser.parse_text("players 2\nvar x: bool = false\n", "t.rw")
+    finally:
+        parser._lark.cache_clear()
+    assert not marker.exists()
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # and nothing is written there either
+
+
+# ---------------------------------------------------------------- the renderer
+
+def test_the_renderer_never_reads_a_file_itself(tree):
+    secret = tree.tmp / "outside" / "secret.rwi"
+    shown = render(Diagnostic("E001", "boom", Span(str(secret), 1, 1, 1, 5)))
+    assert SECRET not in shown
+    assert shown.startswith(f"{secret}:1:1: error[E001]: boom")
+
+
+def test_the_renderer_shows_no_control_characters_and_cuts_long_lines():
+    with pytest.raises(SpecError) as exc:
+        parser.parse_text("players 2\n# \x1b]0;pwned\x07\ninvariant i: " + "x + " * 2000 + "= 1\n", "ctl.rw")
+    text = render(exc.value.diagnostics[0])
+    assert "\x1b" not in text and "\x07" not in text
+    assert all(len(line) < 200 for line in text.splitlines())
+    with pytest.raises(SpecError) as exc:
+        parser.parse_text("players 2\n# \x1b[2J\x0c\nx\n", "ctl2.rw")  # \x0c must not count as a line break
+    (d,) = exc.value.diagnostics
+    assert d.span.line == 3 and "\x1b" not in render(d) and "    3 | x" in render(d)
+
+
+# ---------------------------------------------------------------- includes stay in the tree
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/proc/self/environ", "/dev/zero", "ABSOLUTE_SECRET"])
+def test_an_absolute_include_is_refused_at_the_include(capsys, tree, target):
+    if target == "ABSOLUTE_SECRET":
+        target = str(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree(target))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "absolute path" in text
+    assert SECRET not in text and "root:" not in text
+
+
+@pytest.mark.parametrize("target", ["../../x", "../../outside/secret.rwi", "sub/../../../x"])
+def test_an_include_climbing_out_of_the_tree_is_refused(capsys, tree, target):
+    code, text = check(capsys, tree(target))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "leads outside the folder tree" in text
+    assert SECRET not in text
+
+
+def test_an_include_through_a_symlink_leading_outside_is_refused(capsys, tree):
+    (tree.specs / "rules.rwi").symlink_to(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree("rules.rwi"))
+    assert code == 2
+    assert located(text, "E004") == "main.rw:2:1"
+    assert "through a symlink" in text
+    assert SECRET not in text
+
+
+def test_a_symlink_to_a_device_inside_the_tree_is_never_read(capsys, tree):
+    (tree.specs / "zero.rwi").symlink_to("/dev/zero")
+    code, text = check(capsys, tree("zero.rwi"))
+    assert code == 2 and located(text, "E004") == "main.rw:2:1"
+
+
+def test_an_include_of_a_named_pipe_is_refused_without_blocking(tree):
+    os.mkfifo(tree.specs / "pipe.rwi")
+    main_rw = tree("pipe.rwi")
+    # a subprocess with a timeout: opening a pipe for reading would block until a writer comes
+    r = subprocess.run([sys.executable, "-m", "checker", "check", str(main_rw)], capture_output=True, text=True,
+                       timeout=20)
+    assert r.returncode == 2
+    assert located(r.stdout + r.stderr, "E004") == "main.rw:2:1"
+    assert "not a regular file (a named pipe)" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
+def test_a_spec_named_on_the_command_line_must_be_a_regular_file(tmp_path, kind):
+    if kind == "fifo":
+        target = tmp_path / "spec.rw"
+        os.mkfifo(target)
+    elif kind == "folder":
+        target = tmp_path / "spec.rw"
+        target.mkdir()
+    else:
+        target = Path(kind)
+    commands = ["graph"] if kind == "folder" else ["check", "graph", "coverage"]  # check walks a folder
+    for command in commands:
+        args = [command, str(target)]
+        r = subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, timeout=20)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "error[E004]" in r.stdout + r.stderr and "not a regular file" in r.stdout + r.stderr
+        assert "internal error" not in r.stdout + r.stderr
+
+
+def test_a_symlink_include_loop_is_reported_at_the_include(capsys, tmp_path):
+    # R17: R17_loop.rwi is a symlink to itself (made here, not kept in git)
+    spec = tmp_path / "R17_symlink_include_loop.rw"
+    shutil.copy(HOSTILE / spec.name, spec)
+    (tmp_path / "R17_loop.rwi").symlink_to("R17_loop.rwi")
+    code, text = check(capsys, spec)
+    assert code == 2
+    assert located(text, "E003") == "R17_symlink_include_loop.rw:1:1"
+    assert "symlink loop" in text
+
+
+def test_a_spec_that_is_a_symlink_loop_is_reported(capsys, tmp_path):
+    (tmp_path / "loop.rw").symlink_to("loop.rw")
+    code, text = check(capsys, tmp_path / "loop.rw")
+    assert code == 2 and "error[E002]" in text and "symlink loop" in text
+
+
+def test_a_file_including_itself_through_another_is_a_cycle(capsys, tmp_path):
+    (tmp_path / "a.rw").write_text('players 2\ninclude "b.rwi"\n')
+    (tmp_path / "b.rwi").write_text('\ninclude "a.rw"\n')
+    code, text = check(capsys, tmp_path / "a.rw")
+    assert code == 2 and located(text, "E003") == "b.rwi:2:1" and "includes itself" in text
+
+
+def test_includes_inside_the_tree_still_work(capsys, tree):
+    parts = tree.specs / "parts"
+    parts.mkdir()
+    (parts / "vars.rwi").write_text('var x: 0..1 = 0\ninclude "../common.rwi"\n')  # ".." that stays inside
+    (tree.specs / "common.rwi").write_text("action tick when x == 0 do x := 1; end\n")
+    spec = parser.parse_file(tree("parts/vars.rwi"))
+    assert {type(d).__name__ for d in spec.decls} >= {"VarDecl", "ActionDecl"}
+    assert [Path(p).name for p in spec.includes] == ["vars.rwi", "common.rwi"]
+    code, text = check(capsys, tree.specs / "main.rw")
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_a_symlink_that_stays_inside_the_tree_is_followed(capsys, tree):
+    (tree.specs / "parts").mkdir()
+    (tree.specs / "parts" / "all.rwi").write_text("var x: 0..1 = 0\naction tick when x == 0 do x := 1; end\n")
+    (tree.specs / "alias.rwi").symlink_to("parts/all.rwi")
+    code, text = check(capsys, tree("alias.rwi"))
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_include_root_widens_the_tree(capsys, tree):
+    (tree.tmp / "proj" / "shared.rwi").write_text("var x: 0..1 = 0\n")
+    main_rw = tree("../shared.rwi")
+    code, text = check(capsys, main_rw)
+    assert code == 2 and "leads outside the folder tree" in text
+    code, text = check(capsys, "--include-root", tree.tmp / "proj", main_rw)
+    assert code in (0, 1) and "error[E0" not in text
+    assert main(["coverage", "--include-root", str(tree.tmp / "proj"), str(main_rw)]) in (0, 1)
+    assert "leads outside" not in capsys.readouterr().err
+
+
+def test_include_root_must_be_a_folder(capsys, tree):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--include-root", str(tree.tmp / "x"), str(tree("a.rwi"))])
+    assert exc.value.code == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_a_walked_folder_is_the_root_of_the_specs_found_in_it(capsys, tree):
+    (tree.specs / "ok.rw").write_text("players 2\nvar x: 0..1 = 0\naction a when x == 0 do x := 1; end\n")
+    (tree.specs / "evil.rw").symlink_to(tree.tmp / "outside" / "secret.rwi")
+    code, text = check(capsys, tree.specs)
+    assert code == 2
+    assert "evil.rw:0:0: error[E004]" in text and "through a symlink" in text
+    assert SECRET not in text
+    assert "0 instance(s)" in text  # with any input error, every error is shown and nothing is explored
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(capsys, tree):
+    with open(tree.specs / "big.rwi", "wb") as fh:
+        fh.truncate(includes.MAX_FILE_BYTES + 1)  # sparse: nothing is written
+    code, text = check(capsys, tree("big.rwi"))
+    assert code == 2 and located(text, "E004") == "main.rw:2:1" and "larger than 1 MiB" in text
+
+
+def test_an_include_fan_out_stops_at_the_file_limit(capsys, tmp_path):
+    # each file includes the next twice: 2^10 inclusions from 11 small files
+    for k in range(10):
+        (tmp_path / f"f{k}.rwi").write_text(f'include "f{k + 1}.rwi"\ninclude "f{k + 1}.rwi"\n')
+    (tmp_path / "f10.rwi").write_text("\n")
+    (tmp_path / "main.rw").write_text('players 2\ninclude "f0.rwi"\n')
+    code, text = check(capsys, tmp_path / "main.rw")
+    assert code == 2 and "error[E004]" in text and f"limit of {includes.MAX_SPEC_FILES} files" in text
+
+
+# ---------------------------------------------------------------- the reproducers of issue 8
+
+@pytest.mark.parametrize("name, code, where", [
+    ("R15_number_over_4300_digits.rw", "E007", "2:11"),
+    ("R16a_deep_not_nesting.rw", "E006", "3:410"),
+    ("R16b_deep_if_nesting.rw", "E006", "3:"),
+    ("R18_invalid_utf8.rw", "E005", "2:1"),
+])
+def test_each_reproducer_gives_a_located_error(capsys, name, code, where):
+    exit_code, text = check(capsys, HOSTILE / name)
+    assert exit_code == 2
+    assert located(text, code).startswith(f"{name}:{where}")
+
+
+def test_a_600_term_sum_is_refused_with_a_hint(capsys, tmp_path):
+    spec = tmp_path / "sum.rw"
+    spec.write_text("players 2\nvar x: 0..1 = 0\ninvariant i: " + " + ".join(["x"] * 600) + " >= 0\n")
+    code, text = check(capsys, spec)
+    assert code == 2 and located(text, "E006") == "sum.rw:3:14"
+    assert "a chain of 600" in text and "`let`" in text
+
+
+def test_the_same_sum_split_into_lets_is_checked(capsys, tmp_path):
+    lets = "".join(f"let s{k} = " + " + ".join(["x"] * 90) + "\n" for k in range(7))
+    spec = tmp_path / "lets.rw"
+    spec.write_text("players 2\nvar x: 0..1 = 0\n" + lets + "invariant i: " + " + ".join(f"s{k}" for k in range(7))
+                    + " >= 0\naction a when x == 0 do x := 1; end\n")
+    code, text = check(capsys, spec)
+    assert code in (0, 1) and "error[E0" not in text
+
+
+def test_numbers_up_to_18_digits_parse_and_longer_ones_are_refused():
+    (item,) = parser.parse_text("players " + "9" * 18, "n.rw")
+    assert item.count.value == 10**18 - 1
+    with pytest.raises(SpecError) as exc:
+        parser.parse_text("players " + "0" * 19, "n.rw")
+    (d,) = exc.value.diagnostics
+    assert (d.code, d.span.line, d.span.col, d.span.end_col) == ("E007", 1, 9, 28)
+
+
+def test_invalid_utf8_is_located_in_characters_in_an_included_file(capsys, tmp_path):
+    (tmp_path / "main.rw").write_text('players 2\ninclude "part.rwi"\n')
+    (tmp_path / "part.rwi").write_bytes("var x: bool\n# é ü \xff\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    code, text = check(capsys, tmp_path / "main.rw")
+    assert code == 2 and located(text, "E005") == "part.rwi:2:7" and "0xff" in text
+
+
+_H = "players 2\nvar x: 0..1 = 0\nvar b: bool = false\nvar t: player = P1\naction go when x == 0 do x := 1; end\n"
+SHAPES = {
+    "not": lambda n: _H + "invariant i: " + "not " * n + "b or true\n",
+    "minus": lambda n: _H + "invariant i: " + "- " * n + "x <= 1 or true\n",
+    "if statement": lambda n: _H + "action a do " + "if true then " * n + "x := 1;" + " end" * n + " end\n",
+    "if expression": lambda n: _H + "invariant i: " + "if b then " * n + "b" + " else true end" * n + "\n",
+    "implies": lambda n: _H + "invariant i: " + "b implies " * n + "true\n",
+    "quantifier": lambda n: _H + "invariant i: " + "".join(f"forall p{k} in 0..0: " for k in range(n)) + "true\n",
+    "aggregate": lambda n: _H + "invariant i: " + "sum(k in 0..0: " * n + "1" + ")" * n + " > 0\n",
+    "sum": lambda n: _H + "invariant i: " + "x + " * n + "x >= 0\n",
+    "and": lambda n: _H + "invariant i: " + "b and " * n + "b or true\n",
+    "call": lambda n: _H + "invariant i: " + "next(" * n + "t" + ")" * n + " == t or true\n",
+    "forall": lambda n: _H + "action a do " + "".join(f"forall p{k} in 0..0 do " for k in range(n)) + "x := 1;"
+                        + " end" * n + " end\n",
+}
+
+
+def _accepted(text: str) -> bool:
+    try:
+        parser.parse_text(text, "deep.rw")
+        return True
+    except SpecError as exc:
+        assert [d.code for d in exc.diagnostics] == ["E006"]
+        return False
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_deepest_accepted_nesting_runs_through_every_check(capsys, tmp_path, shape):
+    # the limit is there so no later pass (Transformer, checks, compilation, Z3) meets
+    # RecursionError: the deepest spec of each shape that is accepted must check cleanly
+    make = SHAPES[shape]
+    n = next(n for n in range(grammar.MAX_DEPTH + 1, 0, -1) if _accepted(make(n)))
+    assert n >= grammar.MAX_DEPTH - 5
+    assert not _accepted(make(n + 1))
+    spec = tmp_path / "deep.rw"
+    spec.write_text(make(n))
+    code = main(["check", str(spec)])
+    out = capsys.readouterr()
+    assert code in (0, 1, 3), out.out + out.err
+    assert "internal error" not in out.err and "error[E0" not in out.out
+
+
+def test_no_bundled_spec_comes_near_the_nesting_limit():
+    from lark import Tree
+    from checker.frontend.grammar import _levels
+    root = Path(__file__).resolve().parent.parent
+    files = [p for p in [*root.glob("spec/*.rw*"), *root.glob("tests/**/*.rw*"), *root.glob("counterexamples/**/*.rw*")]
+             if "hostile" not in p.parts and p.is_file()]
+    deepest = 0
+    for path in files:
+        try:
+            tree = parser._lark().parse(path.read_text(encoding="utf-8"))
+        except Exception:  # the fixtures of syntax errors
+            continue
+        stack = [(tree, -1)]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, Tree):
+                depth += _levels(node)
+                deepest = max(deepest, depth)
+                stack.extend((c, depth) for c in node.children)
+    assert 5 < deepest <= grammar.MAX_DEPTH // 2
+
+
+def test_every_code_in_the_table_is_used():
+    root = Path(__file__).resolve().parent.parent / "checker"
+    source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "diagnostics.py")
+    assert {"E004", "E005", "E006", "E007"} <= set(CODES)
+    assert [code for code in CODES if f'"{code}"' not in source] == []
