@@ -1,7 +1,9 @@
 """The command line: a thin layer over `checker.engine`.
 
 Exit codes: 0 clean, 1 findings, 2 bad input or usage, 3 incomplete (a limit was hit and no
-unexpected finding was made). Findings beat incomplete because they are definite.
+unexpected finding was made), 4 the engines disagree on a counterexample (a bug in rulewright:
+no verdict of the run can be trusted, so it beats findings and incomplete). Findings beat
+incomplete because they are definite.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .explicit.explore import Limits, explore
 from .analyses.findings import KINDS
 from .outputs.trace import to_itf
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 1, 2, 3
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):

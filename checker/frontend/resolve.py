@@ -708,7 +708,8 @@ def _pick(entries, args):
             elif p == "any":
                 ok = join(first, a.type) is not None
             else:
-                ok = accepts(p, a.type) in ("", "narrow") and not (a.type.kind == "none" and not p.optional)
+                # `none` picks a player entry, so the error says that none is not a player
+                ok = accepts(p, a.type) in ("", "narrow") or a.type.kind == "none" and p.kind == "player"
             if not ok:
                 break
         if ok:

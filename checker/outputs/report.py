@@ -23,6 +23,8 @@ def text(res: Result, stats: bool = False) -> str:
     if res.diagnostics:
         out.append(render_all(res.diagnostics))
         out.append("")
+    for d in res.disagreements:
+        out.extend(disagreement_text(d))
     for f in res.findings:
         tag = "expected " if f.expected else ""
         out.append(f"{f.severity}[{f.kind}] {tag}{f.message}")
@@ -60,9 +62,28 @@ def text(res: Result, stats: bool = False) -> str:
         out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
                    + (f" ({expected} expected)" if expected else ""))
     code = res.exit_code()
+    if res.disagreements:
+        out.append(f"ENGINES DISAGREE on {len(res.disagreements)} counterexample(s): no verdict of this run can be trusted")
     out.append("result: " + {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)",
-                             2: "bad input", 3: "incomplete"}[code])
+                             2: "bad input", 3: "incomplete", 4: "the engines disagree (a bug in rulewright)"}[code])
     return "\n".join(out) + "\n"
+
+
+def disagreement_text(d) -> list[str]:
+    """Both views of a counterexample the replay rejected, loud enough not to be missed."""
+    f = d.finding
+    return [
+        "=" * 78,
+        f"ENGINES DISAGREE [{f.kind}] {f.message}",
+        f"  in: {_instances_line(f)}",
+        "  The explorer found the counterexample below; the independent Z3 replay of the same",
+        "  steps does not confirm it. This is a bug in rulewright, not a finding about the rules:",
+        "  please report it with the spec. The explorer's view:",
+        narrative(f),
+        f"  The replay's view: {d.replay}",
+        "=" * 78,
+        "",
+    ]
 
 
 def finding_json(f: Finding) -> dict:
@@ -90,6 +111,7 @@ def as_json(res: Result, stats: bool = False) -> str:
         "diagnostics": [{"code": d.code, "message": d.message, "hint": d.hint, "file": d.span.file,
                          "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
         "findings": [finding_json(f) for f in res.findings],
+        "disagreements": [{**finding_json(d.finding), "replay_view": d.replay} for d in res.disagreements],
         "incomplete": res.incomplete,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
                        **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
@@ -112,6 +134,15 @@ def as_sarif(res: Result) -> str:
             text += "\n" + narrative(f)
         results.append({"ruleId": f.kind, "level": levels[f.severity], "message": {"text": text},
                         "locations": locations, "properties": {"rules": list(f.rules), "instances": f.instances}})
+    for d in res.disagreements:
+        f = d.finding
+        results.append({"ruleId": "engines-disagree", "level": "error",
+                        "message": {"text": f"The engines disagree on a {f.kind} counterexample ({f.message}); "
+                                            f"the replay says: {d.replay}. This is a bug in rulewright."},
+                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": s.file},
+                                                            "region": {"startLine": max(s.line, 1),
+                                                                       "startColumn": max(s.col, 1)}}}
+                                      for s in f.spans if s.line > 0]})
     for d in res.diagnostics:
         results.append({"ruleId": d.code, "level": "error", "message": {"text": f"{d.message}. {d.hint}".strip()},
                         "locations": [{"physicalLocation": {"artifactLocation": {"uri": d.span.file},
