@@ -392,3 +392,20 @@ def test_every_code_in_the_table_is_used():
     source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "diagnostics.py")
     assert {"E004", "E005", "E006", "E007"} <= set(CODES)
     assert [code for code in CODES if f'"{code}"' not in source] == []
+
+
+def test_the_grammar_cache_lives_only_where_no_one_else_can_write(tmp_path, monkeypatch):
+    # the parser tables are cached in a folder of the user's own, mode 0700; a folder or file
+    # that others could have written is never read (lark would unpickle it)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    name = parser._private_cache_file()
+    folder = tmp_path / "rulewright"
+    assert name is not None and Path(name).parent == folder and (folder.stat().st_mode & 0o777) == 0o700
+    folder.chmod(0o777)
+    assert parser._private_cache_file() is None
+    folder.chmod(0o700)
+    Path(name).write_bytes(b"planted")
+    Path(name).chmod(0o666)
+    assert parser._private_cache_file() is None
+    Path(name).chmod(0o600)
+    assert parser._private_cache_file() == name

@@ -60,6 +60,7 @@ class OutcomeRule:
     cond: object
     reads_own: bool  # reads what its stratum derives: re-applied while the stratum derives more
     fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams
+    subjects: range = range(0)  # the players or teams it is tried for
 
     def __post_init__(self):
         if self.kind != "draw":
@@ -126,6 +127,9 @@ class Machine:
         self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
         self.draw_rules = [r for r in self.outcomes if r.kind == "draw"]
+        self._own = {id(rs): [r for r in rs if r.reads_own] for rs in (self.loss_rules, self.win_rules, self.draw_rules)}
+        for r in self.outcomes:
+            r.subjects = range(self.n if r.subject == "player" else inst.nteams if r.subject == "team" else 0)
         self.loss_reads_won = any(r.decl.reads_won for r in self.loss_rules)
         self.precedence = list(model.precedence)
         self.winners_many = model.winners_many
@@ -153,6 +157,7 @@ class Machine:
         self._resolved: dict[tuple, tuple] = {}
         self._credited: set[int] = set()
         self._outcome_rids = {r.rid for r in self.outcomes}
+        self._uncredited = set(self._outcome_rids)
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -336,10 +341,12 @@ class Machine:
 
     def _fixpoint(self, c: Ctx, rules: list[OutcomeRule], first: bool) -> None:
         """Apply `rules` until nothing changes. After the first pass only rules that read what
-        their stratum derives can change anything."""
+        their stratum derives can change anything. (The hot loop of every step: facts are kept
+        in locals and written back as soon as they change, since later subjects may read them.)"""
+        if not rules:
+            return
         todo = rules
-        changed = True
-        while changed and todo:
+        while True:
             changed = False
             for r in todo:
                 if r.kind == "draw":
@@ -348,18 +355,24 @@ class Machine:
                         c.hits.append(r.rid)
                         changed = True
                     continue
-                attr = r.fact
-                done, width = (c.out, self.n) if r.subject == "player" else (c.tout, self.inst.nteams)
-                for x in range(width):
-                    if (done >> x) & 1 or (getattr(c, attr) >> x) & 1:
+                attr, cell, cond = r.fact, r.cell, r.cond
+                facts = getattr(c, attr)
+                skip = (c.out if r.subject == "player" else c.tout) | facts
+                for x in r.subjects:
+                    if (skip >> x) & 1:
                         continue
-                    r.cell[0] = x
-                    if r.cond(c):
-                        setattr(c, attr, getattr(c, attr) | (1 << x))
+                    cell[0] = x
+                    if cond(c):
+                        facts |= 1 << x
+                        setattr(c, attr, facts)
                         c.hits.append(r.rid)
                         changed = True
-            todo = [r for r in todo if r.reads_own]
-        if first:
+            if not changed:
+                break
+            todo = self._own[id(rules)]
+            if not todo:
+                break
+        if first and self._uncredited:
             self._credit_redundant(c, rules)
 
     def _credit_redundant(self, c: Ctx, rules) -> None:
@@ -381,6 +394,7 @@ class Machine:
                         c.hits.append(r.rid)
                         break
         self._credited.update(h for h in c.hits if h in self._outcome_rids)
+        self._uncredited = self._outcome_rids - self._credited
 
     def _must_end(self, c: Ctx) -> tuple:
         """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
