@@ -16,7 +16,6 @@ from pathlib import Path
 from .analyses.checks import run_checks
 from .analyses.findings import KINDS, Finding
 from .analyses.lint import lint
-from .explicit.compile import EvalError
 from .explicit.explore import Graph, Limits, explore
 from .explicit.machine import Machine
 from .frontend import syntax as ir
@@ -199,11 +198,7 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state"))
-    try:
-        found = run_checks(graph)
-    except EvalError as exc:  # e.g. a division by zero in an invariant: a finding, with the state
-        found = [Finding("evaluation-error", f"{exc} while checking a property of a reachable state", (),
-                         (exc.span,), inst.label, model, key=str(exc))]
+    found = run_checks(graph)
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)

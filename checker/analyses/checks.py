@@ -13,6 +13,7 @@ from functools import cached_property
 
 import networkx as nx
 
+from ..explicit.compile import EvalError
 from ..explicit.explore import Graph
 from .findings import Finding, TraceStep
 from ..explicit.explore import describe_action, describe_label, rules_of
@@ -210,7 +211,15 @@ def check_invariants(x: Explored) -> list[Finding]:
     g, m = x.graph, x.machine
     for d, f in m.invariants:
         for sid, state in enumerate(g.states):
-            if not f(m.reader(state)):
+            try:
+                holds = f(m.reader(state))
+            except EvalError as exc:  # the property has no value here: say where, with the way there
+                trace = x.trace_to(sid)
+                trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
+                out.append(x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
+                                     list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}"))
+                break
+            if not holds:
                 out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
                                      list(d.tags) + list(x.last_rules(sid)), [d.span],
                                      x.trace_to(sid), key=d.name))
@@ -517,5 +526,10 @@ def run_checks(graph: Graph) -> list[Finding]:
     x = Explored(graph)
     out: list[Finding] = []
     for check in CHECKS:
-        out.extend(check(x))
+        try:
+            out.extend(check(x))
+        except EvalError as exc:  # a condition without a value (say in `active`): the other checks still run
+            what = check.__name__.removeprefix("check_").replace("_", " ")
+            out.append(x.finding("evaluation-error", f"{exc} (while the {what} check evaluated a condition)",
+                                 (), [exc.span], key=f"{check.__name__}:{exc}"))
     return out

@@ -1,7 +1,9 @@
-"""Text -> IR. The grammar lives in grammar/rulewright.lark; one Transformer builds `checker.ir`.
+"""Text -> syntax tree. The grammar lives in grammar/rulewright.lark; one Transformer builds
+`checker.frontend.syntax` nodes.
 
 Nothing downstream of this module sees a lark tree. Syntax errors become `Diagnostic`s with the
-line, a caret and a hint; typical mistakes are recognised by example (lark's `match_examples`).
+line, a caret and a hint; `_friendly` names typical mistakes from the unexpected token and what
+the parser expected instead.
 """
 from __future__ import annotations
 
@@ -522,46 +524,16 @@ def _with_tags(stmt, tags):
 
 # ---------------------------------------------------------------- error reporting
 
-_EXAMPLES: dict[tuple[str, str], list[str]] = {
-    ("missing semicolon", "end each assignment and each lose/win/draw statement with `;`"): [
-        "action a do x := 1 end",
-        "action a do x := 1 y := 2; end",
-        "action a do lose p end",
-        "action a do if x then y := 1 end end",
-    ],
-    ("`=` used for assignment", "inside `do ... end` assign with `:=`, e.g. `turn := next(turn);`"): [
-        "action a do x = 1; end",
-        "action a do x[p] = 1; end",
-    ],
-    ("rule tags before the keyword", "write the rule tags after the keyword and name: `action pass [408.1c] ...`"): [
-        "[1.1] action a do end",
-        "[1.1] var x: bool",
-        "[1.1] outcome o: draw when true",
-    ],
-    ("missing `end`", "close every `do`, `then` and `else` block with `end`"): [
-        "action a do x := 1;",
-        "action a do if x then y := 1; end",
-        "action a when x do y := 1; action b do end",
-    ],
-    ("missing `do`", "an action is `action NAME(params) [tags] when GUARD do STATEMENTS end`"): [
-        "action a when x y := 1; end",
-        "action a x := 1; end",
-    ],
-    ("missing `:` after the name", "write `outcome NAME [tags]: lose player p when ...` (and likewise `init`, `constraint`, `invariant`)"): [
-        "outcome o lose player p when true",
-        "invariant i x",
-        "constraint c x",
-        "init i x",
-    ],
-    ("`=` used for comparison", "compare with `==`; `=` only introduces a declaration's value"): [
-        "invariant i: x = 1",
-        "outcome o: draw when x = 1",
-        "action a when x = 1 do end",
-    ],
-    ("unterminated string", "close the string with `\"` on the same line"): [
-        'spec "abc',
-        'out_of_scope [1] "abc',
-    ],
+# The mistakes `_friendly` names, and the hint each gets.
+_HINTS: dict[str, str] = {
+    'missing semicolon': 'end each assignment and each lose/win/draw statement with `;`',
+    '`=` used for assignment': 'inside `do ... end` assign with `:=`, e.g. `turn := next(turn);`',
+    'rule tags before the keyword': 'write the rule tags after the keyword and name: `action pass [408.1c] ...`',
+    'missing `end`': 'close every `do`, `then` and `else` block with `end`',
+    'missing `do`': 'an action is `action NAME(params) [tags] when GUARD do STATEMENTS end`',
+    'missing `:` after the name': 'write `outcome NAME [tags]: lose player p when ...` (and likewise `init`, `constraint`, `invariant`)',
+    '`=` used for comparison': "compare with `==`; `=` only introduces a declaration's value",
+    'unterminated string': 'close the string with `"` on the same line',
 }
 
 
@@ -601,10 +573,7 @@ def _friendly(exc: UnexpectedInput, text: str) -> tuple[str, str]:
 
 
 def _label(message: str) -> tuple[str, str]:
-    for (m, hint) in _EXAMPLES:
-        if m == message:
-            return (m, hint)
-    return (message, "")
+    return (message, _HINTS.get(message, ""))
 
 
 def _pretty_terminal(name: str) -> str:

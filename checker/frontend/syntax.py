@@ -1,8 +1,11 @@
-"""The typed intermediate representation of a rules spec.
+"""The syntax tree of a rules spec, as the parser builds it: names not yet looked up, types
+not yet checked.
 
 Every node is a frozen dataclass carrying the `Span` of the text it came from; spans are left
 out of equality so two specs that say the same thing compare equal wherever they were written.
-The parser (`checker.parser`) is the only producer; every other pass reads these nodes.
+The parser (`checker.frontend.parser`) is the only producer; the resolve pass
+(`checker.frontend.resolve`) turns it into the typed IR (`checker.frontend.typed`) that the
+engines read. Lints and coverage read it directly.
 """
 from __future__ import annotations
 
