@@ -1,4 +1,5 @@
-"""Limits on a parse tree, checked before anything recursive walks it.
+"""The grammar file, its keywords, and limits on a parse tree, checked before anything
+recursive walks it.
 
 Lark's LALR parser is iterative, but its Transformer (and every pass over the IR after it)
 recurses once or more per level of nesting, so 500 nested `not` end in RecursionError. The
@@ -6,6 +7,10 @@ tree is therefore measured here, with an explicit stack, right after parsing: ne
 than `MAX_DEPTH` and numbers longer than `MAX_DIGITS` are refused with a located diagnostic.
 """
 from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
 
 from lark import Token, Tree
 
@@ -24,6 +29,21 @@ MAX_DIGITS = 18
 # The Transformer folds these flat lists of operands into left-deep chains of binary nodes,
 # so `a + b + c` nests one level per operator in the IR although it is one node here.
 _CHAINS = {"sum": "+/-", "product": "*, / or %", "conjunction": "and", "disjunction": "or"}
+
+
+def grammar_path() -> Path:
+    """grammar/rulewright.lark: beside the package when installed, at the repository root in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "grammar" / "rulewright.lark", here.parent.parent / "grammar" / "rulewright.lark"):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError("rulewright.lark not found next to the checker package")
+
+
+@lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """Every word the grammar spells out (`var`, `active`, `when`, ...): never a name."""
+    return frozenset(re.findall(r'"([a-z_]+)"', grammar_path().read_text(encoding="utf-8")))
 
 
 def check_tree(tree: Tree, file: str) -> None:

@@ -14,17 +14,10 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import syntax as ir
+from .grammar import grammar_path as _grammar_path
 from .diagnostics import Diagnostic, SpecError, remember_source
 from .grammar import check_tree
 from .includes import SpecTree
-
-
-def _grammar_path() -> Path:
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "grammar" / "rulewright.lark", here.parent.parent / "grammar" / "rulewright.lark"):
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError("rulewright.lark not found next to the checker package")
 
 
 @lru_cache(maxsize=1)

@@ -18,6 +18,7 @@ from . import builtins as bi
 from . import syntax as sx
 from . import typed as T
 from .diagnostics import Diagnostic
+from .grammar import keywords
 from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
 
 ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mistake gives one message
@@ -90,6 +91,8 @@ class Resolver:
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
         for d in decls:
+            if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl)):
+                self.not_reserved(d.name, d.span)
             if isinstance(d, sx.LetDecl):
                 self._unique(self.lets, d, "let")
             elif isinstance(d, sx.ParamDecl):
@@ -153,8 +156,15 @@ class Resolver:
             return "team"
         return "player" if re.fullmatch(r"[A-Z][1-9][0-9]*", name) else None
 
+    def not_reserved(self, name, span) -> None:
+        if name in keywords() or name in bi.NAMES or name in bi.FUNCTIONS:
+            what = "a keyword of the language" if name in keywords() else "a built-in name"
+            self.error("E011", f"`{name}` is {what} and cannot name a variable, parameter, let or binder", span,
+                       f"choose another name, such as `{name}_now` or `is_{name}`")
+
     def binder(self, name, ty, span, scope) -> T.Binder:
         """A new name bound by a quantifier, parameter or rule must not hide a global one."""
+        self.not_reserved(name, span)
         hidden = ("team" if self.player_or_team(name) == "team" else "player" if self.player_or_team(name) == "player"
                   else "variable" if name in self.var_decls else "parameter" if name in self.params
                   else "enumeration member" if name in self.enum_of_member else "let" if name in self.lets
