@@ -210,7 +210,11 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
     or "FAILED: what the replay saw"."""
     if "setup_error" in f.context:
-        return "not replayed: the replay starts from an initial state, and this setup has none"
+        e = f.context["setup_error"]
+        problem = z3backend.replay_setup(machine.inst, e.values, e.where, e.kind)
+        if problem.startswith("not replayed"):
+            return problem
+        return f"FAILED: {problem}" if problem else "confirmed"
     steps = []
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
@@ -220,6 +224,10 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
         src, step = f.context["failing_step"]
         steps.append(z3backend.ReplayStep(graph.states[src], step.action, step.binding, None, step.error_kind, step.where))
     problem = z3backend.replay(machine.inst, steps)
+    if not problem and "failing_condition" in f.context:
+        cond, state = f.context["failing_condition"]
+        if not z3backend.fails_in(machine.inst, state, cond):
+            problem = "the condition can be evaluated in the last state of the replay"
     if problem.startswith("not replayed"):
         return problem
     return f"FAILED: {problem}" if problem else "confirmed"

@@ -409,3 +409,42 @@ def test_the_grammar_cache_lives_only_where_no_one_else_can_write(tmp_path, monk
     assert parser._private_cache_file() is None
     Path(name).chmod(0o600)
     assert parser._private_cache_file() == name
+
+
+# The fuzz campaign's reproducers (../shared/repros, copied to tests/hostile): each gives a
+# clear error before exploring, or the right finding with a confirmed replay; never a wrong
+# value (`team(none)` used to be the last team, `next(none)` P1) and never an internal error.
+REPROS = {
+    "R01_in_game_none.rw": ("finding", "evaluation-error"),
+    "R02_lost_none.rw": ("finding", "evaluation-error"),
+    "R03_won_none.rw": ("finding", "evaluation-error"),
+    "R04_opponents_none_literal.rw": ("error", "E013"),
+    "R05_teammates_none_literal.rw": ("error", "E013"),
+    "R06_lose_none.rw": ("finding", "evaluation-error"),
+    "R07_dist_in_game_none.rw": ("finding", "evaluation-error"),
+    "R08_team_of_none_silent.rw": ("finding", "evaluation-error"),
+    "R08b_next_of_none_silent.rw": ("finding", "evaluation-error"),
+    "R09_index_error_in_outcome_at_setup.rw": ("finding", "evaluation-error"),
+    "R10_div_zero_in_outcome_at_setup.rw": ("finding", "evaluation-error"),
+    "R11_init_reads_later_var_player.rw": ("error", "E013"),
+    "R12_init_reads_later_var_set.rw": ("error", "E013"),
+    "R13_init_reads_later_var_left.rw": ("error", "E013"),
+    "R14a_z3_int_as_bool_constraint.rw": ("error", "E013"),
+    "R14b_z3_set_as_init_condition.rw": ("error", "E013"),
+    "R14c_z3_set_initial_value_of_bool.rw": ("error", "E013"),
+    "R14d_z3_not_of_number.rw": ("error", "E013"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPROS))
+def test_a_fuzz_reproducer_gets_a_clear_error_or_a_replayed_finding(name):
+    from checker import engine
+    what, code = REPROS[name]
+    res = engine.check([str(HOSTILE / name)])
+    if what == "error":
+        assert res.diagnostics and {d.code for d in res.diagnostics} == {code} and res.instances == []
+        assert all(d.span.line > 0 for d in res.diagnostics)
+    else:
+        assert res.diagnostics == [] and res.disagreements == []
+        (f,) = [f for f in res.findings if f.kind == code]
+        assert f.trace and f.replay == "confirmed"

@@ -216,8 +216,10 @@ def check_invariants(x: Explored) -> list[Finding]:
             except EvalError as exc:  # the property has no value here: say where, with the way there
                 trace = x.trace_to(sid)
                 trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
-                out.append(x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
-                                     list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}"))
+                f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
+                              list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}")
+                f.context = {"failing_condition": (d.cond, state)}
+                out.append(f)
                 break
             if not holds:
                 out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",

@@ -832,6 +832,59 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     return _compare(inst, after, ended, gap, step.post)
 
 
+def fails_in(inst: Instance, state: tuple, cond) -> bool:
+    """Whether evaluating the condition `cond` (an invariant) in the concrete `state` meets an
+    evaluation error here too; won() reads the winners of the state's end marker."""
+    st = state_to_sym(inst, state)
+    end = state[-1]
+    if end and end[0] != "gap":
+        st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
+        st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
+        st.draw = z3.BoolVal(bool(end[2]))
+    enc = Encoder(inst)
+    _, err = enc.checked(lambda: enc.expr(cond, st, {}))
+    return _concrete(err) is True
+
+
+def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
+    """Re-check a setup the explorer could not complete: with the slots it had computed
+    (`values`, None where not yet), the failing part (`where`: "initial value of X", "init",
+    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs."""
+    model = inst.model
+    filled = list(values)
+    for v in inst.vars:  # slots not computed yet are never read (initial values read earlier variables only)
+        for j in range(v.count):
+            if filled[v.offset + j] is None:
+                filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
+    enc = Encoder(inst)
+    try:
+        st = state_to_sym(inst, tuple(filled) + (0, 0, ()))
+        if where.startswith("initial value of "):
+            var = inst.var(where.removeprefix("initial value of "))
+            fails = []
+            for j in range(var.count):
+                env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
+                value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
+                fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
+            ok = _concrete(_or(fails)) is True
+        elif where in ("init", "constraint"):
+            conds = list(model.inits) + ([d for d in model.constraints
+                                          if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
+                                         if where == "constraint" else [])
+            before, fails = TRUE, []
+            for d in conds:  # each is evaluated only while the ones before it held
+                value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
+                fails.append(err)
+                before = z3.And(before, value)
+            ok = _concrete(_or(fails)) is True
+        else:
+            after, _, _ = enc.resolve(st)
+            ok = _concrete(after.error) is True
+    except Unsupported as exc:
+        return f"not replayed: {exc}"
+    return "" if ok else f"the setup does not fail in the replay ({where})"
+
+
 def _compare(inst, st: SymState, ended, gap, post) -> str:
     for v in inst.vars:
         for j in range(v.count):
