@@ -349,24 +349,15 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
     for v in model.vars:
         vt = inst.var_type(v.type)
         if v.low is not None:
-            lo, hi = evaluate(v.low, params, sizes), evaluate(v.high, params, sizes)
-            if hi < lo:
-                fail("E015", f"empty range {lo}..{hi}", v.low.span, "the low end must not exceed the high end")
-                ok = False
-                continue
-            vt = VarType("int", lo, hi)
+            vt = _int_range(v.low, v.high, params, sizes, "range", fail)
         index_type = None
         if v.index is not None:
             ix = v.index
-            if ix.kind == "int":
-                lo, hi = evaluate(ix.low, params, sizes), evaluate(ix.high, params, sizes)
-                if hi < lo:
-                    fail("E015", f"empty index range {lo}..{hi}", ix.low.span, "the low end must not exceed the high end")
-                    ok = False
-                    continue
-                index_type = VarType("int", lo, hi)
-            else:
-                index_type = VarType(ix.kind, members=ix.members)
+            index_type = (_int_range(ix.low, ix.high, params, sizes, "index range", fail) if ix.kind == "int"
+                          else VarType(ix.kind, members=ix.members))
+        if vt is None or (v.index is not None and index_type is None):
+            ok = False
+            continue
         slots = index_type.count(len(players), len(teams)) if index_type else 1
         if vt.count(len(players), len(teams)) > MAX_SLOT_VALUES or slots > MAX_SLOT_VALUES:
             fail("E015", f"{v.name} has more than {MAX_SLOT_VALUES:,} possible values", v.span,
@@ -387,6 +378,15 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
         offset += slots
     inst.vars = tuple(out_vars)
     return inst if ok else None
+
+
+def _int_range(low, high, params, sizes, what, fail) -> VarType | None:
+    """The integer type low..high of one instance, or None (and a diagnostic) if it is empty."""
+    lo, hi = evaluate(low, params, sizes), evaluate(high, params, sizes)
+    if hi < lo:
+        fail("E015", f"empty {what} {lo}..{hi}", low.span, "the low end must not exceed the high end")
+        return None
+    return VarType("int", lo, hi)
 
 
 def _constant_outside(init, vt: VarType, params, sizes) -> bool:
