@@ -7,6 +7,7 @@ the parser expected instead.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -70,7 +71,8 @@ def _tok_span(file: str, tok: Token) -> ir.Span:
 
 
 def _unquote(tok: Token) -> str:
-    return str(tok)[1:-1]
+    """A quoted string's text: `\\"` and `\\\\` stand for a quote and a backslash."""
+    return re.sub(r'\\(["\\])', r"\1", str(tok)[1:-1])
 
 
 class _Tags(list):
@@ -486,7 +488,11 @@ class ToIR(Transformer):
         return ir.SetLit(tuple(x for x in c if x is not None), self.sp(meta))
 
     def ite(self, meta, c):
-        return ir.Ite(c[0], c[1], c[2], self.sp(meta))
+        # `if a then x elif b then y else z end` is `if a then x else (if b then y else z end) end`
+        out = c[-1]
+        for i in range(len(c) - 2, 0, -2):
+            out = ir.Ite(c[i - 1], c[i], out, self.sp(meta))
+        return out
 
 
 def _fold(op, items, span):
