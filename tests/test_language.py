@@ -31,3 +31,31 @@ def test_a_quote_may_contain_escaped_quotes_and_backslashes():
     items = parse_text('document { Q3: "the \\"wait\\" rule, a \\\\ b" }\n', "q.rw")
     (doc,) = [i for i in items if isinstance(i, tuple) and i[0] == "document"]
     assert doc[1][0].quote == 'the "wait" rule, a \\ b'
+
+
+def test_a_local_name_keeps_the_value_it_had_where_it_was_bound(tmp_path):
+    # "swap the two markers": without a local name the second assignment would read the new m1
+    spec = tmp_path / "swap.rw"
+    spec.write_text("""players 4
+var m1: player = P1
+var m2: player = P3
+var moved: 0..2 = 0
+action swap progress when moved < 2 do
+  let first = m1;
+  m1 := m2;
+  m2 := first;
+  moved := moved + 1;
+end
+invariant swapped: (moved == 1 and m1 == P3 and m2 == P1) or (moved != 1 and m1 == P1 and m2 == P3)
+outcome done: draw when moved == 2
+""", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == []
+    assert [f.kind for f in res.findings] == []
+
+
+def test_a_local_name_may_not_hide_a_variable(tmp_path):
+    spec = tmp_path / "hide.rw"
+    spec.write_text("players 2\nvar x: 0..1 = 0\naction a do let x = 1; end\n", encoding="utf-8")
+    (d,) = engine.check([str(spec)]).diagnostics
+    assert d.code == "E011" and "hides the variable x" in d.message

@@ -477,6 +477,13 @@ class Compiler:
                 body(c)
         return run
 
+    def s_LetStmt(self, s):
+        cell, f = self.cell(s.binder), self.expr(s.value)
+
+        def bind(c):
+            cell[0] = f(c)
+        return bind
+
     def s_OutcomeStmt(self, s):
         if s.kind == "draw":
             def draw(c):

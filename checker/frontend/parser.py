@@ -301,7 +301,7 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
-            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt)):
+            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
@@ -350,6 +350,9 @@ class ToIR(Transformer):
 
     def forall_stmt(self, meta, children):
         return ir.ForallStmt(str(children[0]), children[1], tuple(c for c in children[2:] if c is not None), (), self.sp(meta))
+
+    def local_let(self, meta, c):
+        return ir.LocalLet(str(c[0]), c[1], (), self.sp(meta))
 
     def lose_stmt(self, meta, c):
         return ir.OutcomeStmt("lose", c[0], (), self.sp(meta))

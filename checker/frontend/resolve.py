@@ -509,7 +509,19 @@ class Resolver:
 
     # ------------------------------------------------------------ statements
     def stmts(self, body, scope, ctx):
-        return tuple(self.stmt(s, scope, ctx) for s in body)
+        out = []
+        for s in body:
+            if isinstance(s, sx.LocalLet):  # the name is known to the statements after it in this block
+                rid = self.rule("statement", "LocalLet", s.tags, s.span) if s.tags else None
+                value = self.ex(s.value, scope, ctx, 0)
+                ty = OPT_PLAYER if value.type.kind == "none" else value.type
+                value = self.coerce(value, ty, "") if ty == OPT_PLAYER else value
+                b = self.binder(s.name, ty, s.span, scope)
+                scope = {**scope, s.name: ("binder", b)}
+                out.append(T.LetStmt(b, value, rid, s.span))
+                continue
+            out.append(self.stmt(s, scope, ctx))
+        return tuple(out)
 
     def stmt(self, s, scope, ctx):
         rid = self.rule("statement", type(s).__name__, s.tags, s.span) if s.tags else None

@@ -212,7 +212,16 @@ class OutcomeStmt:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, ForallStmt, OutcomeStmt]
+@dataclass(frozen=True)
+class LocalLet:
+    """`let x = e;` in an action body: e is evaluated once, where the statement stands."""
+    name: str
+    value: Expr
+    tags: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+Stmt = Union[Assign, If, ForallStmt, OutcomeStmt, LocalLet]
 
 
 # ---------------------------------------------------------------- declarations

@@ -244,9 +244,18 @@ class OutcomeStmt:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, Forall, OutcomeStmt]
+@dataclass(frozen=True)
+class LetStmt:
+    """A local name: `value` is evaluated once, here; later statements read it as `binder`."""
+    binder: Binder
+    value: Expr
+    rule: int | None
+    span: Span = _span()
 
-STMT_KINDS = (Assign, If, Forall, OutcomeStmt)
+
+Stmt = Union[Assign, If, Forall, OutcomeStmt, LetStmt]
+
+STMT_KINDS = (Assign, If, Forall, OutcomeStmt, LetStmt)
 KINDS = EXPR_KINDS + STMT_KINDS
 
 
@@ -277,6 +286,8 @@ def children(node) -> tuple:
             return _domain_children(node.domain) + node.body
         case OutcomeStmt():
             return (node.subject,) if node.subject is not None else ()
+        case LetStmt():
+            return (node.value,)
         case RangeDom() | SetDom():
             return _domain_children(node)
     raise AssertionError(f"not a typed IR node: {node!r}")

@@ -543,6 +543,11 @@ class Encoder:
     # ------------------------------------------------------------ statements
     def stmts(self, body, st: SymState, env) -> SymState:
         for s in body:
+            if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
+                st = st.copy()
+                value = self._errors_into(st, lambda s=s: self.expr(s.value, st, env))
+                env = {**env, s.binder.uid: value}
+                continue
             st = self.stmt(s, st, env)
         return st
 
