@@ -59,3 +59,54 @@ def test_a_local_name_may_not_hide_a_variable(tmp_path):
     spec.write_text("players 2\nvar x: 0..1 = 0\naction a do let x = 1; end\n", encoding="utf-8")
     (d,) = engine.check([str(spec)]).diagnostics
     assert d.code == "E011" and "hides the variable x" in d.message
+
+
+ROUTINE = """spec "routines" formalizes "r.txt"
+document { 1: "turns" 2: "a hit costs a life" 3: "no life left: out" 4: "a spare rule" }
+players [1] 3
+var life(p: player) [1]: 0..2 = 2
+var turn [1]: player = P1
+routine hit(q: player) [2] do
+  life[q] := life[q] - 1;
+  [3] if life[q] == 0 then
+    lose q;
+  end
+end
+routine spare [4] do
+  turn := turn;
+end
+action attack(q: player) [1] progress when q != turn and in_game(q) do
+  hit(q);
+  turn := next_in_game(turn);
+end
+action quake [1] progress when forall p in remaining: life[p] == 2 do
+  forall q in remaining do
+    hit(q);
+  end
+end
+outcome last [1]: win player p when in_game(p) and forall q in opponents(p): lost(q)
+"""
+
+
+def test_a_routine_runs_where_it_is_called_and_is_judged_once_over_all_its_callers(tmp_path):
+    spec = tmp_path / "r.rw"
+    spec.write_text(ROUTINE, encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == []
+    # the routine nobody runs is dead; `hit` and its tagged statement, run from two actions, are not
+    (dead,) = [f for f in res.findings if f.kind == "dead-rule"]
+    assert dead.rules == ("4",) and dead.message == "routine `spare` never applies in any reachable state"
+    insts = engine.load_instances(str(spec))
+    from checker.explicit.explore import explore
+    from checker.explicit.machine import Machine
+    graph = explore(Machine(insts[0]))
+    cited = {r for _, _, hits in graph.labels for rid in hits for r in insts[0].model.rules[rid].tags}
+    assert {"2", "3"} <= cited
+
+
+def test_a_routine_that_runs_itself_is_refused(tmp_path):
+    spec = tmp_path / "r.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\nroutine r do x := x + 1; r(); end\naction a do r(); end\n",
+                    encoding="utf-8")
+    (d,) = engine.check([str(spec)]).diagnostics
+    assert d.code == "E012" and "may not be recursive" in d.message

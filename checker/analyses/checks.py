@@ -363,7 +363,7 @@ def check_dead_rules(x: Explored) -> list[Finding]:
     for rid, rule in enumerate(m.rules):
         if rid in g.hit_rules:
             continue
-        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement"}[rule.kind]
+        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
         out.append(x.finding("dead-rule", f"{what} {label} never applies in any reachable state",
                              rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}"))

@@ -477,6 +477,9 @@ class Compiler:
                 body(c)
         return run
 
+    def s_Block(self, s):
+        return self.stmts(s.body)
+
     def s_LetStmt(self, s):
         cell, f = self.cell(s.binder), self.expr(s.value)
 

@@ -301,12 +301,29 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
-            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet)):
+            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
                 seen_guard = True
         return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta))
+
+    def routine_decl(self, meta, children):
+        name = str(children[0])
+        params: tuple = ()
+        tags: tuple = ()
+        body: list = []
+        for c in children[1:]:
+            if isinstance(c, _Tags):
+                tags = tuple(c)
+            elif isinstance(c, list) and c and isinstance(c[0], ir.Param):
+                params = tuple(c)
+            elif c is not None:
+                body.append(c)
+        return ir.RoutineDecl(name, params, tuple(body), tags, self.sp(meta))
+
+    def run_stmt(self, meta, c):
+        return ir.RunStmt(str(c[0]), tuple(x for x in c[1:] if x is not None), (), self.sp(meta))
 
     def params(self, meta, children):
         return list(children)

@@ -85,16 +85,19 @@ class Resolver:
         self.across_used: list[sx.Span] = []
         self.inlining: list[str] = []
         self.lets: dict[str, sx.LetDecl] = {}
+        self.routines: dict[str, sx.RoutineDecl] = {}
         self.params: dict[str, sx.ParamDecl] = {}
         self.var_decls: dict[str, sx.VarDecl] = {}
         self.var_order: dict[str, int] = {}
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
         for d in decls:
-            if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl)):
+            if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
             if isinstance(d, sx.LetDecl):
                 self._unique(self.lets, d, "let")
+            elif isinstance(d, sx.RoutineDecl):
+                self._unique(self.routines, d, "routine")
             elif isinstance(d, sx.ParamDecl):
                 self._unique(self.params, d, "parameter")
             elif isinstance(d, sx.VarDecl):
@@ -138,7 +141,12 @@ class Resolver:
         return T.Binder(self.uid, name, ty, span)
 
     def rule(self, kind, name, tags, span) -> int:
-        self.rules.append(T.Rule(kind, name, tuple(tags), span))
+        """The id of a citable rule; a routine's statements, run from several actions, are one rule."""
+        r = T.Rule(kind, name, tuple(tags), span)
+        for i, known in enumerate(self.rules):
+            if known == r and known.span == span:
+                return i
+        self.rules.append(r)
         return len(self.rules) - 1
 
     # ------------------------------------------------------------ names
@@ -534,6 +542,8 @@ class Resolver:
             dom, et = self.domain(s.domain, scope, ctx)
             b = self.binder(s.var, et, s.span, scope)
             return T.Forall(b, dom, self.stmts(s.body, {**scope, s.var: ("binder", b)}, ctx), rid, s.span)
+        if isinstance(s, sx.RunStmt):
+            return self.run_routine(s, scope, ctx, rid)
         if isinstance(s, sx.OutcomeStmt):
             if s.kind == "draw":
                 return T.OutcomeStmt("draw", None, rid, s.span)
@@ -542,6 +552,38 @@ class Resolver:
                 x = self.coerce(x, PLAYER, f"the subject of `{s.kind}`")
             return T.OutcomeStmt(s.kind, x, rid, s.span)
         raise AssertionError(s)
+
+    def run_routine(self, s, scope, ctx, rid):
+        """A routine run here: its parameters are local names bound to the arguments (evaluated
+        once, where the call stands), then its statements, which see globals and parameters only."""
+        r = self.routines.get(s.name)
+        if r is None:
+            close = difflib.get_close_matches(s.name, list(self.routines), n=1)
+            self.error("E010", f"there is no routine `{s.name}`", s.span,
+                       f"did you mean `{close[0]}`?" if close else "declare it with `routine NAME(params) do ... end`")
+            return T.Block((), rid, s.span)
+        if len(r.params) != len(s.args):
+            self.error("E012", f"{s.name} takes {len(r.params)} argument(s), given {len(s.args)}", s.span)
+            return T.Block((), rid, s.span)
+        key = "routine " + r.name
+        if key in self.inlining:
+            self.error("E012", f"routine {r.name} runs itself; routines may not be recursive", s.span)
+            return T.Block((), rid, s.span)
+        body, inner = [], {}
+        for prm, a in zip(r.params, s.args):
+            _, et = self.domain(prm.domain, {}, Ctx())
+            value = self.coerce(self.ex(a, scope, ctx, 0), et, f"argument {prm.name} of {r.name}") if et != ERROR \
+                else self.ex(a, scope, ctx, 0)
+            b = self.binder(prm.name, value.type if et == ERROR else et, prm.span, {})
+            body.append(T.LetStmt(b, value, None, a.span))
+            inner[prm.name] = ("binder", b)
+        self.inlining.append(key)
+        try:
+            body.extend(self.stmts(r.body, inner, ctx))
+        finally:
+            self.inlining.pop()
+        block = T.Block(tuple(body), self.rule("routine", r.name, r.tags, r.span), s.span)
+        return block if rid is None else T.Block((block,), rid, s.span)
 
     def assign(self, s, scope, ctx, rid):
         d = self.var_decls.get(s.target)
@@ -592,6 +634,8 @@ class Resolver:
         for d in self.var_decls.values():
             self.var_types[d.name] = self.type_of(d)
         vars_ = tuple(self.var_info(d) for d in self.var_decls.values())
+        for r in self.routines.values():  # a routine no action runs is still a rule, and dead
+            self.rule("routine", r.name, r.tags, r.span)
         actions = tuple(self.action(d) for d in of(sx.ActionDecl))
         outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)
         active = None

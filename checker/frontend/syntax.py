@@ -221,7 +221,16 @@ class LocalLet:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, ForallStmt, OutcomeStmt, LocalLet]
+@dataclass(frozen=True)
+class RunStmt:
+    """`name(args);`: run a routine's statements here."""
+    name: str
+    args: tuple[Expr, ...]
+    tags: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+Stmt = Union[Assign, If, ForallStmt, OutcomeStmt, LocalLet, RunStmt]
 
 
 # ---------------------------------------------------------------- declarations
@@ -310,6 +319,16 @@ class ActionDecl:
     body: tuple[Stmt, ...]
     progress: bool
     leave: bool
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RoutineDecl:
+    """`routine name(params) [tags] do ... end`: statements several actions share."""
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
     tags: tuple[str, ...]
     span: Span = _span()
 
@@ -414,7 +433,7 @@ class ReadingDecl:
 
 
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
-             ConstraintDecl, ActionDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
+             ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
              OutOfScopeDecl, ReadingDecl]
 
@@ -450,7 +469,7 @@ class SpecFile:
 
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
-    if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl,
+    if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):

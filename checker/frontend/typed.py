@@ -253,9 +253,18 @@ class LetStmt:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, Forall, OutcomeStmt, LetStmt]
+@dataclass(frozen=True)
+class Block:
+    """Statements run in order as one (a routine run where it is called); local names bound
+    inside end with it."""
+    body: tuple[Stmt, ...]
+    rule: int | None
+    span: Span = _span()
 
-STMT_KINDS = (Assign, If, Forall, OutcomeStmt, LetStmt)
+
+Stmt = Union[Assign, If, Forall, OutcomeStmt, LetStmt, Block]
+
+STMT_KINDS = (Assign, If, Forall, OutcomeStmt, LetStmt, Block)
 KINDS = EXPR_KINDS + STMT_KINDS
 
 
@@ -288,6 +297,8 @@ def children(node) -> tuple:
             return (node.subject,) if node.subject is not None else ()
         case LetStmt():
             return (node.value,)
+        case Block():
+            return node.body
         case RangeDom() | SetDom():
             return _domain_children(node)
     raise AssertionError(f"not a typed IR node: {node!r}")
@@ -314,7 +325,7 @@ def walk(node):
 @dataclass(frozen=True)
 class Rule:
     """A declaration or tagged statement that traces cite and dead-rule judges."""
-    kind: str  # action | outcome | statement
+    kind: str  # action | outcome | statement | routine
     name: str
     tags: tuple[str, ...]
     span: Span = _span()

@@ -592,6 +592,8 @@ class Encoder:
             for v, c in cands:
                 st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
             return st
+        if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
+            return self.stmts(s.body, st, env)
         if isinstance(s, T.OutcomeStmt):
             st = st.copy()
             if s.kind == "draw":
