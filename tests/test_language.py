@@ -110,3 +110,27 @@ def test_a_routine_that_runs_itself_is_refused(tmp_path):
                     encoding="utf-8")
     (d,) = engine.check([str(spec)]).diagnostics
     assert d.code == "E012" and "may not be recursive" in d.message
+
+
+def test_argmax_is_the_first_element_with_the_largest_value_and_none_of_no_players(tmp_path):
+    spec = tmp_path / "a.rw"
+    spec.write_text("""players 4
+var life(p: player): 0..3 = 3
+var turn: player = P1
+var chosen: player? = none
+action hit(q: player) progress when life[q] > 0 and q != turn do
+  life[q] := life[q] - 1;
+  chosen := argmax(p in remaining: life[p]);
+  turn := next(turn);
+end
+invariant healthiest: chosen == none or forall p in remaining: life[p] <= life[chosen]
+invariant first_on_ties: chosen == none or forall p in remaining: life[p] < life[chosen] or seat(p) >= seat(chosen)
+invariant low: argmin(k in 1..3: (k - 2) * (k - 2)) == 2 and argmax(p in {}: 1) == none
+invariant shown: chosen != P3
+outcome out: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+""", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == []
+    (f,) = res.findings
+    assert f.kind == "invariant" and "shown" in f.message and f.replay == "confirmed"

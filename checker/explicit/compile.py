@@ -251,6 +251,22 @@ class Compiler:
 
     def e_Aggregate(self, e):
         dom, cell, body, kind = self.domain(e.domain), self.cell(e.binder), self.expr(e.body), e.kind
+        if kind in ("argmin", "argmax"):
+            sign, span, empty_ok = (1 if kind == "argmax" else -1), e.span, e.type.kind == "player"
+
+            def arg(c):
+                best, best_value = None, None
+                for v in dom(c):
+                    cell[0] = v
+                    x = body(c) * sign
+                    if best is None or x > best_value:  # strictly better: ties keep the first
+                        best, best_value = v, x
+                if best is None:
+                    if empty_ok:
+                        return -1
+                    raise EvalError(f"{kind} over no values", span)
+                return best
+            return arg
 
         def agg(c):
             vals = []

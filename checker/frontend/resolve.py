@@ -405,6 +405,10 @@ class Resolver:
         dom, et = self.domain(e.domain, scope, ctx)
         b = self.binder(e.var, et, e.span, scope)
         body = self.want(self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0), BOOL if e.kind == "count" else INT)
+        if e.kind in ("argmin", "argmax"):
+            # the element itself; of no players it is none, of no other values an evaluation error
+            ty = OPT_PLAYER if et.kind == "player" else et
+            return T.Aggregate(e.kind, b, dom, body, ty, e.span)
         return T.Aggregate(e.kind, b, dom, body, INT, e.span)
 
     def x_Call(self, e, scope, ctx, pol):

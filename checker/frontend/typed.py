@@ -177,7 +177,7 @@ class Quant:
 
 @dataclass(frozen=True)
 class Aggregate:
-    kind: str  # count | sum | min | max (min and max of nothing are 0)
+    kind: str  # count | sum | min | max (of nothing: 0) | argmin | argmax (the first best element)
     binder: Binder
     domain: Domain
     body: Expr

@@ -362,6 +362,17 @@ class Encoder:
         if e.kind == "sum":
             terms = [z3.If(c, b, 0) for b, c in vals]
             return z3.Sum(terms) if terms else z3.IntVal(0)
+        if e.kind in ("argmin", "argmax"):
+            best, best_value, have = z3.IntVal(-1), None, FALSE
+            for (val, c), (v, _) in zip(vals, cands):
+                x = val if e.kind == "argmax" else -val
+                take = z3.And(c, z3.Or(z3.Not(have), x > best_value)) if best_value is not None else c
+                best = z3.If(take, z3.IntVal(v), best)
+                best_value = x if best_value is None else z3.If(take, x, best_value)
+                have = z3.Or(have, c)
+            if e.type.kind != "player":
+                self.fail(z3.Not(have))
+            return best
         acc, have = None, FALSE  # min / max: 0 for an empty domain, as the explorer does
         for val, c in vals:
             if acc is None:
