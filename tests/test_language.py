@@ -134,3 +134,13 @@ outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
     assert res.diagnostics == [] and res.disagreements == []
     (f,) = res.findings
     assert f.kind == "invariant" and "shown" in f.message and f.replay == "confirmed"
+
+
+def test_a_parameter_over_fresh_names_declares_an_enumeration(tmp_path):
+    spec = tmp_path / "e.rw"
+    spec.write_text("players 2\nvar score: 0..3 = 0\n"
+                    "action battle(how: {hold, conquer}) progress when score < 2 do\n"
+                    "  if how == conquer then score := score + 2; else score := score + 1; end\nend\n"
+                    "reachable conquered: score == 2\noutcome done: draw when score >= 2\n", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.findings == []

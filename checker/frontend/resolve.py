@@ -113,6 +113,8 @@ class Resolver:
             for t in (d.type, d.index[1] if d.index else None):
                 if isinstance(t, sx.TEnum):
                     self._enum(t)
+        for t in self._inline_enums(decls):  # `how: {hold, conquer}` declares its members where it stands
+            self._enum(t)
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code, message, span, hint="") -> None:
@@ -125,6 +127,25 @@ class Resolver:
             return False
         table[d.name] = d
         return True
+
+    def _inline_enums(self, decls) -> list[sx.TEnum]:
+        """Set literals of fresh names in a binder's domain (`how: {hold, conquer}`): enumerations
+        that no variable declares, written where a parameter ranges over them."""
+        found = []
+        for n in sx.walk(list(decls)):
+            dom = n.domain if isinstance(n, (sx.Param, sx.Quant, sx.Aggregate, sx.ForallStmt)) else None
+            if not (isinstance(dom, sx.SetDomain) and isinstance(dom.expr, sx.SetLit) and dom.expr.items
+                    and all(isinstance(x, sx.Name) for x in dom.expr.items)):
+                continue
+            names = tuple(x.name for x in dom.expr.items)
+            if any(self._known(x) for x in names):
+                continue
+            found.append(sx.TEnum(names, dom.span))
+        return found
+
+    def _known(self, name: str) -> bool:
+        return (name in self.lets or name in self.var_decls or name in self.params or name in bi.NAMES
+                or name in self.enum_of_member or self.player_or_team(name) is not None)
 
     def _enum(self, t: sx.TEnum) -> Ty:
         ty = enum(t.members)
