@@ -144,3 +144,21 @@ def test_a_parameter_over_fresh_names_declares_an_enumeration(tmp_path):
                     "reachable conquered: score == 2\noutcome done: draw when score >= 2\n", encoding="utf-8")
     res = engine.check([str(spec)])
     assert res.diagnostics == [] and res.findings == []
+
+
+def test_an_optional_team_holds_a_team_or_none_and_none_is_no_team(tmp_path):
+    spec = tmp_path / "t.rw"
+    spec.write_text("""teams A, B size 1
+var holder: team? = none
+var rounds: 0..2 = 0
+action take(t: team) progress when holder == none do holder := t; end
+action score progress when rounds < 2 do rounds := rounds + 1; end
+outcome winner: win team t when rounds == 2 and holder == t
+outcome nobody: draw when rounds == 2 and holder == none
+""", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == [] and res.findings == []
+    spec.write_text("teams A, B size 1\nvar holder: team? = none\naction a do holder := none; end\n"
+                    "invariant i: size(members(holder)) == 1\n", encoding="utf-8")
+    (f,) = [f for f in engine.check([str(spec)]).findings if f.kind == "evaluation-error"]
+    assert "none where a team is needed" in f.message and f.replay == "confirmed"

@@ -128,12 +128,12 @@ class Compiler:
         return read
 
     def e_Narrow(self, e):
-        f, span = self.expr(e.operand), e.span
+        f, span, msg = self.expr(e.operand), e.span, f"none where a {e.type.kind} is needed"
 
         def narrow(c):
             v = f(c)
             if v < 0:
-                raise EvalError("none where a player is needed", span)
+                raise EvalError(msg, span)
             return v
         return narrow
 

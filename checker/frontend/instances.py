@@ -45,7 +45,7 @@ class VarType:
         if self.kind == "player":
             return ([-1] if self.optional else []) + list(range(nplayers))
         if self.kind == "team":
-            return list(range(nteams))
+            return ([-1] if self.optional else []) + list(range(nteams))
         if self.kind == "enum":
             return list(range(len(self.members)))
         if self.kind == "set":
@@ -67,7 +67,7 @@ class VarType:
         if self.kind == "player":
             return (self.optional and v == -1) or 0 <= v < nplayers
         if self.kind == "team":
-            return 0 <= v < nteams
+            return (self.optional and v == -1) or 0 <= v < nteams
         if self.kind == "enum":
             return 0 <= v < len(self.members)
         return 0 <= v < (1 << nplayers)
@@ -187,7 +187,7 @@ class Instance:
         if k == "player":
             return "none" if v == -1 else self.players[v]
         if k == "team":
-            return self.teams[v]
+            return "none" if v == -1 else self.teams[v]
         if k == "enum":
             return var.type.members[v]
         if k == "set":

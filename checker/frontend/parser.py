@@ -252,7 +252,10 @@ class ToIR(Transformer):
         return ir.TPlayer(True, self.sp(meta))
 
     def t_team(self, meta, c):
-        return ir.TTeam(self.sp(meta))
+        return ir.TTeam(False, self.sp(meta))
+
+    def t_opt_team(self, meta, c):
+        return ir.TTeam(True, self.sp(meta))
 
     def t_set(self, meta, c):
         return ir.TSet(self.sp(meta))
@@ -529,7 +532,7 @@ def _default_init(typ, span):
         return typ.low
     if isinstance(typ, ir.TSet):
         return ir.SetLit((), span)
-    if isinstance(typ, ir.TPlayer) and typ.optional:
+    if isinstance(typ, (ir.TPlayer, ir.TTeam)) and typ.optional:
         return ir.NoneLit(span)
     if isinstance(typ, ir.TEnum):
         return ir.Name(typ.members[0], span)

@@ -323,12 +323,12 @@ class Resolver:
             return x
         ok = accepts(ty, x.type)
         if ok == "":
-            return x if x.type.kind != "none" else T.Const(-1, OPT_PLAYER, x.span)
+            return x if x.type.kind != "none" else T.Const(-1, Ty(ty.kind, optional=True), x.span)
         if ok == "narrow":
-            return T.Narrow(x, PLAYER, x.span)
-        if x.type.kind == "none" and ty.kind == "player":
-            self.error("E013", f"{what or 'this'} must be a player, and `none` is not one", x.span,
-                       "declare the variable `player?`, or test for none first")
+            return T.Narrow(x, Ty(ty.kind), x.span)
+        if x.type.kind == "none" and ty.kind in ("player", "team"):
+            self.error("E013", f"{what or 'this'} must be a {ty.kind}, and `none` is not one", x.span,
+                       f"declare the variable `{ty.kind}?`, or test for none first")
         elif what:
             self.error("E013", f"{what} must be a {ty}, not a {x.type}", x.span)
         else:
@@ -381,7 +381,7 @@ class Resolver:
         if ty is None:
             self.error("E013", f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
             return T.Const(0, ERROR, e.span)
-        if ty.kind == "player" and ty.optional:
+        if ty.kind in ("player", "team") and ty.optional:
             a, b = self.coerce(a, ty, ""), self.coerce(b, ty, "")
         return T.Ite(c, a, b, ty, e.span)
 
@@ -573,8 +573,8 @@ class Resolver:
             if s.kind == "draw":
                 return T.OutcomeStmt("draw", None, rid, s.span)
             x = self.ex(s.subject, scope, ctx, 0)
-            if x.type not in (ERROR, TEAM):
-                x = self.coerce(x, PLAYER, f"the subject of `{s.kind}`")
+            if x.type != ERROR:
+                x = self.coerce(x, TEAM if x.type.kind == "team" else PLAYER, f"the subject of `{s.kind}`")
             return T.OutcomeStmt(s.kind, x, rid, s.span)
         raise AssertionError(s)
 
@@ -712,7 +712,7 @@ class Resolver:
             if not self.has_teams:
                 self.error("E013", f"{d.name} has type team but the format has no teams", t.span, "declare `teams ... size ...`")
                 return ERROR
-            return TEAM
+            return Ty("team", optional=True) if t.optional else TEAM
         if isinstance(t, sx.TSet):
             return PLAYERS
         if isinstance(t, sx.TEnum):
@@ -800,7 +800,7 @@ def _pick(entries, args):
                 ok = join(first, a.type) is not None
             else:
                 # `none` picks a player entry, so the error says that none is not a player
-                ok = accepts(p, a.type) in ("", "narrow") or a.type.kind == "none" and p.kind == "player"
+                ok = accepts(p, a.type) in ("", "narrow") or a.type.kind == "none" and p.kind in ("player", "team")
             if not ok:
                 break
         if ok:

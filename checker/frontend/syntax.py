@@ -159,6 +159,7 @@ class TPlayer:
 
 @dataclass(frozen=True)
 class TTeam:
+    optional: bool = False
     span: Span = _span()
 
 

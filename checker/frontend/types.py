@@ -16,8 +16,8 @@ class Ty:
     elem: Ty | None = None  # the element type of a set
 
     def __str__(self) -> str:
-        if self.kind == "player" and self.optional:
-            return "player or none"
+        if self.kind in ("player", "team") and self.optional:
+            return f"{self.kind} or none"
         if self.kind == "enum":
             return "{" + ", ".join(self.members) + "} value"
         if self.kind == "set":
@@ -38,6 +38,7 @@ INT = Ty("int")
 PLAYER = Ty("player")
 OPT_PLAYER = Ty("player", optional=True)
 TEAM = Ty("team")
+OPT_TEAM = Ty("team", optional=True)
 NONE = Ty("none")  # the type of the literal `none`; becomes `player?` where it meets a player
 PLAYERS = Ty("set", elem=PLAYER)
 TEAMS = Ty("set", elem=TEAM)
@@ -52,10 +53,6 @@ def set_of(elem: Ty) -> Ty:
     return Ty("set", elem=Ty(elem.kind, members=elem.members))  # a set never holds `none`
 
 
-def is_player(t: Ty) -> bool:
-    return t.kind == "player"
-
-
 def join(a: Ty, b: Ty) -> Ty | None:
     """The type both values fit in (`if` branches, `==`), or None if they never compare."""
     if a == b:
@@ -63,17 +60,20 @@ def join(a: Ty, b: Ty) -> Ty | None:
     kinds = {a.kind, b.kind}
     if kinds <= {"player", "none"}:
         return OPT_PLAYER
+    if kinds <= {"team", "none"}:
+        return OPT_TEAM
     return None
 
 
 def accepts(target: Ty, value: Ty) -> str:
     """Can a value of type `value` go where `target` is wanted? "" yes, "narrow" if only at run
-    time (a `player?` where a player is needed: none is then an evaluation error), "no" if never."""
+    time (a `player?` where a player is needed, or a `team?` where a team is: none is then an
+    evaluation error), "no" if never."""
     if target == value:
         return ""
-    if target.kind == "player":
+    if target.kind in ("player", "team"):
         if value.kind == "none":
             return "" if target.optional else "no"
-        if value.kind == "player":
+        if value.kind == target.kind:
             return "" if target.optional or not value.optional else "narrow"
     return "no"

@@ -626,7 +626,7 @@ class Encoder:
         if t.kind == "player":
             return z3.And(v >= (-1 if t.optional else 0), v < self.n)
         if t.kind == "team":
-            return z3.And(v >= 0, v < self.nt)
+            return z3.And(v >= (-1 if t.optional else 0), v < self.nt)
         if t.kind == "enum":
             return z3.And(v >= 0, v < len(t.members))
         return TRUE
