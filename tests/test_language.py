@@ -162,3 +162,25 @@ outcome nobody: draw when rounds == 2 and holder == none
                     "invariant i: size(members(holder)) == 1\n", encoding="utf-8")
     (f,) = [f for f in engine.check([str(spec)]).findings if f.kind == "evaluation-error"]
     assert "none where a team is needed" in f.message and f.replay == "confirmed"
+
+
+def test_properties_can_tell_a_running_game_from_an_ended_or_drawn_one(tmp_path):
+    spec = tmp_path / "g.rw"
+    spec.write_text("""players 2
+var life(p: player): 0..2 = 2
+action hit(q: player) progress when life[q] > 0 do life[q] := life[q] - 1; end
+action quake progress do forall q in players do life[q] := life[q] - 1; end end
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+outcome both: draw when forall p in players: lost(p)
+invariant alive_while_playing: game_over or forall p in players: life[p] > 0
+reachable drawn_game: game_drawn
+invariant never_drawn: not game_drawn
+""", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == []
+    (f,) = res.findings
+    assert f.kind == "invariant" and "never_drawn" in f.message and f.replay == "confirmed"
+    spec.write_text("players 2\noutcome o: draw when game_over\n", encoding="utf-8")
+    (d,) = engine.check([str(spec)]).diagnostics
+    assert d.code == "E014" and "reads the end of the game" in d.message

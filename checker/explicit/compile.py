@@ -33,7 +33,7 @@ class Overflow(Exception):
 
 class Ctx:
     """One evaluation: the values being read or written and the outcome facts of this step."""
-    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "hits")
+    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "hits", "over")
 
     def __init__(self, vals, out=0, tout=0):
         self.vals = vals
@@ -42,6 +42,7 @@ class Ctx:
         self.lp = self.lt = self.wp = self.wt = 0
         self.draw = False
         self.hits: list[int] = []
+        self.over = False  # the state read has ended (only properties of states read this)
 
 
 def popcount(x: int) -> int:
@@ -412,6 +413,12 @@ class Compiler:
     def b_teams(self, e, args):
         a = (1 << self.inst.nteams) - 1
         return lambda c: a
+
+    def b_game_over(self, e, args):
+        return lambda c: c.over
+
+    def b_game_drawn(self, e, args):
+        return lambda c: c.over and c.draw
 
     def b_nplayers(self, e, args):
         v = self.n

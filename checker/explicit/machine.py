@@ -448,6 +448,7 @@ class Machine:
         k = self.inst.nslots
         c = Ctx(state, state[k], state[k + 1])
         end = state[-1]
+        c.over = bool(end)
         if end and end[0] != "gap":
             c.wp, c.wt, c.draw = end
         return c

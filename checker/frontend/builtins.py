@@ -20,7 +20,7 @@ class Builtin:
     params: tuple[Ty | str, ...]  # "any" (same type as the first), "set" (any set), "*" (repeat the last)
     result: Ty | str  # "first": the type of the first argument
     meaning: str
-    reads: str = ""  # "status": who is out of the game; "outcome": this step's outcome facts
+    reads: str = ""  # "status": who is out; "outcome": this step's outcome facts; "end": the end of the game
     needs_teams: bool = False
 
 
@@ -68,6 +68,9 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("nplayers", "nplayers", (), INT, "the number of players"),
     Builtin("nteams", "nteams", (), INT, "the number of teams (0 without teams)"),
     Builtin("team_size", "team_size", (), INT, "the number of players per team (1 without teams)"),
+    Builtin("game_over", "game_over", (), BOOL, "the game has ended, or must be over (never in a step or an outcome rule)",
+            reads="end"),
+    Builtin("game_drawn", "game_drawn", (), BOOL, "the game has ended in a draw", reads="end"),
 )
 
 BY_KEY: dict[str, Builtin] = {b.key: b for b in TABLE}

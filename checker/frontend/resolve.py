@@ -477,6 +477,10 @@ class Resolver:
             return self.not_const(entry.name + ("()" if entry.params else ""), span)
         if entry.reads == "outcome":
             self.check_polarity(entry, span, ctx, pol)
+        if entry.reads == "end" and ctx.phase:
+            self.error("E014", f"`{entry.name}` reads the end of the game, which the outcome rules decide", span,
+                       "use lost(), won() and the state in outcome rules")
+            return T.Const(False, BOOL, span)
         if entry.key == "across":
             self.across_used.append(span)
         params = entry.params

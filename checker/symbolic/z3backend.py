@@ -103,11 +103,12 @@ class SymState:
         self.draw = FALSE
         self.overflow = FALSE
         self.error = FALSE
+        self.over = FALSE  # the state read has ended (properties of end states only)
 
     def copy(self):
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
         s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
-        s.draw, s.overflow, s.error = self.draw, self.overflow, self.error
+        s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
         return s
 
 
@@ -120,6 +121,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
     for f in SymState.FIELDS:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
+    s.over = m(a.over, b.over)
     return s
 
 
@@ -517,6 +519,12 @@ class Encoder:
     def b_teams(self, e, a, st):
         return SymSet([TRUE] * self.nt, "team")
 
+    def b_game_over(self, e, a, st):
+        return st.over
+
+    def b_game_drawn(self, e, a, st):
+        return z3.And(st.over, st.draw)
+
     def b_nplayers(self, e, a, st):
         return z3.IntVal(self.n)
 
@@ -859,6 +867,7 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
         st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
         st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
         st.draw = z3.BoolVal(bool(end[2]))
+    st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
     return _concrete(err) is True
