@@ -382,7 +382,7 @@ class Machine:
             if r.rid in self._credited:
                 continue
             if r.kind == "draw":
-                if c.draw and r.cond(c):
+                if c.draw and _holds(r.cond, c):
                     c.hits.append(r.rid)
                 continue
             facts = getattr(c, r.fact)
@@ -390,7 +390,7 @@ class Machine:
             for x in range(width):
                 if (facts >> x) & 1 and not (done >> x) & 1:
                     r.cell[0] = x
-                    if r.cond(c):
+                    if _holds(r.cond, c):
                         c.hits.append(r.rid)
                         break
         self._credited.update(h for h in c.hits if h in self._outcome_rids)
@@ -462,6 +462,15 @@ class Machine:
 
     def show(self, ty, v) -> str:
         return self.inst.show(ty, v)
+
+
+def _holds(cond, c: Ctx) -> bool:
+    """A condition evaluated for bookkeeping only (crediting a rule): the semantics never
+    evaluates it here, so an evaluation error means "not credited", never a failing step."""
+    try:
+        return bool(cond(c))
+    except EvalError:
+        return False
 
 
 def _names_of(names, mask) -> str:
