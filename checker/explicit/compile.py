@@ -338,7 +338,7 @@ class Compiler:
         if self.inst.has_teams:
             mem, to = self.members, self.inst.team_of
             return lambda c: mem[to[p(c)]] & ~(1 << p(c))
-        return lambda c: 0
+        return lambda c: p(c) and 0  # no teammates, but the argument is evaluated (it may fail)
 
     def b_next_in_game(self, e, args):
         (p,), n = args, self.n

@@ -491,6 +491,10 @@ class Resolver:
                 a = self.coerce(a, p, f"argument {i + 1} of {entry.name}()")
             fitted.append(a)
         if entry.result == "first":
+            if fitted[0].type.kind == "set":
+                self.error("E013", f"{entry.name}() steps through a list of single values, not sets", span,
+                           "list players, teams, numbers or members")
+                return T.Const(0, ERROR, span)
             ty = fitted[0].type
             for a in fitted[1:]:
                 ty = join(ty, a.type) or ty

@@ -84,6 +84,9 @@ def sym_if(cond, a, b):
     if a is b:
         return a
     if isinstance(a, SymSet):
+        if a.kind == "int":  # (values, conditions) lists of different values: keep both, each under its branch
+            return SymSet([z3.And(cond, c) for c in a.elems] + [z3.And(z3.Not(cond), c) for c in b.elems],
+                          "int", list(a.values) + list(b.values))
         return SymSet([z3.If(cond, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
     return z3.If(cond, _tz(a), _tz(b))
 
