@@ -1,23 +1,30 @@
 """The command line: a thin layer over `checker.engine`.
 
 Exit codes: 0 clean, 1 findings, 2 bad input or usage, 3 incomplete (a limit was hit and no
-unexpected finding was made), 4 the engines disagree on a counterexample (a bug in rulewright:
-no verdict of the run can be trusted, so it beats findings and incomplete). Findings beat
-incomplete because they are definite.
+unexpected finding was made, or the run was interrupted), 4 the engines disagree on a
+counterexample (a bug in rulewright: no verdict of the run can be trusted, so it beats findings
+and incomplete). Findings beat incomplete because they are definite; an interrupted run exits 3
+even with findings, because the findings it shows are not all there are.
+
+Ctrl-C and SIGTERM (an outer `timeout`) stop the run; the findings of the instances already
+checked are printed. Running out of memory is a limit hit too (exit 3), never an internal error.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
 from .analyses import coverage as cov
 from .frontend.diagnostics import SpecError, render_all
-from .explicit.explore import Limits, explore
+from .explicit.explore import explore
 from .analyses.findings import KINDS
+from .limits import LimitHit, Limits, default_memory_mib, limit_problem
 from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
@@ -37,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    c.add_argument("--max-states", type=int, default=200_000, help="per instance (default 200000)")
-    c.add_argument("--max-seconds", type=float, default=120.0, help="per instance (default 120)")
+    _limit_args(c, states=200_000, seconds=120.0)
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
@@ -47,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("graph", help="print an instance's state graph as DOT")
     g.add_argument("spec")
     g.add_argument("--instance", default="", help="substring of the instance label (default: the first)")
-    g.add_argument("--max-states", type=int, default=5_000)
+    _limit_args(g, states=5_000, seconds=60.0)
     _include_root(g)
 
     v = sub.add_parser("coverage", help="per document: formalized, out of scope and missing rule ids")
@@ -56,6 +62,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("kinds", help="list the finding kinds")
     return p
+
+
+def _limit_args(p: argparse.ArgumentParser, states: int, seconds: float) -> None:
+    memory = default_memory_mib()
+    p.add_argument("--max-states", type=_limit(int, "--max-states"), default=states,
+                   help=f"per instance (default {states})")
+    p.add_argument("--max-seconds", type=_limit(float, "--max-seconds"), default=seconds,
+                   help=f"per instance, for all of its work (default {seconds:g})")
+    p.add_argument("--max-memory", type=_limit(float, "--max-memory"), default=memory, metavar="MIB",
+                   help=f"memory of the whole run in MiB (default {memory}: 4096, or 3/4 of the machine's if less)")
+
+
+def _limit(kind, name: str):
+    """An argparse type: a number of `kind` that is finite and greater than 0."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a {'whole ' if kind is int else ''}number, not {text!r}")
+        problem = limit_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+    return parse
+
+
+def _limits(args) -> Limits:
+    return Limits(args.max_states, args.max_seconds, args.max_memory)
 
 
 def _include_root(p: argparse.ArgumentParser) -> None:
@@ -70,8 +104,25 @@ def _folder(text: str) -> str:
     return text
 
 
+def _terminate(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM (an outer timeout) stops the run the way Ctrl-C does
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    old_term = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        old_term = None
+    try:
+        return _run(args)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+def _run(args) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
@@ -89,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rulewright: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
+    except (MemoryError, LimitHit) as exc:  # outside any instance (each keeps its own): still a limit, not a bug
+        gc.collect()
+        why = "memory ran out" if isinstance(exc, MemoryError) else str(exc)
+        print(f"rulewright: incomplete: {why}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     except Exception as exc:  # a bug in rulewright: say so plainly; RULEWRIGHT_DEBUG=1 shows the traceback
         if os.environ.get("RULEWRIGHT_DEBUG"):
             raise
@@ -103,8 +159,7 @@ def cmd_check(args) -> int:
     from . import engine
     from .outputs import report
 
-    res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay,
-                       include_root=args.include_root)
+    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
     if args.format == "json":
         sys.stdout.write(report.as_json(res, args.stats))
     elif args.format == "sarif":
@@ -143,7 +198,7 @@ def cmd_graph(args) -> int:
     if not insts:
         print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    graph = explore(Machine(insts[0]), Limits(args.max_states, 60.0))
+    graph = explore(Machine(insts[0]), _limits(args))
     inst = insts[0]
     lines = [f'digraph "{inst.label}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
     for sid, state in enumerate(graph.states):

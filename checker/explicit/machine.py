@@ -15,16 +15,16 @@ players already out are dropped, `precedence` applies, and losers leave the game
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
+from ..limits import LimitHit
 from .compile import Compiler, Ctx, EvalError, Overflow
 
-
-class LimitHit(Exception):
-    """Raised when setting up the initial states alone exceeds the state limit."""
+PRODUCT_CACHE = 100_000  # bindings of fixed domains kept as a list; a larger product is enumerated lazily
 
 
 @dataclass
@@ -163,7 +163,10 @@ class Machine:
         out = []
         for b, d in params:
             dom = self.comp.domain(d)
-            static = list(dom(Ctx(()))) if _static_domain(d) else None
+            static = None
+            if _static_domain(d):
+                static = dom(Ctx(()))  # a range stays a range: 0..10^10 must not become a list
+                static = static if isinstance(static, range) else list(static)
             out.append(Bound(b, self.comp.cell(b), dom, static))
         return out
 
@@ -172,7 +175,7 @@ class Machine:
         if not binders:
             yield ()
             return
-        if all(b.static is not None for b in binders):
+        if all(b.static is not None for b in binders) and math.prod(_size(b.static) for b in binders) <= PRODUCT_CACHE:
             # every domain is fixed: the product is the same in every state, so build it once
             key = id(binders)
             if key not in self._products:
@@ -198,8 +201,10 @@ class Machine:
             b.cell[0] = v
 
     # ------------------------------------------------------------ states
-    def initial_states(self, max_states: int = 2_000_000):
-        """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order."""
+    def initial_states(self, max_states: int = 2_000_000, budget=None):
+        """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order; LimitHit
+        when there are more than `max_states` or the budget is spent."""
+        check = budget.check if budget is not None else _nothing
         inst = self.inst
         partial = [[]]
         errors: list[SetupError] = []
@@ -212,7 +217,10 @@ class Machine:
                         nxt.append(vals + list(combo))
                         if len(nxt) > max_states:
                             raise LimitHit(f"more than {max_states:,} initial states")
+                        if not len(nxt) & 255:
+                            check()
                     continue
+                check()
                 c = Ctx(vals + [None] * (inst.nslots - len(vals)))
                 row = []
                 for i in range(v.count):
@@ -234,6 +242,7 @@ class Machine:
             partial = nxt
         out = []
         for vals in partial:
+            check()
             c = Ctx(vals)
             try:
                 where = "init"
@@ -251,13 +260,19 @@ class Machine:
             out.append((tuple(c.vals) + (c.out, c.tout, end), tuple(c.hits), conflict))
         return out, errors
 
-    def successors(self, state: tuple) -> list[Step]:
+    def successors(self, state: tuple, budget=None) -> list[Step]:
+        """Every step out of `state`; LimitHit if the budget runs out (read every 64 bindings:
+        one state of 200 players has 40,000 of them, and each can resolve outcomes)."""
         k = self.inst.nslots
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
+        check = budget.check if budget is not None else _nothing
         for ai, a in enumerate(self.actions):
             cells = a.cells
-            for binding in list(self.bindings(a.binders, reader)):
+            # lazily: a parameter over 0..10^10 is a time limit to hit, not a list to build
+            for i, binding in enumerate(self.bindings(a.binders, reader)):
+                if not i & 63:
+                    check()
                 for cell, v in zip(cells, binding):  # the guard and then the body read these cells
                     cell[0] = v
                 try:
@@ -461,6 +476,15 @@ class Machine:
 
     def show(self, ty, v) -> str:
         return self.inst.show(ty, v)
+
+
+def _nothing() -> None:
+    pass
+
+
+def _size(values) -> int:
+    """How many values a domain has; len() of a range over more than 2^63 values overflows."""
+    return max(0, values.stop - values.start) if isinstance(values, range) else len(values)
 
 
 def _names_of(names, mask) -> str:

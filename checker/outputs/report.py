@@ -58,6 +58,8 @@ def text(res: Result, stats: bool = False) -> str:
                        + ("" if i.complete else f" (incomplete: {i.stop_reason})"))
     for why in res.incomplete:
         out.append(f"incomplete: {why}")
+    if res.interrupted:
+        out.append(f"INTERRUPTED: {res.interrupted}")
     if counts:
         out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
                    + (f" ({expected} expected)" if expected else ""))
@@ -65,7 +67,8 @@ def text(res: Result, stats: bool = False) -> str:
     if res.disagreements:
         out.append(f"ENGINES DISAGREE on {len(res.disagreements)} counterexample(s): no verdict of this run can be trusted")
     out.append("result: " + {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)",
-                             2: "bad input", 3: "incomplete", 4: "the engines disagree (a bug in rulewright)"}[code])
+                             2: "bad input", 3: "interrupted" if res.interrupted else "incomplete",
+                             4: "the engines disagree (a bug in rulewright)"}[code])
     return "\n".join(out) + "\n"
 
 
@@ -113,6 +116,7 @@ def as_json(res: Result, stats: bool = False) -> str:
         "findings": [finding_json(f) for f in res.findings],
         "disagreements": [{**finding_json(d.finding), "replay_view": d.replay} for d in res.disagreements],
         "incomplete": res.incomplete,
+        "interrupted": res.interrupted or None,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
                        **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
     }
@@ -150,6 +154,9 @@ def as_sarif(res: Result) -> str:
                                                                        "startColumn": max(d.span.col, 1)}}}]})
     rules = [{"id": k, "shortDescription": {"text": desc}, "defaultConfiguration": {"level": levels[sev]}}
              for k, (sev, desc) in KINDS.items()]
-    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-           "runs": [{"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}]}
+    run = {"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}
+    if res.interrupted:  # the results are not all there are
+        run["invocations"] = [{"executionSuccessful": False,
+                               "toolExecutionNotifications": [{"level": "error", "message": {"text": res.interrupted}}]}]
+    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -19,6 +19,7 @@ quantifiers evaluate as far as the explorer does and no further.
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -920,11 +921,17 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
 
 def contradiction(inst: Instance, timeout_ms: int = 10_000):
     """None if setup and constraints are satisfiable; else ("unsat", [(declaration, what)] in a
-    minimal core) or ("unknown", reason)."""
+    minimal core) or ("unknown", reason). `timeout_ms` bounds the whole check, core shrinking
+    included: each solver call gets what is left of it."""
+    deadline = time.monotonic() + timeout_ms / 1000
+
+    def left() -> int:
+        return max(1, int((deadline - time.monotonic()) * 1000))
+
     enc = Encoder(inst)
     model = inst.model
     s = z3.Solver()
-    s.set(unsat_core=True, timeout=timeout_ms)
+    s.set(unsat_core=True)
     tracked = {}
     labels = []
 
@@ -954,6 +961,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     for d in model.inits + model.constraints:
         value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
         track(d, z3.And(z3.Not(err), value), f"`{d.name}`")
+    s.set(timeout=left())
     r = s.check(*labels)
     if r == z3.sat:
         return None
@@ -963,6 +971,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     i = 0  # shrink the core to a minimal one: drop members while it stays unsat
     while i < len(core):
         trial = core[:i] + core[i + 1:]
+        s.set(timeout=left())  # once time is up, each call answers unknown at once: the core stays as it is
         if s.check(*trial) == z3.unsat:
             core = trial
         else:
