@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import re
@@ -172,8 +173,13 @@ def cmd_check(args) -> int:
 
 
 def itf_name(f) -> str:
+    """A file name that is the same in every run and differs for every finding of a run: a
+    readable part (model, kind, first rules) and a hash of the finding's fingerprint (model and
+    its grouping signature: kind, rules and key), which the grouping makes unique per run."""
     base = f"{f.model}-{f.kind}-{'-'.join(f.rules[:3])}"
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:150] + ".itf.json"
+    fingerprint = json.dumps([f.model, *f.signature()], ensure_ascii=False)
+    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:10]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:120] + f"-{digest}.itf.json"
 
 
 def write_itf(res, folder: Path) -> None:
@@ -200,7 +206,7 @@ def cmd_graph(args) -> int:
         return EXIT_BAD_INPUT
     graph = explore(Machine(insts[0]), _limits(args))
     inst = insts[0]
-    lines = [f'digraph "{inst.label}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
+    lines = [f'digraph "{_esc(inst.label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
     for sid, state in enumerate(graph.states):
         desc = _state_label(graph, state)
         shape = ', style=bold' if sid in graph.init_ids else ''
@@ -222,12 +228,15 @@ def cmd_graph(args) -> int:
 
 def _state_label(graph, state) -> str:
     from .analyses.traces import show, state_values
-    parts = [f"{k}={show(v)}" for k, v in state_values(graph, state)]
-    return _esc("\\n".join(parts))
+    return "\\n".join(_esc(f"{k}={show(v)}") for k, v in state_values(graph, state))  # \n: a line break in the label
 
 
 def _esc(s: str) -> str:
-    return s.replace('"', '\\"')
+    """Text inside a DOT double-quoted string: a backslash would escape the next character (a
+    trailing one the closing quote) and Graphviz reads \\n, \\l, \\N... in labels. A line break
+    becomes a line break of the label; other control characters become `?`."""
+    s = s.replace("\\", "\\\\").replace('"', '\\"')
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: "\\n" if m[0] == "\n" else "?", s)
 
 
 def cmd_coverage(args) -> int:

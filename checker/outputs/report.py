@@ -3,6 +3,8 @@ no timings or absolute paths unless asked for (`stats=True`)."""
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from ..frontend.diagnostics import caret_block, render_all
 from ..engine import Result
@@ -123,6 +125,19 @@ def as_json(res: Result, stats: bool = False) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+def uri(path: str) -> str:
+    """A file path as a SARIF artifact URI: percent-encoded (`dead lock#1.rw` must not end in a
+    fragment), relative paths kept relative, absolute ones as file:// URIs."""
+    if path.startswith("/"):
+        return "file://" + quote(path)
+    return quote(str(PurePosixPath(path)))
+
+
+def _location(span) -> dict:
+    return {"physicalLocation": {"artifactLocation": {"uri": uri(span.file)},
+                                 "region": {"startLine": max(span.line, 1), "startColumn": max(span.col, 1)}}}
+
+
 def as_sarif(res: Result) -> str:
     """SARIF 2.1.0, for code-scanning tools in CI; one result per finding, located at its spans."""
     levels = {"error": "error", "warning": "warning", "info": "note"}
@@ -130,9 +145,7 @@ def as_sarif(res: Result) -> str:
     for f in res.findings:
         if f.expected:
             continue
-        locations = [{"physicalLocation": {"artifactLocation": {"uri": s.file},
-                                           "region": {"startLine": max(s.line, 1), "startColumn": max(s.col, 1)}}}
-                     for s in f.spans if s.line > 0]
+        locations = [_location(s) for s in f.spans if s.line > 0]
         text = f.message + (f" (rules {', '.join(f.rules)})" if f.rules else "")
         if f.trace:
             text += "\n" + narrative(f)
@@ -143,15 +156,10 @@ def as_sarif(res: Result) -> str:
         results.append({"ruleId": "engines-disagree", "level": "error",
                         "message": {"text": f"The engines disagree on a {f.kind} counterexample ({f.message}); "
                                             f"the replay says: {d.replay}. This is a bug in rulewright."},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": s.file},
-                                                            "region": {"startLine": max(s.line, 1),
-                                                                       "startColumn": max(s.col, 1)}}}
-                                      for s in f.spans if s.line > 0]})
+                        "locations": [_location(s) for s in f.spans if s.line > 0]})
     for d in res.diagnostics:
         results.append({"ruleId": d.code, "level": "error", "message": {"text": f"{d.message}. {d.hint}".strip()},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": d.span.file},
-                                                            "region": {"startLine": max(d.span.line, 1),
-                                                                       "startColumn": max(d.span.col, 1)}}}]})
+                        "locations": [_location(d.span)]})
     rules = [{"id": k, "shortDescription": {"text": desc}, "defaultConfiguration": {"level": levels[sev]}}
              for k, (sev, desc) in KINDS.items()]
     run = {"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}
