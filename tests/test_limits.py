@@ -236,7 +236,7 @@ def test_the_watchdog_raises_only_in_code_that_keeps_nothing_half_written():
 
 
 def _spin_in_a_safe_module():
-    from checker.explicit import compile as c
+    from checker.explicit import compile as c  # a safe module
     while True:
         c.ring_step(0, 1, 1, 0, 1000)
 

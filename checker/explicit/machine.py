@@ -165,13 +165,18 @@ class Machine:
             dom = self.comp.domain(d)
             static = None
             if _static_domain(d):
-                static = dom(Ctx(()))  # a range stays a range: 0..10^10 must not become a list
-                static = static if isinstance(static, range) else list(static)
+                try:
+                    static = dom(Ctx(()))  # a range stays a range: 0..10^10 must not become a list
+                    static = static if isinstance(static, range) else list(static)
+                except EvalError:  # (1/0..3): evaluated in each state instead, where it fails as a step
+                    static = None
             out.append(Bound(b, self.comp.cell(b), dom, static))
         return out
 
     # ------------------------------------------------------------ bindings
-    def bindings(self, binders: list[Bound], c):
+    def bindings(self, binders: list[Bound], c, failed: list | None = None):
+        """Every tuple of arguments in `c`; a domain without a value raises EvalError, or with
+        `failed` is recorded there as (the arguments bound before it, the error) and skipped."""
         if not binders:
             yield ()
             return
@@ -188,7 +193,14 @@ class Machine:
                 yield tuple(acc)
                 return
             b = binders[i]
-            for v in (b.static if b.static is not None else list(b.dom(c))):
+            try:
+                values = b.static if b.static is not None else list(b.dom(c))
+            except EvalError as exc:  # this domain has no value here; the other arguments' still count
+                if failed is None:
+                    raise
+                failed.append((tuple(acc), exc))
+                return
+            for v in values:
                 b.cell[0] = v
                 acc.append(v)
                 yield from rec(i + 1, acc)
@@ -269,8 +281,9 @@ class Machine:
         check = budget.check if budget is not None else _nothing
         for ai, a in enumerate(self.actions):
             cells = a.cells
+            failed: list = []
             # lazily: a parameter over 0..10^10 is a time limit to hit, not a list to build
-            for i, binding in enumerate(self.bindings(a.binders, reader)):
+            for i, binding in enumerate(self.bindings(a.binders, reader, failed)):
                 if not i & 63:
                     check()
                 for cell, v in zip(cells, binding):  # the guard and then the body read these cells
@@ -307,6 +320,8 @@ class Machine:
                     self._resolved[key] = done
                 out, tout, end, conflict, more_hits = done
                 steps.append(Step(ai, binding, vals + (out, tout, end), tuple(c.hits) + more_hits, conflict=conflict))
+            for binding, exc in failed:  # a parameter's domain without a value fails the step, as a guard does
+                steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "domain"))
         return steps
 
     # ------------------------------------------------------------ outcome resolution

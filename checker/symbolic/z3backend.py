@@ -806,11 +806,13 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     decl = inst.model.actions[step.action]
     st = state_to_sym(inst, step.pre)
     env: dict = {}
-    for (b, dom), v in zip(decl.params, step.binding):
+    for j, (b, dom) in enumerate(decl.params):
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
-        if not any(_concrete(c) is True and val == v for val, c in cands):
+        if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
+            return "" if _concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
+        if j >= len(step.binding) or not any(_concrete(c) is True and val == step.binding[j] for val, c in cands):
             return f"argument {b.name} outside its domain"
-        env[b.uid] = v
+        env[b.uid] = step.binding[j]
     guard, guard_err = enc.checked(lambda: enc.expr(decl.guard, st, env))
     failing = step.post is None
     if _concrete(guard_err) is True:
