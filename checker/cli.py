@@ -25,7 +25,7 @@ from .analyses import coverage as cov
 from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
-from .limits import LimitHit, Limits, default_memory_mib, limit_problem
+from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
@@ -204,7 +204,10 @@ def cmd_graph(args) -> int:
     if not insts:
         print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    graph = explore(Machine(insts[0]), _limits(args))
+    limits = _limits(args)
+    budget = Budget(limits)
+    with watchdog(budget):
+        graph = explore(Machine(insts[0]), limits, budget)
     inst = insts[0]
     lines = [f'digraph "{_esc(inst.label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
     for sid, state in enumerate(graph.states):

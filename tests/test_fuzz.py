@@ -128,3 +128,25 @@ def test_an_initial_value_with_seat_calls_is_no_constant(tmp_path):
     (f,) = [f for f in res.findings if f.kind == "overflow"]
     assert f.message == "the initial value of v2 is 0, outside its type" and f.replay == "confirmed"
     _assert_promises(CALL_IN_INITIAL_VALUE, tmp_path)
+
+
+# Exit 4 (the engines disagree) twice in a campaign: once a loss rule had derived every
+# player's loss in the setup, the explorer still evaluated the other loss rules there to credit
+# them (dead-rule bookkeeping) and took their division by zero for an evaluation error of the
+# setup, which the semantics (and the replay) never evaluates. Crediting now treats a condition
+# without a value as not applying.
+CREDIT_EVALUATES_TOO_MUCH = """\
+players 2
+var d: 0..1 = 0
+outcome all: lose player p when true
+outcome odd: lose player p when 1 / d == 1
+"""
+
+
+def test_crediting_a_rule_never_makes_an_evaluation_error(tmp_path):
+    from checker import engine
+    (tmp_path / "c.rw").write_text(CREDIT_EVALUATES_TOO_MUCH)
+    res = engine.check([str(tmp_path / "c.rw")])
+    assert res.disagreements == [] and res.exit_code() == 1
+    assert not any(f.kind == "evaluation-error" for f in res.findings)
+    assert any(f.kind == "dead-rule" and "`odd`" in f.message for f in res.findings)

@@ -229,8 +229,7 @@ class Machine:
                         nxt.append(vals + list(combo))
                         if len(nxt) > max_states:
                             raise LimitHit(f"more than {max_states:,} initial states")
-                        if not len(nxt) & 255:
-                            check()
+                        check()  # each time: one state of a million slots is 8 MB
                     continue
                 check()
                 c = Ctx(vals + [None] * (inst.nslots - len(vals)))
@@ -412,7 +411,7 @@ class Machine:
             if r.rid in self._credited:
                 continue
             if r.kind == "draw":
-                if c.draw and r.cond(c):
+                if c.draw and _holds(r.cond, c):
                     c.hits.append(r.rid)
                 continue
             facts = getattr(c, r.fact)
@@ -420,7 +419,7 @@ class Machine:
             for x in range(width):
                 if (facts >> x) & 1 and not (done >> x) & 1:
                     r.cell[0] = x
-                    if r.cond(c):
+                    if _holds(r.cond, c):
                         c.hits.append(r.rid)
                         break
         self._credited.update(h for h in c.hits if h in self._outcome_rids)
@@ -495,6 +494,16 @@ class Machine:
 
 def _nothing() -> None:
     pass
+
+
+def _holds(cond, c: Ctx) -> bool:
+    """Whether a rule's condition holds, for crediting only: the semantics never evaluates it
+    there (its fact was already derived), so a condition without a value (a division by zero)
+    is no error of the step, only a rule that is not credited."""
+    try:
+        return bool(cond(c))
+    except EvalError:
+        return False
 
 
 def _size(values) -> int:
