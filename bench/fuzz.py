@@ -55,6 +55,7 @@ class Gen:
         self.enum = ["red", "green", "blue"][: r.randint(1, 3)]
         self.binders: list[tuple[str, str]] = []
         self.n = 0
+        self.big = False  # 200 players: no variable of type `set player` (2^200 values)
 
     def name(self, prefix="v") -> str:
         self.n += 1
@@ -235,7 +236,7 @@ class Gen:
             return "bool", "bool"
         if r < 0.55:
             lo = self.r.choice(["0", "0", "-2", "1"])
-            hi = self.r.choice(["1", "2", "3", "5", "N" if self.params else "4", "1000000", "100000000"])
+            hi = self.r.choice(["1", "2", "3", "5", "N" if self.params else "4"] * 4 + ["1000000", "100000000"])
             return f"{lo}..{hi}", "int"
         if r < 0.7:
             return "player", "player"
@@ -243,7 +244,7 @@ class Gen:
             return "player?", "player?"
         if r < 0.85 and self.teams:
             return "team", "team"
-        if r < 0.92:
+        if r < 0.92 and not self.big:
             return "set player", "set"
         return "{" + ", ".join(self.enum) + "}", "enum"
 
@@ -257,11 +258,13 @@ class Gen:
             self.params.append("N")
             out.append(f"param N{self.tags()} in {r.choice(['2..3', '{2, 4}', '1..2', '3..3', '0..2'])}")
         if self.teams:
-            out.append(f"teams{self.tags()} A, B size {r.choice(['1', '2', '2', 'N' if self.params else '1'])}")
+            out.append(f"teams{self.tags()} A, B size {r.choice(['2', '2', '2', '1', 'N' if self.params else '2'])}")
             if r.random() < 0.4:
                 out.append(f"seating {r.choice(['alternate', 'blocks'])}")
         else:
-            out.append(f"players{self.tags()} {r.choice(['1', '2', '3', '3', '4', 'N' if self.params else '2', '0', '200'])}")
+            count = r.choice(['2', '3', '3', '4', 'N' if self.params else '2'] * 4 + ['1', '0', '200'])
+            self.big = count == "200"
+            out.append(f"players{self.tags()} {count}")
         for _ in range(r.randint(1, 4)):
             name = self.name("v")
             text, ty = self.vtype()
@@ -297,8 +300,8 @@ class Gen:
         for _ in range(r.randint(0, 3)):
             subj = "team" if self.teams and r.random() < 0.3 else "player"
             b = self.name("o")
-            self.binders.append((b, subj))
             head = r.choice([f"lose {subj} {b}", f"win {subj} {b}", "draw"])
+            self.binders.append((b, subj) if head != "draw" else ("", ""))
             cond = self.expr("bool")
             self.binders.pop()
             out.append(f"outcome {self.name('out')}{self.tags()}: {head} when {cond}")
@@ -321,7 +324,8 @@ class Gen:
         ]
         for _ in range(r.randint(0, 4)):
             out.append(r.choice(extras)())
-        r.shuffle(out) if r.random() < 0.1 else None
+        if r.random() < 0.02:
+            r.shuffle(out)  # declarations in any order (the header then lands elsewhere: E001)
         return "\n".join(out) + "\n"
 
     def _active(self) -> str:
