@@ -236,6 +236,8 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
     except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
         res.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
     except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
+        for f in out:  # ids of dropped findings may be reused by later ones
+            replayable.pop(id(f), None)
         gc.collect()
         res.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
         return [], 0.0
