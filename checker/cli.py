@@ -1,23 +1,31 @@
 """The command line: a thin layer over `checker.engine`.
 
 Exit codes: 0 clean, 1 findings, 2 bad input or usage, 3 incomplete (a limit was hit and no
-unexpected finding was made), 4 the engines disagree on a counterexample (a bug in rulewright:
-no verdict of the run can be trusted, so it beats findings and incomplete). Findings beat
-incomplete because they are definite.
+unexpected finding was made, or the run was interrupted), 4 the engines disagree on a
+counterexample (a bug in rulewright: no verdict of the run can be trusted, so it beats findings
+and incomplete). Findings beat incomplete because they are definite; an interrupted run exits 3
+even with findings, because the findings it shows are not all there are.
+
+Ctrl-C and SIGTERM (an outer `timeout`) stop the run; the findings of the instances already
+checked are printed. Running out of memory is a limit hit too (exit 3), never an internal error.
 """
 from __future__ import annotations
 
 import argparse
+import gc
+import hashlib
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
 from .analyses import coverage as cov
 from .frontend.diagnostics import SpecError, render_all
-from .explicit.explore import Limits, explore
+from .explicit.explore import explore
 from .analyses.findings import KINDS
+from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
@@ -37,8 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    c.add_argument("--max-states", type=int, default=200_000, help="per instance (default 200000)")
-    c.add_argument("--max-seconds", type=float, default=120.0, help="per instance (default 120)")
+    _limit_args(c, states=200_000, seconds=120.0)
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
@@ -47,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("graph", help="print an instance's state graph as DOT")
     g.add_argument("spec")
     g.add_argument("--instance", default="", help="substring of the instance label (default: the first)")
-    g.add_argument("--max-states", type=int, default=5_000)
+    _limit_args(g, states=5_000, seconds=60.0)
     _include_root(g)
 
     v = sub.add_parser("coverage", help="per document: formalized, out of scope and missing rule ids")
@@ -56,6 +63,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("kinds", help="list the finding kinds")
     return p
+
+
+def _limit_args(p: argparse.ArgumentParser, states: int, seconds: float) -> None:
+    memory = default_memory_mib()
+    p.add_argument("--max-states", type=_limit(int, "--max-states"), default=states,
+                   help=f"per instance (default {states})")
+    p.add_argument("--max-seconds", type=_limit(float, "--max-seconds"), default=seconds,
+                   help=f"per instance, for all of its work (default {seconds:g})")
+    p.add_argument("--max-memory", type=_limit(float, "--max-memory"), default=memory, metavar="MIB",
+                   help=f"memory of the whole run in MiB (default {memory}: 4096, or 3/4 of the machine's if less)")
+
+
+def _limit(kind, name: str):
+    """An argparse type: a number of `kind` that is finite and greater than 0."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a {'whole ' if kind is int else ''}number, not {text!r}")
+        problem = limit_problem(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+    return parse
+
+
+def _limits(args) -> Limits:
+    return Limits(args.max_states, args.max_seconds, args.max_memory)
 
 
 def _include_root(p: argparse.ArgumentParser) -> None:
@@ -70,8 +105,25 @@ def _folder(text: str) -> str:
     return text
 
 
+def _terminate(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM (an outer timeout) stops the run the way Ctrl-C does
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    old_term = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        old_term = None
+    try:
+        return _run(args)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+def _run(args) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
@@ -89,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rulewright: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
+    except (MemoryError, LimitHit) as exc:  # outside any instance (each keeps its own): still a limit, not a bug
+        gc.collect()
+        why = "memory ran out" if isinstance(exc, MemoryError) else str(exc)
+        print(f"rulewright: incomplete: {why}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     except Exception as exc:  # a bug in rulewright: say so plainly; RULEWRIGHT_DEBUG=1 shows the traceback
         if os.environ.get("RULEWRIGHT_DEBUG"):
             raise
@@ -103,8 +160,7 @@ def cmd_check(args) -> int:
     from . import engine
     from .outputs import report
 
-    res = engine.check(args.paths, Limits(args.max_states, args.max_seconds), replay=not args.no_replay,
-                       include_root=args.include_root)
+    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
     if args.format == "json":
         sys.stdout.write(report.as_json(res, args.stats))
     elif args.format == "sarif":
@@ -117,8 +173,13 @@ def cmd_check(args) -> int:
 
 
 def itf_name(f) -> str:
+    """A file name that is the same in every run and differs for every finding of a run: a
+    readable part (model, kind, first rules) and a hash of the finding's fingerprint (model and
+    its grouping signature: kind, rules and key), which the grouping makes unique per run."""
     base = f"{f.model}-{f.kind}-{'-'.join(f.rules[:3])}"
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:150] + ".itf.json"
+    fingerprint = json.dumps([f.model, *f.signature()], ensure_ascii=False)
+    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:10]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:120] + f"-{digest}.itf.json"
 
 
 def write_itf(res, folder: Path) -> None:
@@ -143,9 +204,12 @@ def cmd_graph(args) -> int:
     if not insts:
         print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    graph = explore(Machine(insts[0]), Limits(args.max_states, 60.0))
+    limits = _limits(args)
+    budget = Budget(limits)
+    with watchdog(budget):
+        graph = explore(Machine(insts[0]), limits, budget)
     inst = insts[0]
-    lines = [f'digraph "{inst.label}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
+    lines = [f'digraph "{_esc(inst.label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
     for sid, state in enumerate(graph.states):
         desc = _state_label(graph, state)
         shape = ', style=bold' if sid in graph.init_ids else ''
@@ -167,12 +231,15 @@ def cmd_graph(args) -> int:
 
 def _state_label(graph, state) -> str:
     from .analyses.traces import show, state_values
-    parts = [f"{k}={show(v)}" for k, v in state_values(graph, state)]
-    return _esc("\\n".join(parts))
+    return "\\n".join(_esc(f"{k}={show(v)}") for k, v in state_values(graph, state))  # \n: a line break in the label
 
 
 def _esc(s: str) -> str:
-    return s.replace('"', '\\"')
+    """Text inside a DOT double-quoted string: a backslash would escape the next character (a
+    trailing one the closing quote) and Graphviz reads \\n, \\l, \\N... in labels. A line break
+    becomes a line break of the label; other control characters become `?`."""
+    s = s.replace("\\", "\\\\").replace('"', '\\"')
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: "\\n" if m[0] == "\n" else "?", s)
 
 
 def cmd_coverage(args) -> int:

@@ -7,17 +7,26 @@ A counterexample the replay rejects is not a finding: the engines disagree, and 
 so with its own exit code. Findings that recur across parameter values are grouped (the
 smallest instance's trace is kept); `expect` declarations mark reviewed findings; readings of
 one format are compared.
+
+Limits (checker.limits) apply per instance to all of its work: the contradiction check,
+exploration (which stops at EXPLORE_SHARE of the time, so the checks can look at what it
+reached), the checks; the replays of a file's findings get the time its instances left over,
+so a run never takes longer than its instances times the time limit. A limit hit, or memory
+running out, makes the instance incomplete and keeps what it reached. An interrupt (Ctrl-C, or
+SIGTERM through the CLI) keeps the findings of the instances already checked.
 """
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .analyses.checks import run_checks
+from .analyses.checks import run_checks_within
 from .analyses.findings import KINDS, Finding
 from .analyses.lint import lint
-from .explicit.explore import Graph, Limits, explore
+from .explicit.explore import Graph, explore
 from .explicit.machine import Machine
+from .limits import Budget, LimitHit, Limits, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
@@ -54,17 +63,22 @@ class Result:
     disagreements: list[Disagreement] = field(default_factory=list)
     instances: list[InstanceResult] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # why, per instance
+    interrupted: str = ""  # how far an interrupted run got; "" if it ran to its end
+    checked: int = 0  # instances whose checks finished
 
     @property
     def unexpected(self) -> list[Finding]:
         return [f for f in self.findings if not f.expected and f.severity != "info"]
 
     def exit_code(self) -> int:
-        """2 bad input; 4 the engines disagree (no verdict can be trusted); 1 findings; 3 incomplete; 0 clean."""
+        """2 bad input; 4 the engines disagree (no verdict can be trusted); 3 interrupted (the
+        findings shown are not all there are); 1 findings; 3 incomplete; 0 clean."""
         if self.diagnostics:
             return 2
         if self.disagreements:
             return 4
+        if self.interrupted:
+            return 3
         if self.unexpected:
             return 1
         if self.incomplete:
@@ -130,14 +144,23 @@ def front_end_file(path: str, root, res: Result) -> Plan | None:
     return Plan(spec, instances)
 
 
+EXPLORE_SHARE = 0.8  # of an instance's time and memory; the rest is the checks'
+CONTRADICTION_SHARE, CONTRADICTION_SECONDS = 0.25, 10.0  # at most, for the Z3 contradiction check
+
+
 def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
           graphs: dict | None = None, include_root: str | None = None) -> Result:
     res = Result()
     plans = front_end(paths, res, include_root)
     if res.diagnostics:
         return res  # every static error at once, before anything is explored
-    for plan in plans:
-        _check_spec(plan, limits, replay, res, graphs)
+    total = sum(len(plan.instances) for plan in plans)
+    try:
+        for plan in plans:
+            _check_spec(plan, limits, replay, res, graphs)
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI: report what was finished
+        res.interrupted = (f"the run was interrupted after {res.checked} of {total} instance(s); "
+                           "the findings of the others are missing")
     res.findings.sort(key=_order)
     return res
 
@@ -148,44 +171,85 @@ def _order(f: Finding):
 
 
 def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -> None:
+    """Check every instance of one file, then group, replay and apply expectations. On an
+    interrupt, the instances already checked are grouped and kept (not replayed) and the
+    interrupt goes on up."""
     spec, instances = plan.spec, plan.instances
     res.findings.extend(lint(spec))
     raw: list[Finding] = []
+    done: list[Instance] = []
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
-    for inst in instances:
-        raw.extend(_check_instance(inst, limits, replay, res, graphs, replayable))
-    grouped = _group(raw, instances)
+    spare = 0.0  # seconds the instances left unused: the replays' time
+    interrupted = False
+    try:
+        for inst in instances:
+            found, left = _check_instance(inst, limits, replay, res, graphs, replayable)
+            raw.extend(found)
+            done.append(inst)
+            res.checked += 1
+            spare += left
+    except KeyboardInterrupt:
+        interrupted = True
+    grouped = _group(raw, done)
+    budget = Budget(limits, seconds=spare)
     kept = []
     for f in grouped:  # replayed once per reported finding, after grouping
         if id(f) in replayable:
-            f.replay = replay_finding(*replayable[id(f)], f)
+            if not interrupted:
+                try:
+                    f.replay = _replay_within(budget, *replayable[id(f)], f, res)
+                except KeyboardInterrupt:
+                    interrupted = True
+            if interrupted:
+                f.replay = "not run: the run was interrupted"
             if f.replay.startswith("FAILED"):
                 res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
                 continue
         kept.append(f)
-    _apply_expectations(instances, kept)
-    kept.extend(_compare_readings(instances, kept))
+    # an interrupted file cannot tell an unmet expectation or a difference between readings
+    _apply_expectations(done, kept, report_unmet=not interrupted)
+    if not interrupted:
+        kept.extend(_compare_readings(instances, kept))
     res.findings.extend(kept)
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res: Result) -> str:
+    try:
+        budget.check()
+        with watchdog(budget):
+            return replay_finding(machine, graph, f)
+    except LimitHit as exc:
+        res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
+        return f"not replayed: {exc}"
 
 
 def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs,
-                    replayable: dict) -> list[Finding]:
+                    replayable: dict) -> tuple[list[Finding], float]:
+    """The findings of one instance and the seconds of its time limit it left unused."""
+    budget = Budget(limits)
     out: list[Finding] = []
-    model = inst.model_name
     try:
-        verdict = z3backend.contradiction(inst)
-    except z3backend.Unsupported as exc:
-        verdict = ("unknown", f"not encodable: {exc}")
-    if verdict and verdict[0] == "unknown":
-        res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
-    elif verdict:
-        core = verdict[1]
-        rules = [t for d, _ in core for t in d.tags]
-        what = "; ".join(sorted({w for _, w in core}))
-        out.append(Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
-                           tuple(d.span for d, _ in core), inst.label, model, key=what))
+        with watchdog(budget):
+            _explore_and_check(inst, limits, budget, replay, res, graphs, replayable, out)
+    except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
+        res.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
+    except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
+        for f in out:  # ids of dropped findings may be reused by later ones
+            replayable.pop(id(f), None)
+        gc.collect()
+        res.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
+        return [], 0.0
+    return out, max(0.0, budget.remaining())
+
+
+def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Result, graphs,
+                       replayable: dict, out: list[Finding]) -> None:
+    model = inst.model_name
+    out.extend(_contradiction(inst, budget, res))
     machine = Machine(inst)
-    graph = explore(machine, limits)
+    graph = explore(machine, limits, budget.share(EXPLORE_SHARE))
     if graphs is not None:
         graphs[inst.label] = graph
     res.instances.append(InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,
@@ -198,12 +262,38 @@ def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, g
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state"))
-    found = run_checks(graph)
+    found, stopped = run_checks_within(graph, budget)
+    if stopped:
+        res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)
         out.append(f)
-    return out
+
+
+def _contradiction(inst: Instance, budget: Budget, res: Result) -> list[Finding]:
+    """The Z3 contradiction check within its part of the instance's time (building the formulas
+    included: a quantifier over 0..10^8 is built term by term); "unknown" makes it incomplete."""
+    seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
+    part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
+    try:
+        part.check()
+        with watchdog(part):
+            verdict = z3backend.contradiction(inst, max(1, int(part.remaining() * 1000)))
+    except z3backend.Unsupported as exc:
+        verdict = ("unknown", f"not encodable: {exc}")
+    except LimitHit as exc:
+        verdict = ("unknown", str(exc))
+    if verdict and verdict[0] == "unknown":
+        res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
+        return []
+    if not verdict:
+        return []
+    core = verdict[1]
+    rules = [t for d, _ in core for t in d.tags]
+    what = "; ".join(sorted({w for _, w in core}))
+    return [Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
+                    tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what)]
 
 
 def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
@@ -247,7 +337,7 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
     return list(groups.values())
 
 
-def _apply_expectations(instances, findings: list[Finding]) -> None:
+def _apply_expectations(instances, findings: list[Finding], report_unmet: bool = True) -> None:
     models: dict[str, Instance] = {}
     for inst in instances:
         models.setdefault(inst.model_name, inst)
@@ -258,7 +348,7 @@ def _apply_expectations(instances, findings: list[Finding]) -> None:
                 if f.model == model and f.kind == e.kind and (not e.tags or set(e.tags) & set(f.rules)):
                     f.expected = True
                     hit = True
-            if not hit:
+            if not hit and report_unmet:
                 findings.append(Finding("expectation-unmet", f"expected a {e.kind} finding"
                                         + (f" citing {', '.join(e.tags)}" if e.tags else "") + ", but there is none",
                                         e.tags, (e.span,), inst.label, model, key=f"{e.kind}:{e.tags}"))

@@ -5,6 +5,9 @@ is judged by the game's own actions; moves flagged `leave` (conceding, leaving) 
 the deadlock, loop and starvation checks, because a player who may always concede does not make
 a stuck game live. Checks that claim something about *every* path (loops that cannot end,
 unreachable outcomes, dead rules) only run on a completely explored graph.
+
+The checks read the instance's budget between checks and inside their long loops; when it is
+spent, the findings made so far are kept and the rest of the checks are skipped.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import networkx as nx
 
 from ..explicit.compile import EvalError
 from ..explicit.explore import Graph
+from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
 from ..explicit.explore import describe_action, describe_label, rules_of
 from .traces import build_trace
@@ -23,6 +27,12 @@ from .traces import build_trace
 @dataclass
 class Explored:
     graph: Graph
+    budget: Budget | None = None
+
+    def tick(self, i: int = 0) -> None:
+        """Read the budget every 1024th `i` (LimitHit when it is spent)."""
+        if self.budget is not None and not i & 1023:
+            self.budget.check()
 
     @property
     def machine(self):
@@ -211,6 +221,7 @@ def check_invariants(x: Explored) -> list[Finding]:
     g, m = x.graph, x.machine
     for d, f in m.invariants:
         for sid, state in enumerate(g.states):
+            x.tick(sid)
             try:
                 holds = f(m.reader(state))
             except EvalError as exc:  # the property has no value here: say where, with the way there
@@ -307,6 +318,7 @@ def check_starvation(x: Explored) -> list[Finding]:
     out = []
     starved = []
     for p in range(inst.nplayers):
+        x.tick()
         nodes = {i for i in x.running if not (g.states[i][k] >> p) & 1 and not m.is_active(g.states[i], p)}
         if not nodes:
             continue
@@ -377,9 +389,10 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
     out = []
     for d, binders, f in m.reachables:
         missing = []
-        for binding in list(m.bindings(binders, m.reader(g.states[0]) if g.states else None)):
+        for binding in m.bindings(binders, m.reader(g.states[0]) if g.states else None):
             ok = False
-            for state in g.states:
+            for i, state in enumerate(g.states):
+                x.tick(i)
                 m.bind(binders, binding)
                 if f(m.reader(state)):
                     ok = True
@@ -430,7 +443,11 @@ def check_never_active(x: Explored) -> list[Finding]:
         return []
     d = m.active[0]
     running = x.running
-    never = [p for p in range(inst.nplayers) if not any(m.is_active(g.states[i], p) for i in running)]
+    never = []
+    for p in range(inst.nplayers):
+        x.tick()
+        if not any(m.is_active(g.states[i], p) for i in running):
+            never.append(p)
     out = []
     if never and running:
         out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "
@@ -479,7 +496,8 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
     queue = list(start)
     while queue and len(parent) < limit:
         nxt = []
-        for node in queue:
+        for j, node in enumerate(queue):
+            x.tick(j)
             s, seen, again = node
             now = active(s)
             for t, lid in sorted(succ.get(s, ())):
@@ -525,13 +543,23 @@ CHECKS = (
 
 
 def run_checks(graph: Graph) -> list[Finding]:
-    x = Explored(graph)
+    return run_checks_within(graph, None)[0]
+
+
+def run_checks_within(graph: Graph, budget: Budget | None) -> tuple[list[Finding], str]:
+    """(findings, "") after every check, or (the findings made so far, why the checks stopped
+    and which were not run) once the budget is spent."""
+    x = Explored(graph, budget)
     out: list[Finding] = []
-    for check in CHECKS:
+    for i, check in enumerate(CHECKS):
         try:
+            x.tick()
             out.extend(check(x))
         except EvalError as exc:  # a condition without a value (say in `active`): the other checks still run
             what = check.__name__.removeprefix("check_").replace("_", " ")
             out.append(x.finding("evaluation-error", f"{exc} (while the {what} check evaluated a condition)",
                                  (), [exc.span], key=f"{check.__name__}:{exc}"))
-    return out
+        except LimitHit as exc:
+            skipped = ", ".join(c.__name__.removeprefix("check_").replace("_", "-") for c in CHECKS[i:])
+            return out, f"{exc}; not checked: {skipped}"
+    return out, ""

@@ -2,8 +2,11 @@
 
 The search keeps plain tuples, lists and a dict (networkx would make it about 10x slower);
 `Graph.to_networkx()` hands the finished graph to networkx for SCCs and paths. Breadth-first
-order makes every parent chain a shortest trace. A state or time limit stops the search and
-marks the graph incomplete; checks then report only what the explored part proves.
+order makes every parent chain a shortest trace. A state, time or memory limit stops the
+search and marks the graph incomplete; checks then report only what the explored part proves.
+The budget is read before every state and, inside one state, every few bindings
+(`Machine.successors`): a state whose successors were not all computed is left unexpanded, so
+the graph is consistent wherever the search stopped.
 """
 from __future__ import annotations
 
@@ -12,13 +15,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from .machine import LimitHit, Machine
+from ..limits import Budget, LimitHit, Limits
+from .machine import Machine
 
-
-@dataclass(frozen=True)
-class Limits:
-    max_states: int = 200_000
-    max_seconds: float = 120.0
+__all__ = ["Graph", "Limits", "explore", "describe_label", "describe_action", "rules_of"]
 
 
 @dataclass
@@ -98,11 +98,14 @@ class Graph:
         return g
 
 
-def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
+def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None) -> Graph:
+    """Every state reachable within the limits; `budget` (by default one of `limits`) may end
+    before the time limit does, to leave the rest of it to the checks."""
     start = time.perf_counter()
+    budget = budget or Budget(limits, start)
     g = Graph(machine)
     try:
-        initial, g.setup_errors = machine.initial_states(limits.max_states)
+        initial, g.setup_errors = machine.initial_states(limits.max_states, budget)
     except LimitHit as exc:
         g.complete = False
         g.stop_reason = str(exc)
@@ -117,22 +120,22 @@ def explore(machine: Machine, limits: Limits = Limits()) -> Graph:
             if conflict:
                 g.conflicts.setdefault(sid, conflict)
     queue_pos = 0
-    deadline = start + limits.max_seconds
     while queue_pos < len(g.states):
         if len(g.states) > limits.max_states:
             g.complete = False
             g.stop_reason = f"state limit of {limits.max_states:,} reached"
             break
-        if (queue_pos & 255) == 0 and time.perf_counter() > deadline:
-            g.complete = False
-            g.stop_reason = f"time limit of {limits.max_seconds:g}s reached"
-            break
         sid = queue_pos
-        queue_pos += 1
         state = g.states[sid]
-        if state[-1]:  # the game has ended (or must have): no successors
-            continue
-        for step in machine.successors(state):
+        try:
+            budget.check()
+            steps = () if state[-1] else machine.successors(state, budget)  # an ended game has no successors
+        except LimitHit as exc:  # this state stays unexpanded: everything before it is whole
+            g.complete = False
+            g.stop_reason = str(exc)
+            break
+        queue_pos += 1
+        for step in steps:
             g.hit_rules.update(step.hits)
             if step.target is None:
                 g.errors.append((sid, step))

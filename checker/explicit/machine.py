@@ -15,16 +15,16 @@ players already out are dropped, `precedence` applies, and losers leave the game
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
+from ..limits import LimitHit
 from .compile import Compiler, Ctx, EvalError, Overflow
 
-
-class LimitHit(Exception):
-    """Raised when setting up the initial states alone exceeds the state limit."""
+PRODUCT_CACHE = 100_000  # bindings of fixed domains kept as a list; a larger product is enumerated lazily
 
 
 @dataclass
@@ -163,16 +163,24 @@ class Machine:
         out = []
         for b, d in params:
             dom = self.comp.domain(d)
-            static = list(dom(Ctx(()))) if _static_domain(d) else None
+            static = None
+            if _static_domain(d):
+                try:
+                    static = dom(Ctx(()))  # a range stays a range: 0..10^10 must not become a list
+                    static = static if isinstance(static, range) else list(static)
+                except EvalError:  # (1/0..3): evaluated in each state instead, where it fails as a step
+                    static = None
             out.append(Bound(b, self.comp.cell(b), dom, static))
         return out
 
     # ------------------------------------------------------------ bindings
-    def bindings(self, binders: list[Bound], c):
+    def bindings(self, binders: list[Bound], c, failed: list | None = None):
+        """Every tuple of arguments in `c`; a domain without a value raises EvalError, or with
+        `failed` is recorded there as (the arguments bound before it, the error) and skipped."""
         if not binders:
             yield ()
             return
-        if all(b.static is not None for b in binders):
+        if all(b.static is not None for b in binders) and math.prod(_size(b.static) for b in binders) <= PRODUCT_CACHE:
             # every domain is fixed: the product is the same in every state, so build it once
             key = id(binders)
             if key not in self._products:
@@ -185,7 +193,14 @@ class Machine:
                 yield tuple(acc)
                 return
             b = binders[i]
-            for v in (b.static if b.static is not None else list(b.dom(c))):
+            try:
+                values = b.static if b.static is not None else list(b.dom(c))
+            except EvalError as exc:  # this domain has no value here; the other arguments' still count
+                if failed is None:
+                    raise
+                failed.append((tuple(acc), exc))
+                return
+            for v in values:
                 b.cell[0] = v
                 acc.append(v)
                 yield from rec(i + 1, acc)
@@ -198,8 +213,10 @@ class Machine:
             b.cell[0] = v
 
     # ------------------------------------------------------------ states
-    def initial_states(self, max_states: int = 2_000_000):
-        """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order."""
+    def initial_states(self, max_states: int = 2_000_000, budget=None):
+        """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order; LimitHit
+        when there are more than `max_states` or the budget is spent."""
+        check = budget.check if budget is not None else _nothing
         inst = self.inst
         partial = [[]]
         errors: list[SetupError] = []
@@ -212,7 +229,9 @@ class Machine:
                         nxt.append(vals + list(combo))
                         if len(nxt) > max_states:
                             raise LimitHit(f"more than {max_states:,} initial states")
+                        check()  # each time: one state of a million slots is 8 MB
                     continue
+                check()
                 c = Ctx(vals + [None] * (inst.nslots - len(vals)))
                 row = []
                 for i in range(v.count):
@@ -234,6 +253,7 @@ class Machine:
             partial = nxt
         out = []
         for vals in partial:
+            check()
             c = Ctx(vals)
             try:
                 where = "init"
@@ -251,13 +271,21 @@ class Machine:
             out.append((tuple(c.vals) + (c.out, c.tout, end), tuple(c.hits), conflict))
         return out, errors
 
-    def successors(self, state: tuple) -> list[Step]:
+    def successors(self, state: tuple, budget=None) -> list[Step]:
+        """Every step out of `state`; LimitHit if the budget runs out (read before every step
+        taken and every 256 bindings: one state of 200 players has 40,000 bindings, and each
+        step resolves the outcomes of every player)."""
         k = self.inst.nslots
         reader = Ctx(state, state[k], state[k + 1])
         steps: list[Step] = []
+        check = budget.check if budget is not None else _nothing
         for ai, a in enumerate(self.actions):
             cells = a.cells
-            for binding in list(self.bindings(a.binders, reader)):
+            failed: list = []
+            # lazily: a parameter over 0..10^10 is a time limit to hit, not a list to build
+            for i, binding in enumerate(self.bindings(a.binders, reader, failed)):
+                if not i & 255:  # guards alone: a quarter of a millisecond or so between reads
+                    check()
                 for cell, v in zip(cells, binding):  # the guard and then the body read these cells
                     cell[0] = v
                 try:
@@ -266,6 +294,7 @@ class Machine:
                 except EvalError as exc:
                     steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "guard"))
                     continue
+                check()  # before every step taken: its body and outcome resolution are the costly part
                 c = Ctx(list(state[:k]), state[k], state[k + 1])
                 c.hits.append(a.rid)
                 try:
@@ -292,6 +321,8 @@ class Machine:
                     self._resolved[key] = done
                 out, tout, end, conflict, more_hits = done
                 steps.append(Step(ai, binding, vals + (out, tout, end), tuple(c.hits) + more_hits, conflict=conflict))
+            for binding, exc in failed:  # a parameter's domain without a value fails the step, as a guard does
+                steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "domain"))
         return steps
 
     # ------------------------------------------------------------ outcome resolution
@@ -464,13 +495,23 @@ class Machine:
         return self.inst.show(ty, v)
 
 
+def _nothing() -> None:
+    pass
+
+
 def _holds(cond, c: Ctx) -> bool:
-    """A condition evaluated for bookkeeping only (crediting a rule): the semantics never
-    evaluates it here, so an evaluation error means "not credited", never a failing step."""
+    """Whether a rule's condition holds, for crediting only: the semantics never evaluates it
+    there (its fact was already derived), so a condition without a value (a division by zero)
+    is no error of the step, only a rule that is not credited."""
     try:
         return bool(cond(c))
     except EvalError:
         return False
+
+
+def _size(values) -> int:
+    """How many values a domain has; len() of a range over more than 2^63 values overflows."""
+    return max(0, values.stop - values.start) if isinstance(values, range) else len(values)
 
 
 def _names_of(names, mask) -> str:

@@ -42,7 +42,10 @@ def evaluate(e, params: dict[str, int], sizes: dict[str, int] | None = None):
                 todo.extend([("eval", node.other), ("eval", node.then), ("eval", node.cond)])
             case _:
                 kids = T.children(node)
-                if not isinstance(node, (T.Neg, T.Not, T.Arith, T.Compare, T.Logic, T.Call)):
+                # of the calls only abs() is constant: dist(player_at(1), P2) in an initial value
+                # is a player's seat arithmetic, left to the engines (it popped an empty stack)
+                if not isinstance(node, (T.Neg, T.Not, T.Arith, T.Compare, T.Logic)) \
+                        and not (isinstance(node, T.Call) and node.func == "abs"):
                     raise ConstError("this is not a constant", node.span)
                 todo.append(("apply", node))
                 todo.extend(("eval", k) for k in reversed(kids))

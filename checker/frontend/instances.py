@@ -24,7 +24,10 @@ from .diagnostics import Diagnostic
 from .types import Ty
 
 MAX_INSTANCES = 1_000
-MAX_PLAYERS = 62  # player sets are bit masks of a machine word in the symbolic engine's terms
+# Sets of players are Python ints in the explorer and lists of Bools in Z3: no word size limits
+# them. A cap still stops `players 10^20` before anything is built; with 1,000 players an action
+# over pairs has a million bindings per state, which the time limit can still stop between.
+MAX_PLAYERS = 1_000
 MAX_SLOT_VALUES = 1_000_000  # values of one variable's type; more is no longer explicit-state checking
 
 

@@ -3,6 +3,8 @@ no timings or absolute paths unless asked for (`stats=True`)."""
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from ..frontend.diagnostics import caret_block, render_all
 from ..engine import Result
@@ -58,6 +60,8 @@ def text(res: Result, stats: bool = False) -> str:
                        + ("" if i.complete else f" (incomplete: {i.stop_reason})"))
     for why in res.incomplete:
         out.append(f"incomplete: {why}")
+    if res.interrupted:
+        out.append(f"INTERRUPTED: {res.interrupted}")
     if counts:
         out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
                    + (f" ({expected} expected)" if expected else ""))
@@ -65,7 +69,8 @@ def text(res: Result, stats: bool = False) -> str:
     if res.disagreements:
         out.append(f"ENGINES DISAGREE on {len(res.disagreements)} counterexample(s): no verdict of this run can be trusted")
     out.append("result: " + {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)",
-                             2: "bad input", 3: "incomplete", 4: "the engines disagree (a bug in rulewright)"}[code])
+                             2: "bad input", 3: "interrupted" if res.interrupted else "incomplete",
+                             4: "the engines disagree (a bug in rulewright)"}[code])
     return "\n".join(out) + "\n"
 
 
@@ -113,10 +118,24 @@ def as_json(res: Result, stats: bool = False) -> str:
         "findings": [finding_json(f) for f in res.findings],
         "disagreements": [{**finding_json(d.finding), "replay_view": d.replay} for d in res.disagreements],
         "incomplete": res.incomplete,
+        "interrupted": res.interrupted or None,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
                        **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
     }
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def uri(path: str) -> str:
+    """A file path as a SARIF artifact URI: percent-encoded (`dead lock#1.rw` must not end in a
+    fragment), relative paths kept relative, absolute ones as file:// URIs."""
+    if path.startswith("/"):
+        return "file://" + quote(path)
+    return quote(str(PurePosixPath(path)))
+
+
+def _location(span) -> dict:
+    return {"physicalLocation": {"artifactLocation": {"uri": uri(span.file)},
+                                 "region": {"startLine": max(span.line, 1), "startColumn": max(span.col, 1)}}}
 
 
 def as_sarif(res: Result) -> str:
@@ -126,9 +145,7 @@ def as_sarif(res: Result) -> str:
     for f in res.findings:
         if f.expected:
             continue
-        locations = [{"physicalLocation": {"artifactLocation": {"uri": s.file},
-                                           "region": {"startLine": max(s.line, 1), "startColumn": max(s.col, 1)}}}
-                     for s in f.spans if s.line > 0]
+        locations = [_location(s) for s in f.spans if s.line > 0]
         text = f.message + (f" (rules {', '.join(f.rules)})" if f.rules else "")
         if f.trace:
             text += "\n" + narrative(f)
@@ -139,17 +156,15 @@ def as_sarif(res: Result) -> str:
         results.append({"ruleId": "engines-disagree", "level": "error",
                         "message": {"text": f"The engines disagree on a {f.kind} counterexample ({f.message}); "
                                             f"the replay says: {d.replay}. This is a bug in rulewright."},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": s.file},
-                                                            "region": {"startLine": max(s.line, 1),
-                                                                       "startColumn": max(s.col, 1)}}}
-                                      for s in f.spans if s.line > 0]})
+                        "locations": [_location(s) for s in f.spans if s.line > 0]})
     for d in res.diagnostics:
         results.append({"ruleId": d.code, "level": "error", "message": {"text": f"{d.message}. {d.hint}".strip()},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": d.span.file},
-                                                            "region": {"startLine": max(d.span.line, 1),
-                                                                       "startColumn": max(d.span.col, 1)}}}]})
+                        "locations": [_location(d.span)]})
     rules = [{"id": k, "shortDescription": {"text": desc}, "defaultConfiguration": {"level": levels[sev]}}
              for k, (sev, desc) in KINDS.items()]
-    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-           "runs": [{"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}]}
+    run = {"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}
+    if res.interrupted:  # the results are not all there are
+        run["invocations"] = [{"executionSuccessful": False,
+                               "toolExecutionNotifications": [{"level": "error", "message": {"text": res.interrupted}}]}]
+    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -1,16 +1,28 @@
 """Counterexamples for people and tools: the numbered narrative and the Informal Trace Format.
 
 ITF is the JSON that Apalache and Quint write: `{"#meta", "vars", "states": [...], "loop"?}`.
+
+A lasso (a trace that ends in a cycle) comes from the checks with its last step leading back
+to the state at `loop_start`. ITF (Apalache ADR-015) says `loop` is the index of the state the
+loop starts at and that the loop ends in the last state, the next state being the one at
+`loop` again: so the ITF states stop before the repeated state, and the step that closes the
+loop is told in the trace's "#meta" (`loop-action`). The narrative numbers the same steps and
+says where the last one leads back to.
 """
 from __future__ import annotations
 
 from ..analyses.findings import Finding
 
 
+def _closes_loop(f: Finding) -> bool:
+    return f.loop_start is not None and len(f.trace or ()) > f.loop_start + 1
+
+
 def narrative(f: Finding) -> str:
     if not f.trace:
         return ""
     lines = []
+    last = len(f.trace) - 1
     for st in f.trace:
         head = f"  {st.number}. " + ("setup" if st.action == "setup" else st.action)
         if st.rules:
@@ -23,13 +35,18 @@ def narrative(f: Finding) -> str:
             lines.append("       " + "; ".join(f"{k} = {v}" for k, v in shown))
         if st.note:
             lines.append("       " + st.note)
-    if f.loop_start is not None:
-        lines.append(f"  ... and back to step {f.loop_start}, forever")
+    if _closes_loop(f):
+        k = f.loop_start
+        again = f"step {last}" if k + 1 == last else f"steps {k + 1} to {last}"
+        lines.append(f"       back to the state of step {k}: {again} repeat{'s' if k + 1 == last else ''} forever")
     return "\n".join(lines)
 
 
 def to_itf(f: Finding) -> dict:
     trace = [st for st in (f.trace or []) if st.state]
+    closing = None
+    if _closes_loop(f):
+        closing, trace = trace[-1], trace[:-1]  # its state is the one at loop_start
     names = [k for k, _ in trace[0].state] if trace else []
     doc = {
         "#meta": {
@@ -46,6 +63,8 @@ def to_itf(f: Finding) -> dict:
         state = {"#meta": {"index": st.number, "action": st.action, "rules": list(st.rules)}}
         state.update({k: v for k, v in st.state})
         doc["states"].append(state)
-    if f.loop_start is not None:
+    if closing is not None:
+        doc["#meta"]["loop-action"] = {"action": closing.action, "rules": list(closing.rules),
+                                       "description": f"the step from the last state back to state {f.loop_start}"}
         doc["loop"] = f.loop_start
     return doc

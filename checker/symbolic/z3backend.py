@@ -19,6 +19,7 @@ quantifiers evaluate as far as the explorer does and no further.
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -834,11 +835,13 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     decl = inst.model.actions[step.action]
     st = state_to_sym(inst, step.pre)
     env: dict = {}
-    for (b, dom), v in zip(decl.params, step.binding):
+    for j, (b, dom) in enumerate(decl.params):
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
-        if not any(_concrete(c) is True and val == v for val, c in cands):
+        if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
+            return "" if _concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
+        if j >= len(step.binding) or not any(_concrete(c) is True and val == step.binding[j] for val, c in cands):
             return f"argument {b.name} outside its domain"
-        env[b.uid] = v
+        env[b.uid] = step.binding[j]
     guard, guard_err = enc.checked(lambda: enc.expr(decl.guard, st, env))
     failing = step.post is None
     if _concrete(guard_err) is True:
@@ -950,11 +953,17 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
 
 def contradiction(inst: Instance, timeout_ms: int = 10_000):
     """None if setup and constraints are satisfiable; else ("unsat", [(declaration, what)] in a
-    minimal core) or ("unknown", reason)."""
+    minimal core) or ("unknown", reason). `timeout_ms` bounds the whole check, core shrinking
+    included: each solver call gets what is left of it."""
+    deadline = time.monotonic() + timeout_ms / 1000
+
+    def left() -> int:
+        return max(1, int((deadline - time.monotonic()) * 1000))
+
     enc = Encoder(inst)
     model = inst.model
     s = z3.Solver()
-    s.set(unsat_core=True, timeout=timeout_ms)
+    s.set(unsat_core=True)
     tracked = {}
     labels = []
 
@@ -984,6 +993,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     for d in model.inits + model.constraints:
         value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
         track(d, z3.And(z3.Not(err), value), f"`{d.name}`")
+    s.set(timeout=left())
     r = s.check(*labels)
     if r == z3.sat:
         return None
@@ -993,6 +1003,7 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     i = 0  # shrink the core to a minimal one: drop members while it stays unsat
     while i < len(core):
         trial = core[:i] + core[i + 1:]
+        s.set(timeout=left())  # once time is up, each call answers unknown at once: the core stays as it is
         if s.check(*trial) == z3.unsat:
             core = trial
         else:

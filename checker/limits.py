@@ -1,0 +1,179 @@
+"""The limits on one instance's work (states, seconds, memory) and the budget that enforces them.
+
+Every phase of an instance reads one `Budget`: the contradiction check (its Z3 timeout is the
+time left), setup enumeration, exploration, the checks and the replays. They read it where
+stopping leaves everything they keep consistent (between states, between bindings, between
+checks), so a limit hit is an incomplete result holding what was reached, never an error.
+
+Some work has no such point: one evaluation of a spec's expression (a quantifier over
+0..10^10, quantifiers nested over a thousand players) or the Python side of building a Z3
+formula. For that, `watchdog` arms a timer (SIGALRM, main thread only) that raises `LimitHit`
+shortly after the deadline, or when memory runs over, but only in code that keeps nothing
+half-written (`_SAFE`); elsewhere it waits for the next tick. `LimitHit` is a BaseException, as
+KeyboardInterrupt is, so no `except Exception` on the way up can swallow it.
+"""
+from __future__ import annotations
+
+import math
+import os
+import resource
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+
+class LimitHit(BaseException):
+    """A state, time or memory limit was reached; the message says which."""
+
+
+def physical_memory_mib() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def default_memory_mib() -> int:
+    """4 GiB, or three quarters of the machine's memory if that is less: the run must never be
+    the thing that makes the machine swap or the kernel kill something else."""
+    phys = physical_memory_mib()
+    return min(4096, phys * 3 // 4) if phys else 4096
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def rss_mib() -> float:
+    """The memory this process holds now (resident set), in MiB; the peak where /proc is missing."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE / 2**20
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+        return peak / (2**20 if os.uname().sysname == "Darwin" else 2**10)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_states: int = 200_000
+    max_seconds: float = 120.0
+    max_memory: float = default_memory_mib()  # MiB, for the whole process
+
+
+def limit_problem(name: str, value: float) -> str:
+    """Why a limit's value is unusable ("" if it is fine): nan and inf would turn a limit off,
+    zero and negative values make every run incomplete before it starts."""
+    if math.isnan(value) or math.isinf(value):
+        return f"{name} must be a finite number, not {value}"
+    if value <= 0:
+        return f"{name} must be greater than 0, not {value:g}"
+    return ""
+
+
+class Budget:
+    """The deadline and memory limit of one instance's work (or of a part of it).
+
+    `check()` is cheap (a clock read) and meant for loops; it reads the memory only every
+    50 ms. `share(f)` is the same budget ending after a fraction f of the time and at a fraction
+    f of the memory, so exploration can leave the rest to the checks; `part(s, why)` is a budget
+    of at most s seconds from now, for a phase with its own say (the contradiction check)."""
+
+    MEMORY_EVERY = 0.05
+
+    def __init__(self, limits: Limits, start: float | None = None, seconds: float | None = None,
+                 memory: float | None = None, why: str = ""):
+        self.limits = limits
+        self.start = time.perf_counter() if start is None else start
+        self.seconds = limits.max_seconds if seconds is None else seconds
+        self.memory = limits.max_memory if memory is None else memory
+        self.deadline = self.start + self.seconds
+        self.why = why or f"time limit of {limits.max_seconds:g}s reached"
+        self._next = self.start  # the first check reads the memory
+
+    def share(self, fraction: float) -> "Budget":
+        return Budget(self.limits, self.start, self.seconds * fraction, self.memory * fraction, self.why)
+
+    def part(self, seconds: float, why: str) -> "Budget":
+        now = time.perf_counter()
+        if now + seconds >= self.deadline:
+            return self
+        return Budget(self.limits, now, seconds, self.memory, why)
+
+    def remaining(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def check(self) -> None:
+        now = time.perf_counter()
+        if now >= self._next:
+            self._check(now)
+
+    def _check(self, now: float) -> None:
+        why = self.over(now=now)
+        if why:
+            raise LimitHit(why)
+        self._next = min(self.deadline, now + self.MEMORY_EVERY)
+
+    def over(self, grace: float = 0.0, now: float | None = None) -> str:
+        """Why the budget is spent, allowing `grace` seconds past the deadline ("" if it is not)."""
+        now = time.perf_counter() if now is None else now
+        if now >= self.deadline + grace:
+            return self.why
+        if rss_mib() > self.memory:
+            return f"memory limit of {self.limits.max_memory:g} MiB reached"
+        return ""
+
+
+# The modules where the watchdog may raise: they evaluate, search or encode with locals only
+# (or caches written in one step), and whatever they were building is dropped with the
+# exception. Graph bookkeeping (explicit/explore.py) and the engine's own records are not here:
+# there the watchdog waits, and the cooperative checks stop them cleanly. Nor is z3's own
+# Python: ctypes wraps an exception raised while it converts an argument into an ArgumentError
+# (an internal error, found by bench/fuzz.py), and one raised in a callback is only printed.
+_SAFE = tuple(os.path.join("checker", *parts) for parts in (
+    ("explicit", "compile.py"), ("explicit", "machine.py"), ("symbolic", "z3backend.py"),
+    ("analyses", "checks.py"), ("analyses", "traces.py"))) + (os.sep + "networkx" + os.sep,)
+TICK = 0.1  # seconds between the watchdog's looks
+RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
+GRACE = 0.5  # how far past the deadline it lets the cooperative checks stop things first
+
+
+def _safe(frame) -> bool:
+    code = frame.f_code
+    return code.co_name != "__del__" and any(part in code.co_filename for part in _SAFE)
+
+
+@contextmanager
+def watchdog(budget: Budget):
+    """Raise LimitHit inside long evaluations once the budget is spent (see the module's
+    docstring). Does nothing outside the main thread, where signals cannot be handled."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    armed = [True]
+    quiet_until = [0.0]
+
+    def tick(signum, frame):
+        if not armed[0] or time.perf_counter() < quiet_until[0]:
+            return
+        why = budget.over(GRACE)
+        if not why:
+            return
+        if frame is None or not _safe(frame):
+            signal.setitimer(signal.ITIMER_REAL, RETRY, TICK)  # soon, maybe in a safe frame then
+            return
+        # quiet for a while: the handler that catches this must not be interrupted in turn
+        quiet_until[0] = time.perf_counter() + 1.0
+        raise LimitHit(why)
+
+    old = signal.signal(signal.SIGALRM, tick)
+    old_timer = signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+    try:
+        yield
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if old_timer[0] or old_timer[1]:  # a watchdog around this one: it goes on watching
+            signal.setitimer(signal.ITIMER_REAL, *old_timer)
