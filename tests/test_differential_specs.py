@@ -12,12 +12,14 @@ For each spec the explorer's graph (states at BFS depth <= 3) and Z3's bounded m
 whether a deadlock is reachable, and, per invariant, whether a state violating it is reachable
 and whether a state where it cannot be evaluated is reachable.
 
-Left out of the grammar, because the engines are known to disagree there (each is pinned by a
-strict xfail; once a fix makes that xfail fail, the construct belongs back in the grammar):
-- sets of numbers and after() on sets (tests/test_semantics_table.py);
-- teammates() without teams (tests/test_semantics_table.py);
+Left out of the grammar so far, because the engines disagreed there when this module was
+written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
+- sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
+- teammates() without teams (disagreed on errors in its argument; fixed);
 - anything that can fail to evaluate inside an outcome rule's condition (`/`, `%`, a `player?`
-  where a player is needed, an index into a range), see the last tests of this module.
+  where a player is needed, an index into a range): the explorer's dead-rule bookkeeping used
+  to evaluate such conditions where the semantics does not (fixed, see the last tests of this
+  module); the grammar may take them in now.
 Also left out: what Z3 does not encode on a symbolic state (ranges with state-dependent bounds,
 left_in_game with a state-dependent distance).
 """
@@ -408,11 +410,6 @@ def test_z3_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_
     assert (outcomes, gaps, dead) == (set(), True, False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Machine._credit_redundant (dead-rule bookkeeping) evaluates `second` for P1 after `first` made "
-    "P1 lose, meets none in in_game(opt) and raises EvalError: the explorer records the step as an "
-    "evaluation error in the outcome rules instead of reaching the gap; `rulewright check` reports "
-    "an engine disagreement (exit 4) on this spec"))
 def test_the_explorer_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_path):
     path = tmp_path / "redundant.rw"
     path.write_text(REDUNDANT_RULE, encoding="utf-8")

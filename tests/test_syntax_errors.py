@@ -38,6 +38,7 @@ SEMANTIC = [
     ("players 3\nvar turn: player = P1\naction a do turn := P9; end\n", "E010", "`P9` is not a player of this instance"),
     ("players 3\noutcome o: win player p when not won(p)\n", "E014", "only be used positively"),
     ("players 3\nvar active: bool = false\n", "E011", "`active` is a keyword of the language"),
+    ("players 3\ninvariant i: after({P1}, {}, {P1}) == {P1}\n", "E013", "not sets"),
     ("players 3\nlet next(p: player) = p\n", "E011", "`next` is a built-in name"),
     ("players 3\noutcome o: lose player p when not lost(p)\n", "E014", "only be used positively"),
     ("players 3\noutcome o: lose player p when count(q in players: won(q)) > 0\n", "E014", "only be used positively"),
