@@ -179,6 +179,8 @@ ROWS = [
     ("solo", "mid", "phase in {combat, ending}", True),
     ("solo", "mid", "turn in opponents(P1)", True),
     ("solo", "start", "maybe in players", False),  # none is in no set
+    ("solo", "start", "maybe in {player_at(x / 0)}", ERROR),  # ... but the set is still evaluated
+    ("solo", "start", "maybe not in {player_at(x / 0)}", ERROR),
     ("teams", "start", "B in teams - {B}", False),
     # Ite: the branch not taken is not evaluated
     ("solo", "start", "if flag then 1 else 1 / 0 end", 1),

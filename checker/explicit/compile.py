@@ -191,7 +191,9 @@ class Compiler:
         if e.set.type.elem.kind == "int":
             fn = lambda c: f(c) in g(c)  # noqa: E731
         else:
-            fn = lambda c: (lambda x: x >= 0 and (g(c) >> x) & 1 == 1)(f(c))  # noqa: E731
+            def fn(c):  # the set is evaluated even for none (it may fail), as in the Z3 engine
+                x, s = f(c), g(c)
+                return x >= 0 and (s >> x) & 1 == 1
         if e.negated:
             return lambda c: not fn(c)
         return fn

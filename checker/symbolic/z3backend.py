@@ -1081,23 +1081,32 @@ class BMC:
         st, ended, gap = enc.resolve(raw.copy())
         s.add(z3.Not(st.error), self.frames[0].equals(st, ended, gap))
 
-    def _bindings(self, params, st, env, conds):
+    def _bindings(self, params, st, env, conds, failures):
+        """(env, conditions) for every binding; a domain that can fail adds (the conditions of
+        the arguments bound before it, its error) to `failures`, as the explorer records a
+        failing step for it, and its own values count only where it has one."""
         if not params:
             yield dict(env), list(conds)
             return
         b, dom = params[0]
-        for v, c in self.enc.candidates(dom, st, env):
-            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c])
+        cands, err = self.enc.checked(lambda: self.enc.candidates(dom, st, env))
+        if not z3.is_false(err):
+            failures.append(z3.And(*conds, err))
+            conds = conds + [z3.Not(err)]
+        for v, c in cands:
+            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c], failures)
 
     def _options(self, f: _Frame):
         """(action, enabled, fails, post, ended, gap) for every binding from frame f: `enabled`
-        when the step goes through, `fails` when the explorer would record a failing step."""
+        when the step goes through, `fails` when the explorer would record a failing step
+        (`post` is None for a parameter's domain that has no value)."""
         if id(f) in self._cache:
             return self._cache[id(f)]
         enc = self.enc
         out = self._cache[id(f)] = []
         for d in self.actions:
-            for env, conds in self._bindings(d.params, f.st, {}, []):
+            failures: list = []
+            for env, conds in self._bindings(d.params, f.st, {}, [], failures):
                 guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
                 base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, no facts of this step yet
                 post = enc.stmts(d.body, base, env)
@@ -1106,13 +1115,14 @@ class BMC:
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
                 out.append((d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap))
+            out.extend((d, FALSE, bad, None, None, None) for bad in failures)
         return out
 
     def extend(self):
         """Add the next frame and the transition relation into it."""
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
-        steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f)]
+        steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f) if post is not None]
         self.solver.add(z3.Not(f.ended), z3.Not(f.gap), _or(steps))
         self.frames.append(g)
 
