@@ -11,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import time
+
 import pytest
 
 from checker.cli import main
@@ -305,6 +307,32 @@ def test_the_same_sum_split_into_lets_is_checked(capsys, tmp_path):
                     + " >= 0\naction a when x == 0 do x := 1; end\n")
     code, text = check(capsys, spec)
     assert code in (0, 1) and "error[E0" not in text
+
+
+def test_a_chain_of_lets_deeper_than_32_is_refused_at_the_use(capsys, tmp_path):
+    lets = ["let f0(k: 0..9) = k"] + [f"let f{i}(k: 0..9) = f{i - 1}(k) + 1" for i in range(1, 250)]
+    spec = tmp_path / "chain.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\n" + "\n".join(lets) + "\naction a when f249(x) < 300 do x := x + 1; end\n")
+    code, text = check(capsys, spec)
+    assert code == 2 and "error[E006]" in text and "used inside 32 other lets" in text
+
+
+def test_lets_that_double_at_each_link_are_refused_quickly(capsys, tmp_path):
+    lets = ["let f0(k: 0..9) = k"] + [f"let f{i}(k: 0..9) = f{i - 1}(f{i - 1}(k))" for i in range(1, 30)]
+    spec = tmp_path / "double.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\n" + "\n".join(lets) + "\naction a when f29(x) < 9 do x := x + 1; end\n")
+    start = time.perf_counter()
+    code, text = check(capsys, spec)
+    assert code == 2 and "error[E008]" in text and time.perf_counter() - start < 20
+
+
+def test_deep_lets_inside_deep_expressions_are_refused_not_a_recursion_error(capsys, tmp_path):
+    deep = "(" * 45 + "k" + " + 1)" * 45
+    lets = ["let f0(k: 0..9) = k"] + [f"let f{i}(k: 0..9) = f{i - 1}({deep.replace('k', 'k', 1)})" for i in range(1, 30)]
+    spec = tmp_path / "deeper.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\n" + "\n".join(lets) + "\naction a when f29(x) < 9 do x := x + 1; end\n")
+    code, text = check(capsys, spec)
+    assert code == 2 and "error[E006]" in text and "with its lets expanded" in text
 
 
 def test_numbers_up_to_18_digits_parse_and_longer_ones_are_refused():

@@ -18,6 +18,7 @@ CODES: dict[str, str] = {
     "E005": "file is not valid UTF-8",
     "E006": "nested too deeply",
     "E007": "number too large",
+    "E008": "definitions expand too far",
     "E010": "undefined name",
     "E011": "name defined twice",
     "E012": "wrong number or kind of arguments",

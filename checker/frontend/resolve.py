@@ -21,6 +21,10 @@ from .diagnostics import Diagnostic
 from .grammar import keywords
 from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
 
+MAX_LET_NESTING = 32  # lets expanded inside each other (each level is a level of every engine's recursion)
+MAX_EXPANDED_DEPTH = 160  # levels of one expression with its lets expanded (every engine recurses per level)
+MAX_LET_USES = 20_000  # uses of lets expanded in one model (lets that use lets twice grow exponentially)
+
 ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mistake gives one message
 
 
@@ -84,6 +88,9 @@ class Resolver:
         self.names_used: list[tuple[str, str, sx.Span]] = []
         self.across_used: list[sx.Span] = []
         self.inlining: list[str] = []
+        self.inlined = 0  # uses of lets expanded so far, in the whole model
+        self.depth = 0  # expressions being resolved inside each other, lets expanded
+        self.told_depth = False
         self.lets: dict[str, sx.LetDecl] = {}
         self.routines: dict[str, sx.RoutineDecl] = {}
         self.params: dict[str, sx.ParamDecl] = {}
@@ -217,7 +224,18 @@ class Resolver:
         """Resolve `e`. `pol` is +1 where the expression counts positively, -1 under `not` or left
         of `implies`, 0 where both (comparisons, aggregates, `if` conditions)."""
         method = getattr(self, "x_" + type(e).__name__)
-        return method(e, scope, ctx, pol)
+        if self.depth >= MAX_EXPANDED_DEPTH:  # only lets get here: the parser refuses deeper text
+            if not self.told_depth:
+                self.told_depth = True
+                self.error("E006", f"with its lets expanded, this expression nests deeper than {MAX_EXPANDED_DEPTH} levels",
+                           e.span, "rulewright expands lets where they are used; use a variable or a local `let` "
+                                   "in an action for intermediate values")
+            return T.Const(0, ERROR, e.span)
+        self.depth += 1
+        try:
+            return method(e, scope, ctx, pol)
+        finally:
+            self.depth -= 1
 
     def x_Num(self, e, scope, ctx, pol):
         return T.Const(e.value, INT, e.span)
@@ -525,6 +543,20 @@ class Resolver:
     def inline(self, let, args, scope, ctx, pol, span):
         if let.name in self.inlining:
             self.error("E012", f"{let.name} calls itself; lets may not be recursive", span)
+            return T.Const(0, ERROR, span)
+        # a let is expanded where it is used: a chain of lets each using the one before nests
+        # as deep as the chain, and lets that use the one before twice double at each link
+        if len(self.inlining) >= MAX_LET_NESTING:
+            self.error("E006", f"{let.name} is used inside {MAX_LET_NESTING} other lets", span,
+                       f"rulewright expands lets where they are used, at most {MAX_LET_NESTING} deep; "
+                       "use a variable or a local `let` in an action for intermediate values")
+            return T.Const(0, ERROR, span)
+        self.inlined += 1
+        if self.inlined > MAX_LET_USES:
+            if self.inlined == MAX_LET_USES + 1:
+                self.error("E008", f"the lets expand to more than {MAX_LET_USES:,} uses", span,
+                           "a let that uses another let several times doubles the expression at each step; "
+                           "use a variable or a local `let` in an action for intermediate values")
             return T.Const(0, ERROR, span)
         inner = {}
         for prm, a in zip(let.params, args):
