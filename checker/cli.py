@@ -192,7 +192,7 @@ def write_itf(res, folder: Path) -> None:
 def cmd_graph(args) -> int:
     from . import engine
     from .explicit.explore import describe_label
-    from .explicit.machine import Machine
+    from .explicit.compiled import machine_for
 
     res = engine.Result()
     root = Path(args.include_root) if args.include_root else Path(args.spec).parent
@@ -207,7 +207,7 @@ def cmd_graph(args) -> int:
     limits = _limits(args)
     budget = Budget(limits)
     with watchdog(budget):
-        graph = explore(Machine(insts[0]), limits, budget)
+        graph = explore(machine_for(insts[0]), limits, budget)
     inst = insts[0]
     lines = [f'digraph "{_esc(inst.label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
     for sid, state in enumerate(graph.states):

@@ -25,6 +25,7 @@ from .analyses.checks import run_checks_within
 from .analyses.findings import KINDS, Finding
 from .analyses.lint import lint
 from .explicit.explore import Graph, explore
+from .explicit.compiled import machine_for
 from .explicit.machine import Machine
 from .limits import Budget, LimitHit, Limits, watchdog
 from .frontend import syntax as ir
@@ -248,7 +249,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                        replayable: dict, out: list[Finding]) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
-    machine = Machine(inst)
+    machine = machine_for(inst)
     graph = explore(machine, limits, budget.share(EXPLORE_SHARE))
     if graphs is not None:
         graphs[inst.label] = graph
@@ -309,10 +310,10 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
         action, binding, _ = graph.labels[b.lid]
-        steps.append(z3backend.ReplayStep(graph.states[a.sid], action, binding, graph.states[b.sid]))
+        steps.append(z3backend.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid)))
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
-        steps.append(z3backend.ReplayStep(graph.states[src], step.action, step.binding, None, step.error_kind, step.where))
+        steps.append(z3backend.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
     problem = z3backend.replay(machine.inst, steps)
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]

@@ -229,7 +229,7 @@ def check_invariants(x: Explored) -> list[Finding]:
                 trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
                 f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
                               list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}")
-                f.context = {"failing_condition": (d.cond, state)}
+                f.context = {"failing_condition": (d.cond, g.values(sid))}
                 out.append(f)
                 break
             if not holds:
@@ -314,12 +314,11 @@ def check_starvation(x: Explored) -> list[Finding]:
     if m.active is None:
         return []
     inst = x.inst
-    k = inst.nslots
     out = []
     starved = []
     for p in range(inst.nplayers):
         x.tick()
-        nodes = {i for i in x.running if not (g.states[i][k] >> p) & 1 and not m.is_active(g.states[i], p)}
+        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not m.is_active(g.states[i], p)}
         if not nodes:
             continue
         found = x.lasso(nodes, required=g.is_progress)
@@ -413,13 +412,12 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
     so); what is reported is a win that leaves two or more sides without an outcome, or any
     side when the format allows several winners (`winners many`)."""
     g, inst, m = x.graph, x.inst, x.machine
-    k = inst.nslots
     for sid, state in enumerate(g.states):
         end = state[-1]
         if not end or end[0] == "gap" or end[2]:
             continue
         wp, wt, _ = end
-        left = [p for p in range(inst.nplayers) if not (state[k] >> p) & 1 and not (wp >> p) & 1
+        left = [p for p in range(inst.nplayers) if not (state[-3] >> p) & 1 and not (wp >> p) & 1
                 and not (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
         sides = {inst.team_of[p] if inst.has_teams else p for p in left}
         if len(sides) < (1 if m.winners_many else 2):
@@ -456,7 +454,6 @@ def check_never_active(x: Explored) -> list[Finding]:
                              key="never"))
     if not nx.is_directed_acyclic_graph(x.game):
         return out  # with cycles, the starvation check speaks about plays that never end
-    k = inst.nslots
     succ: dict[int, list] = {}
     for s, t, lid in g.edges:
         if not g.is_leave(lid):
@@ -482,13 +479,12 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
     time: the turn went round without p. A game that ends before the turn has come round at
     all (a first-turn win) skips nobody. Returns [(state, label)] or None."""
     g, m, inst = x.graph, x.machine, x.inst
-    k = inst.nslots
 
     def active(i):
         return frozenset(q for q in range(inst.nplayers) if m.is_active(g.states[i], q))
 
     def waiting(i):
-        return not (g.states[i][k] >> p) & 1 and not g.states[i][-1] and p not in active(i)
+        return not (g.states[i][-3] >> p) & 1 and not g.states[i][-1] and p not in active(i)
 
     # a search node: (state, players who have been active, whether one became active again)
     start = [(i, active(i), False) for i in g.init_ids if waiting(i)]
@@ -503,7 +499,7 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
             for t, lid in sorted(succ.get(s, ())):
                 state = g.states[t]
                 if state[-1]:
-                    if again and state[-1][0] != "gap" and not (state[k] >> p) & 1:
+                    if again and state[-1][0] != "gap" and not (state[-3] >> p) & 1:
                         path, cur = [(t, lid)], node
                         while parent[cur] is not None:
                             prev, plid = parent[cur]

@@ -11,8 +11,9 @@ from .findings import TraceStep
 
 
 def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
-    """(name, ITF value) for every variable and built-in status of a state."""
+    """(name, ITF value) for every variable and built-in status of a state of the graph."""
     inst = graph.machine.inst
+    state = graph.machine.values(state)  # the slots of a packed state
     out: list[tuple[str, object]] = []
     for v in inst.vars:
         if v.indexed:

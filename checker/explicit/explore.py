@@ -11,6 +11,7 @@ the graph is consistent wherever the search stopped.
 from __future__ import annotations
 
 import time
+from array import array
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -21,16 +22,63 @@ from .machine import Machine
 __all__ = ["Graph", "Limits", "explore", "describe_label", "describe_action", "rules_of"]
 
 
+class Edges:
+    """(src, dst, label id) triples kept in three integer arrays: 12 bytes an edge instead of a
+    tuple of three Python ints (about 100), which is most of a large graph's memory."""
+    __slots__ = ("src", "dst", "lid")
+
+    def __init__(self):
+        self.src, self.dst, self.lid = array("l"), array("l"), array("l")
+
+    def append(self, edge) -> None:
+        s, d, lid = edge
+        self.src.append(s)
+        self.dst.append(d)
+        self.lid.append(lid)
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __iter__(self):
+        return zip(self.src, self.dst, self.lid)
+
+    def __getitem__(self, i: int) -> tuple:
+        return self.src[i], self.dst[i], self.lid[i]
+
+
+class Parents:
+    """Per state: (predecessor, label id) on a shortest path, or None for an initial state."""
+    __slots__ = ("pred", "lid")
+
+    def __init__(self):
+        self.pred, self.lid = array("l"), array("l")
+
+    def append(self, parent) -> None:
+        p, lid = parent if parent is not None else (-1, -1)
+        self.pred.append(p)
+        self.lid.append(lid)
+
+    def __len__(self) -> int:
+        return len(self.pred)
+
+    def __getitem__(self, i: int):
+        p = self.pred[i]
+        return None if p < 0 else (p, self.lid[i])
+
+    def __iter__(self):
+        return (None if p < 0 else (p, lid) for p, lid in zip(self.pred, self.lid))
+
+
 @dataclass
 class Graph:
     machine: Machine
-    states: list = field(default_factory=list)
+    states: list = field(default_factory=list)  # the machine's states: packed for a CompiledMachine
     index: dict = field(default_factory=dict)
     init_ids: list = field(default_factory=list)
-    edges: list = field(default_factory=list)  # (src, dst, label id)
+    edges: Edges = field(default_factory=Edges)
     labels: list = field(default_factory=list)  # (action index, binding, hits)
     label_index: dict = field(default_factory=dict)
-    parent: list = field(default_factory=list)  # (pred id, label id) or None for initial states
+    parent: Parents = field(default_factory=Parents)
     errors: list = field(default_factory=list)  # (src, Step) for steps that failed (overflow, ...)
     setup_errors: list = field(default_factory=list)  # SetupError for initial states that failed
     conflicts: dict = field(default_factory=dict)  # state id -> message
@@ -59,6 +107,10 @@ class Graph:
         self.index[state] = sid
         self.parent.append(parent)
         return sid, True
+
+    def values(self, sid: int) -> tuple:
+        """State `sid` as slots: the variables' values, the players out, the teams out, the end."""
+        return self.machine.values(self.states[sid])
 
     def is_leave(self, lid: int) -> bool:
         return self.machine.actions[self.labels[lid][0]].leave
@@ -120,22 +172,41 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             if conflict:
                 g.conflicts.setdefault(sid, conflict)
     queue_pos = 0
-    while queue_pos < len(g.states):
-        if len(g.states) > limits.max_states:
+    # the hot loop: every method it calls per edge is bound once here
+    states, index_get, label_get = g.states, g.index.get, g.label_index.get
+    add_src, add_dst, add_lid = g.edges.src.append, g.edges.dst.append, g.edges.lid.append
+    successors, conflicts, max_states = machine.successors, g.conflicts, limits.max_states
+    while queue_pos < len(states):
+        if len(states) > max_states:
             g.complete = False
-            g.stop_reason = f"state limit of {limits.max_states:,} reached"
+            g.stop_reason = f"state limit of {max_states:,} reached"
             break
         sid = queue_pos
-        state = g.states[sid]
+        state = states[sid]
         try:
             budget.check()
-            steps = () if state[-1] else machine.successors(state, budget)  # an ended game has no successors
+            steps = () if state[-1] else successors(state, budget)  # an ended game has no successors
         except LimitHit as exc:  # this state stays unexpanded: everything before it is whole
             g.complete = False
             g.stop_reason = str(exc)
             break
         queue_pos += 1
         for step in steps:
+            if step.__class__ is tuple:  # a compiled step that went through
+                action, binding, target, hits, conflict = step
+                lid = label_get((action, binding, hits))
+                if lid is None:
+                    lid = g.label(action, binding, hits)
+                    g.hit_rules.update(hits)
+                tid = index_get(target)
+                if tid is None:
+                    tid, _ = g.add(target, (sid, lid))
+                add_src(sid)
+                add_dst(tid)
+                add_lid(lid)
+                if conflict and tid not in conflicts:
+                    conflicts[tid] = conflict
+                continue
             g.hit_rules.update(step.hits)
             if step.target is None:
                 g.errors.append((sid, step))
@@ -143,8 +214,8 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             lid = g.label(step.action, step.binding, step.hits)
             tid, new = g.add(step.target, (sid, lid))
             g.edges.append((sid, tid, lid))
-            if step.conflict and tid not in g.conflicts:
-                g.conflicts[tid] = step.conflict
+            if step.conflict and tid not in conflicts:
+                conflicts[tid] = step.conflict
     g.expanded = queue_pos
     g.seconds = time.perf_counter() - start
     return g

@@ -155,9 +155,6 @@ class Machine:
         self.rules = model.rules
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
-        self._credited: set[int] = set()
-        self._outcome_rids = {r.rid for r in self.outcomes}
-        self._uncredited = set(self._outcome_rids)
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -307,6 +304,7 @@ class Machine:
                     steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span, "evaluation-error", "body"))
                     continue
                 vals = tuple(c.vals)
+                body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
                 key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw)
                 done = self._resolved.get(key)
                 if done is None:
@@ -320,7 +318,7 @@ class Machine:
                     done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
                     self._resolved[key] = done
                 out, tout, end, conflict, more_hits = done
-                steps.append(Step(ai, binding, vals + (out, tout, end), tuple(c.hits) + more_hits, conflict=conflict))
+                steps.append(Step(ai, binding, vals + (out, tout, end), body_hits + more_hits, conflict=conflict))
             for binding, exc in failed:  # a parameter's domain without a value fails the step, as a guard does
                 steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "domain"))
         return steps
@@ -403,14 +401,15 @@ class Machine:
             todo = self._own[id(rules)]
             if not todo:
                 break
-        if first and self._uncredited:
-            self._credit_redundant(c, rules)
+        if first:
+            self._cite_redundant(c, rules)
 
-    def _credit_redundant(self, c: Ctx, rules) -> None:
-        """A rule whose fact another rule derived first still applies: credit it once, so it is not
-        reported as dead. Each rule is checked only until it has been credited."""
+    def _cite_redundant(self, c: Ctx, rules) -> None:
+        """A rule whose fact another rule derived first applies all the same: the step cites it
+        (once), so traces name every rule that decided the outcome and dead-rule does not call it
+        dead. What a step cites depends on the step alone, never on the order of the search."""
         for r in rules:
-            if r.rid in self._credited:
+            if r.rid in c.hits:
                 continue
             if r.kind == "draw":
                 if c.draw and _holds(r.cond, c):
@@ -424,8 +423,6 @@ class Machine:
                     if _holds(r.cond, c):
                         c.hits.append(r.rid)
                         break
-        self._credited.update(h for h in c.hits if h in self._outcome_rids)
-        self._uncredited = self._outcome_rids - self._credited
 
     def _must_end(self, c: Ctx) -> tuple:
         """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
@@ -474,6 +471,17 @@ class Machine:
         return ""
 
     # ------------------------------------------------------------ state queries
+    packed = False  # states are slot tuples here; checker.explicit.compiled packs them
+
+    def values(self, state: tuple) -> tuple:
+        """The state as slots (the variables' values, players out, teams out, end marker)."""
+        return state
+
+    unpack = values
+
+    def pack(self, slots: tuple) -> tuple:
+        return slots
+
     def reader(self, state: tuple) -> Ctx:
         """A context for reading a state; `won()` sees the winners recorded in its end marker."""
         k = self.inst.nslots

@@ -1,0 +1,455 @@
+"""Successors compiled to Python source, per instance, from the typed IR.
+
+`checker.explicit.compile` builds a tree of closures that any instance can run; this module
+writes, for one instance, one Python function per action in which players, seats, parameters
+and the state layout are constants: a guard is one expression instead of a closure call per
+node, bindings are nested `for` loops, and a binding whose guard needs a marker only iterates
+the seats that hold one. The two are the same semantics (tests/test_compiled.py compares them
+on every fixture and bundled spec); `compile.py` stays the reference and the fallback.
+
+Packed states. A state is a tuple with one entry per variable, then the players out, the
+teams out and the end marker. A scalar variable's entry is its value; an indexed variable's
+entry is one integer: a bit per index for booleans, else a field of `width` bits per index
+holding `value - low`. Equality and hashing of packed states are those of the slot tuples
+(the packing is one-to-one), a state costs a few integers instead of one slot per seat, and
+`mk[s]` is a shift and a mask.
+
+Why generating source is safe with hostile specs: the source holds only identifiers this module
+makes up (`x3`, `b12`, helper names), integer and boolean literals, and operators. No name,
+string or number of the spec is pasted into it as text: names go to error messages through
+tables (`VARS`, `SPANS`) the generated code indexes, and every literal is checked to be an int
+or a bool before it is written. Nothing is read from or written to disk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..frontend import builtins as bi
+from ..frontend import typed as T
+from ..frontend.instances import Instance, Var
+from .compile import Compiler, Ctx, EvalError
+
+
+class CannotCompile(Exception):
+    """The instance is run by the closure engine instead (too deeply nested for Python's parser)."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """How one variable lives in a packed state."""
+    var: Var
+    entry: int  # its position in the packed tuple
+    kind: str  # scalar | bits (an indexed boolean) | fields (an indexed value of `width` bits)
+    width: int = 0
+    low: int = 0  # the value stored as 0 in a field
+    mask: int = 0  # (1 << width) - 1
+
+
+def layout(inst: Instance) -> list[Field]:
+    out = []
+    for j, v in enumerate(inst.vars):
+        if v.count == 1 and not v.indexed:
+            out.append(Field(v, j, "scalar"))
+        elif v.type.kind == "bool":
+            out.append(Field(v, j, "bits", 1, 0, 1))
+        else:
+            low = v.type.low if v.type.kind == "int" else -1 if v.type.optional else 0
+            count = v.type.count(inst.nplayers, inst.nteams) + (1 if v.type.optional else 0)
+            width = max(1, (count - 1).bit_length())
+            out.append(Field(v, j, "fields", width, low, (1 << width) - 1))
+    return out
+
+
+def _lit(v) -> str:
+    """A literal of the generated source: only ints and bools ever get here (see the module doc)."""
+    if v.__class__ is bool:
+        return "True" if v else "False"
+    if v.__class__ is int:
+        return str(v)
+    raise AssertionError(f"not a literal of generated code: {v!r}")
+
+
+GUARD_FACTS = {"lp": "0", "lt": "0", "wp": "0", "wt": "0"}
+BODY_FACTS = {"lp": "lp", "lt": "lt", "wp": "wp", "wt": "wt"}
+
+
+class Generator:
+    """Python source for one instance's expressions and statements (a walker: `x_<Kind>` per
+    expression kind, `s_<Kind>` per statement kind, `b_<key>` per built-in)."""
+
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self.n = inst.nplayers
+        self.all = (1 << self.n) - 1
+        self.fields = layout(inst)
+        self.by_name = {f.var.name: f for f in self.fields}
+        self.spans: list = []  # (span, message) for errors raised by generated code
+        self.names: list = []  # per assignment site: what an overflow message calls the variable
+        self.written: dict[str, str] = {}  # entry local name -> the local the body writes, while a body is generated
+        self.tmp = 0
+        self.comp = Compiler(inst)  # folds closed expressions to literals
+        self._closed: dict[int, bool] = {}
+        # what the step's outcome facts are called: literals in a guard (nothing has happened
+        # yet), locals in a body (`lose p;` sets them)
+        self.facts = GUARD_FACTS
+
+    # ---------------------------------------------------------- names
+    def entry(self, f: Field) -> str:
+        base = f"x{f.entry}"
+        return self.written.get(base, base)
+
+    def fresh(self, stem: str = "t") -> str:
+        self.tmp += 1
+        return f"_{stem}{self.tmp}"
+
+    def span_id(self, span, message: str) -> int:
+        self.spans.append((span, message))
+        return len(self.spans) - 1
+
+    # ---------------------------------------------------------- expressions
+    def expr(self, e) -> str:
+        folded = self.fold(e)
+        if folded is not None:
+            return folded
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def fold(self, e) -> str | None:
+        """The literal of an expression that reads neither the state nor a binder (`N - 1`,
+        `DEPARTURES == 1`), computed once here by the closure engine; None if it has no
+        constant value or its value is not a number or a boolean (or it fails: then it fails
+        where it is evaluated, as in the closures)."""
+        if isinstance(e, (T.Const, T.BinderRef, T.VarRef, T.Quant, T.Aggregate)) or not self.closed(e):
+            return None
+        try:
+            v = self.comp.expr(e)(Ctx(()))
+        except (EvalError, RecursionError):
+            return None
+        return _lit(v) if v.__class__ in (int, bool) else None
+
+    def closed(self, e) -> bool:
+        key = id(e)
+        got = self._closed.get(key)
+        if got is None:
+            # loops are not folded: a sum over 0..10^9 is for the budget to stop, at run time
+            got = self._closed[key] = not any(
+                isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate))
+                or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
+                for n in T.walk(e))
+        return got
+
+    def x_Const(self, e):
+        return _lit(e.value)
+
+    def x_PlayerName(self, e):
+        return _lit(self.inst.players.index(e.name))
+
+    def x_TeamName(self, e):
+        return _lit(self.inst.teams.index(e.name))
+
+    def x_Param(self, e):
+        return _lit(self.inst.params[e.name])
+
+    def x_BinderRef(self, e):
+        return f"b{_lit(e.uid)}"
+
+    def x_VarRef(self, e):
+        f = self.by_name.get(e.name)
+        if f is None:  # a choice Z3 decides (never read in play; the closures handle the rest)
+            raise CannotCompile(f"{e.name} is not part of the explored state")
+        x = self.entry(f)
+        if e.index is None:
+            return x
+        k = self.offset(f, e.index, e.span)
+        if f.kind == "bits":
+            return f"(({x} >> {k}) & 1 == 1)"
+        return f"((({x} >> ({k} * {f.width})) & {f.mask}) + {_lit(f.low)})"
+
+    def offset(self, f: Field, index, span) -> str:
+        """Source for `index - base`, checked to be inside the variable's range unless its type
+        already says so (an index of the variable's own player, team or enumeration type)."""
+        v = f.var
+        src = self.expr(index)
+        it = index.type
+        if v.indexed in ("player", "team", "enum") and it.kind == v.indexed and not it.optional:
+            return src
+        sid = self.span_id(span, v.name)
+        return f"_ix({src}, {_lit(v.index_base)}, {_lit(v.count)}, {sid})"
+
+    def x_Narrow(self, e):
+        sid = self.span_id(e.span, f"none where a {e.type.kind} is needed")
+        return f"_narrow({self.expr(e.operand)}, {sid})"
+
+    def x_Not(self, e):
+        return f"(not {self.expr(e.operand)})"
+
+    def x_Neg(self, e):
+        return f"(-{self.expr(e.operand)})"
+
+    def x_Logic(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op == "and":
+            return f"({a} and {b})"
+        if e.op == "or":
+            return f"({a} or {b})"
+        return f"((not {a}) or {b})"
+
+    def x_Compare(self, e):
+        return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
+
+    def x_Arith(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op in ("+", "-", "*"):
+            return f"({a} {e.op} {b})"
+        sid = self.span_id(e.span, "division by zero")
+        return f"{'_div' if e.op == '/' else '_mod'}({a}, {b}, {sid})"
+
+    def x_SetOp(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op == "union":
+            return f"({a} | {b})"
+        return f"({a} - {b})" if e.type.elem.kind == "int" else f"({a} & ~{b})"
+
+    def x_Member(self, e):
+        x, s = self.expr(e.elem), self.expr(e.set)
+        src = f"({x} in {s})" if e.set.type.elem.kind == "int" else f"_member({x}, {s})"
+        return f"(not {src})" if e.negated else src
+
+    def x_Ite(self, e):
+        return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.other)})"
+
+    def x_SetLit(self, e):
+        items = ", ".join(self.expr(x) for x in e.items)
+        if e.type.elem.kind == "int":
+            return f"frozenset(({items},))" if e.items else "frozenset()"
+        return f"_mask_of(({items},))" if e.items else "0"
+
+    def domain(self, d) -> str:
+        """Source for a binder's values, ascending (the order the closure engine uses)."""
+        if isinstance(d, T.RangeDom):
+            return f"range({self.expr(d.low)}, {self.expr(d.high)} + 1)"
+        s = self.expr(d.set)
+        elem = d.set.type.elem
+        if elem.kind == "int":
+            return f"sorted({s})"
+        width = self.n if elem.kind == "player" else self.inst.nteams if elem.kind == "team" else len(elem.members)
+        return f"_bits({s}, {_lit(width)})"
+
+    def x_Quant(self, e):
+        b, dom, body = self.x_BinderRef(e.binder), self.domain(e.domain), self.expr(e.body)
+        return f"{'all' if e.kind == 'forall' else 'any'}({body} for {b} in {dom})"
+
+    def x_Aggregate(self, e):
+        fast = self.count_of_bits(e)
+        if fast:
+            return fast
+        b, dom, body = self.x_BinderRef(e.binder), self.domain(e.domain), self.expr(e.body)
+        if e.kind == "count":
+            return f"_count([{body} for {b} in {dom}])"
+        if e.kind == "sum":
+            return f"sum([{body} for {b} in {dom}])"
+        if e.kind in ("min", "max"):
+            return f"{e.kind}([{body} for {b} in {dom}], default=0)"
+        sid = self.span_id(e.span, f"{e.kind} over no values")
+        sign = 1 if e.kind == "argmax" else -1
+        return (f"_arg([({b}, {body}) for {b} in {dom}], {sign}, "
+                f"{_lit(e.type.kind == 'player')}, {sid})")
+
+    def count_of_bits(self, e) -> str:
+        """`count(p in S: v[p])` for a boolean variable indexed like S's elements: the number of
+        set bits of `v & S` (one C call instead of a loop over the seats)."""
+        if e.kind != "count" or not isinstance(e.domain, T.SetDom):
+            return ""
+        body, elem = e.body, e.domain.set.type.elem
+        if not (isinstance(body, T.VarRef) and isinstance(body.index, T.BinderRef) and body.index.uid == e.binder.uid):
+            return ""
+        f = self.by_name.get(body.name)
+        if f is None or f.kind != "bits" or f.var.indexed != elem.kind or elem.kind not in ("player", "team", "enum"):
+            return ""
+        return f"({self.entry(f)} & {self.expr(e.domain.set)}).bit_count()"
+
+    def x_Call(self, e):
+        return getattr(self, "b_" + e.func)(e, [self.expr(a) for a in e.args])
+
+    # ---------------------------------------------------------- built-ins (checker.frontend.builtins)
+    def b_team(self, e, a):
+        return f"TEAM_OF[{a[0]}]"
+
+    def b_seat(self, e, a):
+        return a[0]
+
+    def b_player_at(self, e, a):
+        return f"({a[0]} % {self.n})"
+
+    def b_left(self, e, a):
+        return f"(({a[0]} + {a[1]}) % {self.n})"
+
+    def b_right(self, e, a):
+        return f"(({a[0]} - {a[1]}) % {self.n})"
+
+    def b_next(self, e, a):
+        return f"(({a[0]} + 1) % {self.n})"
+
+    def b_across(self, e, a):
+        return f"(({a[0]} + {self.n // 2}) % {self.n})"
+
+    def b_dist(self, e, a):
+        return f"_dist({a[0]}, {a[1]})"
+
+    def b_dist_left(self, e, a):
+        return f"(({a[1]} - {a[0]}) % {self.n})"
+
+    def b_members(self, e, a):
+        return f"MEMBERS[{a[0]}]"
+
+    def b_opponents(self, e, a):
+        if self.inst.has_teams:
+            return f"({self.all} & ~MEMBERS[TEAM_OF[{a[0]}]])"
+        return f"({self.all} & ~(1 << {a[0]}))"
+
+    def b_teammates(self, e, a):
+        if self.inst.has_teams:
+            return f"_teammates({a[0]})"
+        return f"({a[0]} and 0)"
+
+    def b_next_in_game(self, e, a):
+        return f"_ring({a[0]}, 1, 1, out, {self.n})"
+
+    def b_prev_in_game(self, e, a):
+        return f"_ring({a[0]}, 1, -1, out, {self.n})"
+
+    def b_left_in_game(self, e, a):
+        return f"_ring({a[0]}, {a[1]}, 1, out, {self.n})"
+
+    def b_dist_in_game(self, e, a):
+        return f"_dist_in_game({a[0]}, {a[1]}, out, {self.n})"
+
+    def b_in_game_player(self, e, a):
+        return f"(not (out >> {a[0]}) & 1)"
+
+    def b_in_game_team(self, e, a):
+        return f"_team_in_game({a[0]}, out, tout)"
+
+    def b_lost_player(self, e, a):
+        return f"(((out | {self.facts['lp']}) >> {a[0]}) & 1 == 1)"
+
+    def b_lost_team(self, e, a):
+        return f"(((tout | {self.facts['lt']}) >> {a[0]}) & 1 == 1)"
+
+    def b_won_player(self, e, a):
+        return f"(({self.facts['wp']} >> {a[0]}) & 1 == 1)"
+
+    def b_won_team(self, e, a):
+        return f"(({self.facts['wt']} >> {a[0]}) & 1 == 1)"
+
+    def b_size(self, e, a):
+        return f"len({a[0]})" if e.args[0].type.elem.kind == "int" else f"{a[0]}.bit_count()"
+
+    def b_abs(self, e, a):
+        return f"abs({a[0]})"
+
+    def b_after(self, e, a):
+        return f"_after({a[0]}, ({', '.join(a[1:])},))"
+
+    def b_players(self, e, a):
+        return _lit(self.all)
+
+    def b_remaining(self, e, a):
+        return f"({self.all} & ~out)"
+
+    def b_teams(self, e, a):
+        return _lit((1 << self.inst.nteams) - 1)
+
+    def b_game_over(self, e, a):
+        return "False"  # never within a step: an ended game has no successors
+
+    def b_game_drawn(self, e, a):
+        return "False"
+
+    def b_nplayers(self, e, a):
+        return _lit(self.n)
+
+    def b_nteams(self, e, a):
+        return _lit(self.inst.nteams)
+
+    def b_team_size(self, e, a):
+        return _lit(self.n // self.inst.nteams if self.inst.nteams else 1)
+
+    # ---------------------------------------------------------- statements
+    def stmts(self, body, pad: str) -> list[str]:
+        lines = []
+        for s in body:
+            lines += self.stmt(s, pad)
+        return lines or [pad + "pass"]
+
+    def stmt(self, s, pad: str) -> list[str]:
+        lines = [f"{pad}hits.append({_lit(s.rule)})"] if s.rule is not None else []
+        return lines + getattr(self, "s_" + type(s).__name__)(s, pad)
+
+    def s_Assign(self, s, pad):
+        f = self.by_name[s.var]
+        v, vt = f.var, f.var.type
+        x = self.written.get(f"x{f.entry}")
+        assert x is not None, "the body's written entries are collected before it is generated"
+        val = self.fresh("v")
+        lines = [f"{pad}{val} = {self.expr(s.value)}"]  # the value first, then the index, as the closures do
+        k = None
+        if s.index is not None:
+            k = self.fresh("k")
+            lines.append(f"{pad}{k} = {self.offset(f, s.index, s.span)}")
+        check = self.contains(vt, val)
+        if check:
+            self.names.append((v, s.span))
+            site = len(self.names) - 1
+            lines.append(f"{pad}if not ({check}): _overflow({site}, {k if k else -1}, {val})")
+        if f.kind == "scalar":
+            lines.append(f"{pad}{x} = {val}")
+        elif f.kind == "bits":
+            lines.append(f"{pad}{x} = ({x} | (1 << {k})) if {val} else ({x} & ~(1 << {k}))")
+        else:
+            sh = f"({k} * {f.width})"
+            lines.append(f"{pad}{x} = ({x} & ~({f.mask} << {sh})) | (({val} - {_lit(f.low)}) << {sh})")
+        return lines
+
+    def contains(self, vt, val: str) -> str:
+        """The source of `VarType.contains` for one type ("" where the type cannot be left)."""
+        if vt.kind == "bool":
+            return ""  # every boolean expression of generated code gives a bool
+        if vt.kind == "int":
+            return f"{_lit(vt.low)} <= {val} <= {_lit(vt.high)}"
+        if vt.kind in ("player", "team"):
+            top = self.n if vt.kind == "player" else self.inst.nteams
+            return f"{-1 if vt.optional else 0} <= {val} < {top}"
+        if vt.kind == "enum":
+            return f"0 <= {val} < {len(vt.members)}"
+        return f"0 <= {val} < {1 << self.n}"
+
+    def s_If(self, s, pad):
+        lines = []
+        for i, (cond, body) in enumerate(s.branches):
+            lines.append(f"{pad}{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
+            lines += self.stmts(body, pad + "    ")
+        if s.otherwise:
+            lines.append(f"{pad}else:")
+            lines += self.stmts(s.otherwise, pad + "    ")
+        return lines
+
+    def s_Forall(self, s, pad):
+        lines = [f"{pad}for {self.x_BinderRef(s.binder)} in list({self.domain(s.domain)}):"]
+        return lines + self.stmts(s.body, pad + "    ")
+
+    def s_Block(self, s, pad):
+        return self.stmts(s.body, pad)
+
+    def s_LetStmt(self, s, pad):
+        return [f"{pad}{self.x_BinderRef(s.binder)} = {self.expr(s.value)}"]
+
+    def s_OutcomeStmt(self, s, pad):
+        if s.kind == "draw":
+            return [f"{pad}draw = True"]
+        team = s.subject.type.kind == "team"
+        fact = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
+        return [f"{pad}{fact} |= 1 << {self.expr(s.subject)}"]
+
+
+def written_vars(body) -> set[str]:
+    return {n.var for n in T.walk(list(body)) if isinstance(n, T.Assign)}

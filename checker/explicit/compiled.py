@@ -1,0 +1,413 @@
+"""The explorer's fast machine: compiled successors on packed states (checker.explicit.codegen).
+
+`CompiledMachine` is a `Machine` whose states are packed and whose `successors` run one
+generated function per action. Everything the checks do rarely (initial states, outcome
+resolution on a cache miss, properties of a state) is inherited from `Machine` and runs on
+the unpacked slots, so there is one implementation of those. `unpack(state)` gives the slot
+tuple `Machine` uses; the two machines explore the same graphs, state for state and edge for
+edge, in the same order (tests/test_compiled.py).
+
+`machine_for(inst)` picks the compiled machine and falls back to the closures when an instance
+cannot be compiled (nesting too deep for Python's own parser); the fallback is silent because
+it changes the speed, never a result.
+"""
+from __future__ import annotations
+
+from ..frontend import builtins as bi
+from ..frontend import typed as T
+from ..frontend.instances import Instance
+from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
+from .compile import Compiler, Ctx, EvalError, Overflow, dist_in_game, ring_step
+from .machine import Machine, Step, _static_domain
+
+PAD = "    "
+
+
+class CompiledMachine(Machine):
+    packed = True
+
+    def __init__(self, inst: Instance):
+        super().__init__(inst)
+        gen = self.gen = Generator(inst)
+        self.fields = gen.fields
+        self._resolved_packed: dict = {}
+        # where no outcome rule or `ends` reads a variable, resolving a step depends on the
+        # statuses and facts alone, and far fewer resolutions are computed
+        conds = [r.cond for r in inst.model.outcomes] + [d.cond for d in inst.model.ends]
+        self._outcomes_read_vars = any(isinstance(n, T.VarRef) for c in conds for n in T.walk(c))
+        sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
+        sources.append(self._unpack_source())
+        sources.append(self._pack_source())
+        src = "\n\n".join(sources) + "\n"
+        self.source = src
+        ns = self._namespace()
+        try:
+            code = compile(src, f"<rulewright: compiled successors of {len(self.actions)} action(s)>", "exec")
+        except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
+            raise CannotCompile(str(exc)) from None
+        exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
+        self._action_fns = [ns[f"a{ai}"] for ai in range(len(self.actions))]
+        self.unpack = ns["unpack"]
+        self.pack = ns["pack"]
+
+    # ------------------------------------------------------------ the generated code's world
+    def _namespace(self) -> dict:
+        inst, spans, names = self.inst, self.gen.spans, self.gen.names
+        n = inst.nplayers
+        members = tuple(inst.members_mask(t) for t in range(inst.nteams))
+        fields = self.fields
+
+        def _ix(i, base, count, sid):
+            if not 0 <= i - base < count:
+                raise EvalError(f"index {i} of {spans[sid][1]} is outside its range", spans[sid][0])
+            return i - base
+
+        def _narrow(v, sid):
+            if v < 0:
+                raise EvalError(spans[sid][1], spans[sid][0])
+            return v
+
+        def _div(a, d, sid):
+            if d == 0:
+                raise EvalError("division by zero", spans[sid][0])
+            return a // d
+
+        def _mod(a, d, sid):
+            if d == 0:
+                raise EvalError("division by zero", spans[sid][0])
+            return a % d
+
+        def _overflow(site, k, v):
+            var, span = names[site]
+            key = var.name if k < 0 or not var.indexed else f"{var.name}[{var.index_keys(inst)[k]}]"
+            raise Overflow(key, v, span)
+
+        def _arg(pairs, sign, empty_ok, sid):
+            best, best_value = None, None
+            for v, x in pairs:
+                x = x * sign
+                if best is None or x > best_value:  # strictly better: ties keep the first
+                    best, best_value = v, x
+            if best is None:
+                if empty_ok:
+                    return -1
+                raise EvalError(spans[sid][1], spans[sid][0])
+            return best
+
+        def _teammates(p):
+            return members[inst.team_of[p]] & ~(1 << p)
+
+        def _team_in_game(t, out, tout):
+            return not (tout >> t) & 1 and (members[t] & ~out) != 0
+
+        def _after(x, vals):
+            for i, w in enumerate(vals):
+                if w == x:
+                    return vals[(i + 1) % len(vals)]
+            return vals[0]
+
+        def _dist(p, q):
+            return min((q - p) % n, (p - q) % n)
+
+        def _unbits(x, count):
+            return [(x >> i) & 1 == 1 for i in range(count)]
+
+        def _unfields(x, count, width, mask, low):
+            return [((x >> (i * width)) & mask) + low for i in range(count)]
+
+        def _packbits(vals):
+            m = 0
+            for i, v in enumerate(vals):
+                if v:
+                    m |= 1 << i
+            return m
+
+        def _packfields(vals, width, low):
+            m = 0
+            for i, v in enumerate(vals):
+                m |= (v - low) << (i * width)
+            return m
+
+        return {
+            "__builtins__": {"range": range, "list": list, "sorted": sorted, "frozenset": frozenset, "len": len,
+                             "sum": sum, "min": min, "max": max, "abs": abs, "all": all, "any": any, "bool": bool,
+                             "tuple": tuple, "str": str},
+            "EvalError": EvalError, "Overflow": Overflow, "Step": Step,
+            "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
+            "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
+            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
+            "_ring": ring_step, "_dist_in_game": dist_in_game,
+            "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
+            "_mask_of": _mask_of, "_bits": _bits, "_count": _count,
+            "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
+            "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
+            "FIELDS": fields,
+        }
+
+    # ------------------------------------------------------------ generated sources
+    def _state_names(self) -> str:
+        return ", ".join([f"x{f.entry}" for f in self.fields] + ["out", "tout", "_end"])
+
+    def _action_source(self, ai: int, a) -> str:
+        gen = self.gen
+        decl = a.decl
+        lines = [f"def a{ai}(state, steps, check):", f"{PAD}{self._state_names()}, = state"]
+        binders = [b for b, _ in decl.params]
+        statics = [_static_values(self.comp, d) for _, d in decl.params]
+        all_static = all(s is not None for s in statics)
+        conjuncts = _conjuncts(decl.guard)
+        if all_static and any(_folds_false(self.comp, c) for c in _safe_prefix(conjuncts)):
+            return "\n".join(lines + [f"{PAD}return  # its guard is false in every state of this instance"])
+        lines.append(f"{PAD}failed = []")
+        lines.append(f"{PAD}count = 0")
+        pad = PAD
+        names = [gen.x_BinderRef(b) for b in binders]
+        if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
+            lines.append(f"{pad}for _ in (0,):")
+            pad += PAD
+        for i, (b, d) in enumerate(decl.params):
+            prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
+            values = statics[i]
+            marks = _marker_filter(gen, b, values, conjuncts) if all_static else None
+            if marks is not None:
+                mask_src, base = marks
+                m, low = gen.fresh("m"), gen.fresh("low")
+                lines += [f"{pad}{m} = {mask_src}", f"{pad}while {m}:", f"{pad}{PAD}{low} = {m} & -{m}",
+                          f"{pad}{PAD}{m} ^= {low}", f"{pad}{PAD}{names[i]} = {low}.bit_length() - 1 + {_lit(base)}"]
+            elif values is not None:
+                dom = f"range({_lit(values.start)}, {_lit(values.stop)})" if isinstance(values, range) else \
+                    "(" + "".join(f"{_lit(v)}, " for v in values) + ")"
+                lines.append(f"{pad}for {names[i]} in {dom}:")
+            else:
+                dv = gen.fresh("d")
+                lines += [f"{pad}try:", f"{pad}{PAD}{dv} = list({gen.domain(d)})",
+                          f"{pad}except EvalError as exc:",
+                          f"{pad}{PAD}failed.append(({prefix}, exc))", f"{pad}{PAD}{dv} = ()",
+                          f"{pad}for {names[i]} in {dv}:"]
+            pad += PAD
+        binding = "(" + "".join(f"{x}, " for x in names) + ")"
+        gen.facts = GUARD_FACTS
+        guard = gen.expr(decl.guard)
+        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1",
+                  f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
+                  f"{pad}except EvalError as exc:",
+                  f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
+                  f"{pad}{PAD}continue",
+                  f"{pad}check()",
+                  f"{pad}hits = [{_lit(a.rid)}]",
+                  f"{pad}lp = lt = wp = wt = 0",
+                  f"{pad}draw = False"]
+        written = written_vars(decl.body)
+        gen.written = {}
+        for f in self.fields:
+            if f.var.name in written:
+                gen.written[f"x{f.entry}"] = f"y{f.entry}"
+                lines.append(f"{pad}y{f.entry} = x{f.entry}")
+        gen.facts = BODY_FACTS
+        lines += [f"{pad}try:"] + gen.stmts(decl.body, pad + PAD)
+        gen.facts = GUARD_FACTS
+        lines += [f"{pad}except Overflow as exc:",
+                  f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
+                  f"f'{{exc.var}} would become {{exc.value}}, outside its type', exc.span, 'overflow', 'body'))",
+                  f"{pad}{PAD}continue",
+                  f"{pad}except EvalError as exc:",
+                  f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), str(exc), exc.span, 'evaluation-error', 'body'))",
+                  f"{pad}{PAD}continue"]
+        post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
+        gen.written = {}
+        post_t = f"({post},)" if self.fields else "()"
+        lines += [f"{pad}vals = {post_t}",
+                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw)",
+                  f"{pad}done = RESOLVED.get(key)",
+                  f"{pad}if done is None:",
+                  f"{pad}{PAD}done = resolve(key, hits)",
+                  f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
+                  f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
+                  f"{pad}{PAD}{PAD}continue",
+                  f"{pad}steps.append(({ai}, {binding}, vals + (done[0], done[1], done[2]), tuple(hits) + done[4], done[3]))"]
+        lines += [f"{PAD}for pre, exc in failed:",
+                  f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
+        return "\n".join(lines)
+
+    def _unpack_source(self) -> str:
+        parts = []
+        for f in self.fields:
+            x, count = f"x{f.entry}", f.var.count
+            if f.kind == "scalar":
+                parts.append(x)
+            elif f.kind == "bits":
+                parts.append(f"*_unbits({x}, {_lit(count)})")
+            else:
+                parts.append(f"*_unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})")
+        return "\n".join([f"def unpack(state):", f"{PAD}{self._state_names()}, = state",
+                          f"{PAD}return ({''.join(p + ', ' for p in parts)}out, tout, _end)"])
+
+    def _pack_source(self) -> str:
+        parts, at = [], 0
+        for f in self.fields:
+            count = f.var.count
+            if f.kind == "scalar":
+                parts.append(f"s[{at}]")
+            elif f.kind == "bits":
+                parts.append(f"_packbits(s[{at}:{at + count}])")
+            else:
+                parts.append(f"_packfields(s[{at}:{at + count}], {_lit(f.width)}, {_lit(f.low)})")
+            at += count
+        return "\n".join(["def pack(s):",
+                          f"{PAD}return ({''.join(p + ', ' for p in parts)}s[{at}], s[{at + 1}], s[{at + 2}])"])
+
+    # ------------------------------------------------------------ the machine's interface
+    def initial_states(self, max_states: int = 2_000_000, budget=None):
+        states, errors = super().initial_states(max_states, budget)
+        return [(self.pack(s), hits, conflict) for s, hits, conflict in states], errors
+
+    def successors(self, state: tuple, budget=None) -> list:
+        """Every step out of `state`, as `Machine.successors` gives them, in the same order; a
+        step that goes through is a tuple (action, binding, target, hits, conflict), one that
+        fails a `Step`."""
+        check = budget.check if budget is not None else _nothing
+        steps: list = []
+        for fn in self._action_fns:
+            fn(state, steps, check)
+        return steps
+
+    def _resolve_packed(self, key, hits):
+        vals, out, tout, lp, lt, wp, wt, draw = key
+        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if vals else [], out, tout)
+        c.lp, c.lt, c.wp, c.wt, c.draw = lp, lt, wp, wt, draw
+        c.hits = list(hits)
+        before = len(c.hits)
+        try:
+            end, conflict = self.resolve(c)
+        except EvalError as exc:
+            return [exc, c.hits]
+        done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
+        self._resolved_packed[key] = done
+        return done
+
+    def values(self, state: tuple) -> tuple:
+        return self.unpack(state)
+
+    def reader(self, state: tuple) -> Ctx:
+        """A context for reading a packed state (`is_active` and the checks read through it)."""
+        return super().reader(self.unpack(state))
+
+
+def machine_for(inst: Instance) -> Machine:
+    """The compiled machine, or the closures' where the instance cannot be compiled."""
+    try:
+        return CompiledMachine(inst)
+    except CannotCompile:
+        return Machine(inst)
+
+
+# ---------------------------------------------------------------- compile-time analysis of guards
+
+def _conjuncts(e) -> list:
+    if isinstance(e, T.Logic) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _may_fail(e) -> bool:
+    """Whether evaluating `e` may raise an evaluation error (conservative)."""
+    for n in T.walk(e):
+        if isinstance(n, T.Narrow) or isinstance(n, T.Arith) and n.op in ("/", "%"):
+            return True
+        if isinstance(n, T.VarRef) and n.index is not None and (n.index.type.kind == "int" or n.index.type.optional):
+            return True
+        if isinstance(n, T.Aggregate) and n.kind in ("argmin", "argmax"):
+            return True
+    return False
+
+
+def _safe_prefix(conjuncts: list) -> list:
+    """The conjuncts a guard evaluates before the first one that may fail, that one included:
+    skipping a binding for which one of them is false skips no error."""
+    out = []
+    for c in conjuncts:
+        out.append(c)
+        if _may_fail(c):
+            break
+    return out
+
+
+def _closed(e) -> bool:
+    return not any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
+                   for n in T.walk(e))
+
+
+def _folds_false(comp: Compiler, e) -> bool:
+    """A conjunct that reads neither the state nor a binder and is false (`DEPARTURES == 1` with
+    DEPARTURES 0): the action never applies in this instance."""
+    if not _closed(e):
+        return False
+    try:
+        return not comp.expr(e)(Ctx(()))
+    except EvalError:
+        return False
+
+
+def _static_values(comp: Compiler, d):
+    """A domain's values when no state can change them (a range stays a range), else None."""
+    if not _static_domain(d):
+        return None
+    try:
+        dom = comp.domain(d)(Ctx(()))
+    except EvalError:
+        return None
+    return dom if isinstance(dom, range) else list(dom)
+
+
+def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
+    """(source of a mask, base) when the guard's safe prefix requires `v[b]` (or `not v[b]`) of
+    boolean variables indexed like b: the bindings worth trying are then the set bits of the
+    mask (the seats holding a marker), not every value of b's domain."""
+    terms, base = [], None
+    for c in _safe_prefix(conjuncts):
+        if (isinstance(c, T.Call) and c.func == "in_game_player" and isinstance(c.args[0], T.BinderRef)
+                and c.args[0].uid == b.uid and (base is None or base == 0) and all(0 <= v < gen.n for v in values)):
+            base = 0
+            terms.append("~out")  # the players still in the game
+            continue
+        neg = isinstance(c, T.Not)
+        x = c.operand if neg else c
+        if not (isinstance(x, T.VarRef) and isinstance(x.index, T.BinderRef) and x.index.uid == b.uid):
+            continue
+        f: Field | None = gen.by_name.get(x.name)
+        if f is None or f.kind != "bits":
+            continue
+        vb = f.var.index_base
+        if base is not None and vb != base:
+            continue
+        if not all(0 <= v - vb < f.var.count for v in values):
+            continue
+        base = vb
+        terms.append(f"~x{f.entry}" if neg else f"x{f.entry}")
+    if not terms:
+        return None
+    dom_mask = 0
+    for v in values:
+        dom_mask |= 1 << (v - base)
+    return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
+
+
+def _mask_of(items) -> int:
+    m = 0
+    for v in items:
+        if v >= 0:
+            m |= 1 << v
+    return m
+
+
+def _bits(mask: int, width: int) -> list:
+    return [i for i in range(width) if (mask >> i) & 1]
+
+
+def _count(vals) -> int:
+    return sum(1 for x in vals if x)
+
+
+def _nothing() -> None:
+    pass
+

@@ -1,0 +1,111 @@
+"""The compiled successors (checker.explicit.compiled) explore exactly the graph the closures
+(checker.explicit.machine) explore: the same states in the same order, the same edges, labels,
+rule hits, failing steps, setup errors and conflicts. The closures are the reference; every
+bundled spec, test spec and fixture is explored both ways."""
+from pathlib import Path
+
+import pytest
+
+from checker.engine import load_instances
+from checker.explicit.compiled import CompiledMachine, machine_for
+from checker.explicit.explore import Limits, explore
+from checker.explicit.machine import Machine
+from checker.frontend.diagnostics import SpecError
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("spec/*.rw"), *ROOT.glob("tests/specs/*.rw"),
+                                                    *ROOT.glob("tests/fixtures/**/*.rw")])
+LIMITS = Limits(max_states=20_000, max_seconds=60)
+
+
+def view(graph) -> dict:
+    """Everything the checks read of a graph, with states as slots."""
+    return {
+        "states": [graph.values(i) for i in range(len(graph.states))],
+        "init": list(graph.init_ids),
+        "edges": list(graph.edges),
+        "labels": list(graph.labels),
+        "parent": list(graph.parent),
+        "errors": [(src, st.action, st.binding, st.hits, st.error, st.error_kind, st.where, st.error_span)
+                   for src, st in graph.errors],
+        "setup_errors": [(e.kind, e.message, e.values, e.where) for e in graph.setup_errors],
+        "conflicts": dict(graph.conflicts),
+        "init_hits": dict(graph.init_hits),
+        "hit_rules": set(graph.hit_rules),
+        "complete": graph.complete,
+        "expanded": graph.expanded,
+    }
+
+
+def instances(path: str):
+    try:
+        return load_instances(path)
+    except SpecError:
+        return []  # fixtures of input errors have nothing to explore
+
+
+@pytest.mark.parametrize("path", SPECS)
+def test_compiled_successors_explore_the_same_graph_as_the_closures(path):
+    insts = instances(path)
+    if not insts:
+        pytest.skip("an input-error fixture")
+    for inst in insts[:4]:
+        reference = explore(Machine(inst), LIMITS)
+        compiled = explore(CompiledMachine(inst), LIMITS)
+        if not (reference.complete and compiled.complete):
+            n = min(len(reference.states), len(compiled.states), reference.expanded, compiled.expanded)
+            assert view(reference)["states"][:n] == view(compiled)["states"][:n], inst.label
+            continue
+        assert view(compiled) == view(reference), inst.label
+
+
+def test_a_packed_state_is_a_few_integers_and_unpacks_to_the_slots():
+    inst = load_instances("tests/specs/ring_clean.rw")[0]
+    m = CompiledMachine(inst)
+    (state, _, _), = m.initial_states()[0][:1]
+    assert len(state) == len(inst.vars) + 3  # one entry per variable, then out, teams out, end
+    slots = m.unpack(state)
+    assert len(slots) == inst.nslots + 3
+    assert m.pack(slots) == state
+
+
+def test_a_guard_false_in_every_state_of_an_instance_generates_no_loop(tmp_path):
+    spec = tmp_path / "s.rw"
+    spec.write_text("param D in 0..1\nplayers 3\nvar x: 0..3 = 0\n"
+                    "action a(p: players) when D == 1 and x < 3 do x := x + 1; end\n", encoding="utf-8")
+    off, on = load_instances(str(spec))
+    assert "false in every state" in CompiledMachine(off).source
+    assert "false in every state" not in CompiledMachine(on).source
+
+
+def test_the_bindings_tried_are_the_seats_that_hold_a_marker(tmp_path):
+    spec = tmp_path / "s.rw"
+    spec.write_text("players 8\nvar mk(p: player): bool = seat(p) == 0\n"
+                    "action pass(p: players) progress when mk[p] do mk[p] := false; mk[next(p)] := true; end\n",
+                    encoding="utf-8")
+    m = CompiledMachine(load_instances(str(spec))[0])
+    assert "while _m" in m.source and "for b" not in m.source.split("def a0")[1].split("def ")[0]
+    assert len(explore(m).states) == 8
+
+
+def test_generated_code_holds_no_text_of_the_spec(tmp_path):
+    # names, strings and numbers of a hostile spec never become source text
+    spec = tmp_path / "s.rw"
+    spec.write_text('players 2\nvar import_os: 0..3 = 0\n'
+                    'action __import__ when import_os < 3 do import_os := import_os + 1; end\n', encoding="utf-8")
+    m = CompiledMachine(load_instances(str(spec))[0])
+    assert "import" not in m.source
+    assert len(explore(m).states) == 4
+
+
+def test_an_instance_too_deep_for_pythons_parser_runs_on_the_closures(tmp_path):
+    # 45 reads of a variable indexed by numbers, each inside the index of the next: the compiled
+    # source nests about five parentheses per read, more than Python's parser reads (200)
+    spec = tmp_path / "s.rw"
+    spec.write_text("players 2\nvar v(k: 0..3): 0..3 = 0\nvar x: 0..3 = 0\n"
+                    "action a when " + "v[" * 45 + "x" + "]" * 45 + " == 0 and x < 3 do x := x + 1; end\n",
+                    encoding="utf-8")
+    inst = load_instances(str(spec))[0]
+    m = machine_for(inst)
+    assert type(m) is Machine
+    assert len(explore(m).states) == 4
