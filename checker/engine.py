@@ -308,8 +308,8 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     steps = []
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
-        action, binding, _ = graph.labels[b.lid]
-        steps.append(z3backend.ReplayStep(graph.states[a.sid], action, binding, graph.states[b.sid]))
+        action, binding, hits = graph.labels[b.lid]
+        steps.append(z3backend.ReplayStep(graph.states[a.sid], action, binding, graph.states[b.sid], hits=hits))
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3backend.ReplayStep(graph.states[src], step.action, step.binding, None, step.error_kind, step.where))
