@@ -30,7 +30,7 @@ from .limits import Budget, LimitHit, Limits, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
-from .frontend.parser import parse_file
+from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
 from .frontend.typed import model_name
 from .symbolic import z3backend
@@ -125,10 +125,11 @@ def front_end(paths: list[str], res: Result, include_root: str | None = None) ->
     return [p for p in plans if p is not None]
 
 
-def front_end_file(path: str, root, res: Result) -> Plan | None:
-    """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics."""
+def front_end_file(path: str, root, res: Result, text: str | None = None) -> Plan | None:
+    """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics.
+    With `text`, that is the file's content (an editor's unsaved buffer); includes come from disk."""
     try:
-        spec = parse_file(path, root)
+        spec = parse_file(path, root) if text is None else parse_source(text, path, root)
     except SpecError as exc:
         res.diagnostics.extend(exc.diagnostics)
         return None
