@@ -13,6 +13,7 @@ text being typed has an error.
 from __future__ import annotations
 
 import asyncio
+from importlib import metadata
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -25,7 +26,7 @@ _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSev
 
 class RulewrightServer(LanguageServer):
     def __init__(self):
-        super().__init__("rulewright", "0.1.0", text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__("rulewright", _version(), text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.typed: dict[str, list[Problem]] = {}  # uri -> the front end's errors in the text being typed
         self.found: dict[str, list[Problem]] = {}  # uri -> the findings of the last check on save
         self.ids: dict[str, dict[str, str]] = {}  # uri -> rule id -> quote, from the last text that parsed
@@ -61,6 +62,13 @@ class RulewrightServer(LanguageServer):
         return lsp.Diagnostic(range=lsp.Range(start=start, end=end), message=p.message,
                               severity=_SEVERITY.get(p.severity, lsp.DiagnosticSeverity.Error),
                               code=p.code, source="rulewright")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("rulewright")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 server = RulewrightServer()
