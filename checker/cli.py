@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _include_root(v)
 
     sub.add_parser("kinds", help="list the finding kinds")
+    sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     return p
 
 
@@ -131,6 +132,9 @@ def _run(args) -> int:
             return cmd_graph(args)
         if args.command == "coverage":
             return cmd_coverage(args)
+        if args.command == "lsp":
+            from .lsp.server import serve
+            return serve()
         if args.command == "kinds":
             for k, (sev, desc) in KINDS.items():
                 print(f"{k:22} {sev:8} {desc}")

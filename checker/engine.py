@@ -31,7 +31,7 @@ from .limits import Budget, LimitHit, Limits, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
-from .frontend.parser import parse_file
+from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
 from .frontend.typed import model_name
 from .symbolic import z3backend
@@ -126,10 +126,11 @@ def front_end(paths: list[str], res: Result, include_root: str | None = None) ->
     return [p for p in plans if p is not None]
 
 
-def front_end_file(path: str, root, res: Result) -> Plan | None:
-    """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics."""
+def front_end_file(path: str, root, res: Result, text: str | None = None) -> Plan | None:
+    """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics.
+    With `text`, that is the file's content (an editor's unsaved buffer); includes come from disk."""
     try:
-        spec = parse_file(path, root)
+        spec = parse_file(path, root) if text is None else parse_source(text, path, root)
     except SpecError as exc:
         res.diagnostics.extend(exc.diagnostics)
         return None
@@ -192,6 +193,7 @@ def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -
     except KeyboardInterrupt:
         interrupted = True
     grouped = _group(raw, done)
+    _say_where_dead(grouped, done, raw, res)
     budget = Budget(limits, seconds=spare)
     kept = []
     for f in grouped:  # replayed once per reported finding, after grouping
@@ -266,10 +268,34 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     found, stopped = run_checks_within(graph, budget)
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
+    found = _fold_into_contradiction(out, found, graph)
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)
         out.append(f)
+
+
+# What an instance without any initial state shows of every rule and property: nothing is
+# reachable, so each is "dead" or "never reached". One finding (the contradiction) says it all.
+FOLLOW_ON = ("dead-rule", "unreachable-outcome", "unreachable-property", "never-active")
+
+
+def _fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Graph) -> list[Finding]:
+    """The checks' findings, less those that only follow from a contradictory setup (no initial
+    state at all), which the contradiction finding counts instead."""
+    contra = [f for f in out if f.kind == "contradiction"]
+    if not contra or graph.init_ids or not graph.complete:
+        return found
+    folded = [f for f in found if f.kind in FOLLOW_ON]
+    if folded:
+        counts: dict[str, int] = {}
+        for f in folded:
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+        shown = ", ".join(f"{n} {k}" for k, n in counts.items())
+        contra[0].detail = (f"{len(folded)} follow-on finding(s) folded into this one ({shown}): "
+                            "with no initial state, no rule applies and no state is reached")
+        contra[0].context["folded"] = counts
+    return [f for f in found if f.kind not in FOLLOW_ON]
 
 
 def _contradiction(inst: Instance, budget: Budget, res: Result) -> list[Finding]:
@@ -309,8 +335,8 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     steps = []
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
-        action, binding, _ = graph.labels[b.lid]
-        steps.append(z3backend.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid)))
+        action, binding, hits = graph.labels[b.lid]
+        steps.append(z3backend.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid), hits=hits))
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3backend.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
@@ -336,6 +362,28 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
             f.instances = [f.instance]
             groups[key] = f
     return list(groups.values())
+
+
+def _say_where_dead(grouped: list[Finding], done: list[Instance], raw: list[Finding], res: Result) -> None:
+    """A rule dead for some parameter values only says for which, and for which it applies.
+
+    Instances whose exploration was incomplete, or whose setup is contradictory, say nothing
+    about the rule either way and are left out of both lists."""
+    complete = {i.label for i in res.instances if i.complete}
+    void = {f.instance for f in raw if f.kind == "contradiction"}
+    for f in grouped:
+        if f.kind != "dead-rule":
+            continue
+        applies = [i.label for i in done if i.model_name == f.model and i.label in complete
+                   and i.label not in void and i.label not in f.instances]
+        if not applies:
+            continue  # dead in every instance that could tell
+        f.message = f"{f.message} when {_params_of(f.instances)}"
+        f.detail = f"it does apply when {_params_of(applies)}"
+
+
+def _params_of(labels: list[str]) -> str:
+    return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
 
 
 def _apply_expectations(instances, findings: list[Finding], report_unmet: bool = True) -> None:

@@ -9,8 +9,9 @@ must give the row's value:
 - expressions: a bool, an int, a player, team or enumeration member by name, "none", a set
   of names (or of numbers), or ERROR: the explicit closure raises EvalError and Z3's error
   condition simplifies to true (for every other row it must simplify to false);
-- statements (rows whose text has a `;`): the changes to the state and the outcome facts of the
-  step (`lost`, `won`, `draw`), or ERROR / OVERFLOW: the explicit body raises EvalError /
+- statements (rows whose text has a `;`): the changes to the state, the outcome facts of the
+  step (`lost`, `won`, `draw`) and the tagged statements that applied (`rules`: traces cite
+  them, dead-rule judges by them), or ERROR / OVERFLOW: the explicit body raises EvalError /
   Overflow and Z3's error / overflow condition simplifies to true.
 
 An expression row is typed as the left side of `invariant probe: (E) == (E)`, a statement row
@@ -25,7 +26,7 @@ from checker.engine import load_instances
 from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
-from checker.symbolic.z3backend import Encoder, SymSet, _concrete, state_to_sym
+from checker.symbolic.z3backend import Encoder, SymSet, _concrete, state_to_sym, statement_hits
 
 ERROR = "error"
 OVERFLOW = "overflow"
@@ -394,6 +395,18 @@ ROWS = [
     ("solo", "start", "forall p in opponents(turn) do lose p; end", {"lost": {"P2", "P3", "P4"}}),
     ("teams", "start", "lose A;", {"lost": {"A"}}),
     ("teams", "B1 out", "win team(turn); lose turn;", {"won": {"B"}, "lost": {"B2"}}),
+    # tagged statements: a tagged `if` applies when a branch runs (an `else` is one), any other
+    # tagged statement whenever it runs
+    ("solo", "start", "[S1] if x > 5 then x := 1; end", {}),
+    ("solo", "mid", "[S1] if x > 5 then x := 1; end", {"x": 1, "rules": {"S1"}}),
+    ("solo", "start", "[S1] if x > 5 then x := 1; else x := 2; end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "[S1] if x > 5 then x := 1; elif x > 4 then x := 2; end", {}),
+    ("solo", "start", "if x > 5 then [S1] x := 1; elif x > 2 then [S2] x := 2; end", {"x": 2, "rules": {"S2"}}),
+    ("solo", "start", "forall k in 1..3 do [S1] if k == 2 then x := k; end end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "forall k in 1..3 do [S1] if k == 5 then x := k; end end", {}),
+    ("solo", "start", "[S1] forall p in {} do x := 1; end", {"rules": {"S1"}}),
+    ("solo", "start", "[S1] let y = x; x := y + 1;", {"x": 4, "rules": {"S1"}}),
+    ("solo", "start", "[S1] if flag then [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S1", "S2"}}),
 ]
 
 
@@ -547,7 +560,7 @@ def state_in_words(inst, vals) -> dict:
 def expected_after(inst, pre, expected: dict) -> dict:
     """The whole post state and facts the row describes: the pre state with its changes."""
     want = state_in_words(inst, pre)
-    facts = {"lost": set(), "won": set(), "draw": False}
+    facts = {"lost": set(), "won": set(), "draw": False, "rules": set()}
     for k, v in expected.items():
         if k in facts:
             facts[k] = v
@@ -595,7 +608,8 @@ def eval_statements(inst, body, slots, out, tout, facts):
     try:
         Compiler(inst).stmts(body)(c)
         mine = {**state_in_words(inst, c.vals),
-                "lost": _names(inst, c.lp, c.lt), "won": _names(inst, c.wp, c.wt), "draw": c.draw}
+                "lost": _names(inst, c.lp, c.lt), "won": _names(inst, c.wp, c.wt), "draw": c.draw,
+                "rules": _tags(inst, c.hits)}
     except Overflow:
         mine = OVERFLOW
     except EvalError:
@@ -614,8 +628,13 @@ def eval_statements(inst, body, slots, out, tout, facts):
             vals += [_z3_plain(t) for t in st.vals[var.name]]
         bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if _concrete(b)) for f in ("lp", "lt", "wp", "wt")}
         theirs = {**state_in_words(inst, vals), "lost": _names(inst, bits["lp"], bits["lt"]),
-                  "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(_concrete(st.draw))}
+                  "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(_concrete(st.draw)),
+                  "rules": _tags(inst, statement_hits(inst, st))}
     return mine, theirs, error, overflow
+
+
+def _tags(inst, rids) -> set:
+    return {t for r in rids for t in inst.model.rules[r].tags}
 
 
 def _names(inst, pmask, tmask):

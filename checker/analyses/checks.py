@@ -21,7 +21,7 @@ from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
 from ..explicit.explore import describe_action, describe_label, rules_of
-from .traces import build_trace
+from .traces import build_trace, path_from, preferred_parents
 
 
 @dataclass
@@ -67,8 +67,20 @@ class Explored:
         return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
                        trace, loop_start, detail=detail, key=key or message)
 
+    @cached_property
+    def parents(self) -> list:
+        return preferred_parents(self.graph)
+
+    def path_to(self, sid: int) -> list[tuple[int, int]]:
+        """A shortest path to `sid` with as few `leave` moves as any other shortest path."""
+        g = self.graph
+        path = g.path_to(sid)
+        if any(lid >= 0 and g.is_leave(lid) for _, lid in path):
+            return path_from(self.parents, sid)
+        return path
+
     def trace_to(self, sid: int) -> list[TraceStep]:
-        return build_trace(self.graph, self.graph.path_to(sid))
+        return build_trace(self.graph, self.path_to(sid))
 
     def lasso(self, nodes, start=None, allowed=None, required=None):
         """The first cycle (by smallest state) among `nodes`, with the shortest path to it.
@@ -102,7 +114,7 @@ class Explored:
             a, b, key_labels = edges[0]
             entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
-            prefix = self.graph.path_to(entry)
+            prefix = self.path_to(entry)
             cycle = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
             path = list(prefix)
             for u, v in zip(cycle, cycle[1:]):
@@ -123,11 +135,23 @@ class Explored:
     def rules_of_label(self, lid: int) -> tuple[str, ...]:
         return rules_of(self.machine, self.graph.labels[lid][2])
 
+    def last_hits(self, sid: int) -> tuple[int, ...]:
+        """The rule ids applied by the last step of the trace to `sid` (the setup's for an initial state)."""
+        lid = self.path_to(sid)[-1][1]
+        return self.graph.init_hits.get(sid, ()) if lid < 0 else self.graph.labels[lid][2]
+
     def last_rules(self, sid: int) -> tuple[str, ...]:
-        par = self.graph.parent[sid]
-        if par is None:
-            return rules_of(self.machine, self.graph.init_hits.get(sid, ()))
-        return self.rules_of_label(par[1])
+        return rules_of(self.machine, self.last_hits(sid))
+
+    def fired_spans(self, sid: int, kinds: tuple[str, ...]) -> list:
+        """Where the rules of `kinds` that the last step to `sid` applied are declared, in the order they applied."""
+        rules = self.machine.rules
+        return list(dict.fromkeys(rules[r].span for r in self.last_hits(sid) if rules[r].kind in kinds))
+
+    def step_action_span(self, sid: int) -> list:
+        """The declaration of the action that took the last step to `sid` ([] for an initial state)."""
+        lid = self.path_to(sid)[-1][1]
+        return [] if lid < 0 else [self.machine.actions[self.graph.labels[lid][0]].decl.span]
 
 
 def _decl_rules(decls) -> list[str]:
@@ -146,7 +170,9 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     sid = min(g.conflicts)
     msg = g.conflicts[sid]
     rules = x.last_rules(sid)
-    return [x.finding("outcome-conflict", msg, rules, [r.decl.span for r in x.machine.outcomes][:3], x.trace_to(sid),
+    # at the outcome rules that fired in the last step, then the statements and action that decided the rest
+    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine")) + x.step_action_span(sid)
+    return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
                       key="conflict")]
 
@@ -158,7 +184,9 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
         return []
     sid = gaps[0]
     why = g.states[sid][-1][1]
-    spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] or x.action_spans(x.trace_to(sid))[:1]
+    # at the rule that says the game must end, the outcome rules that fired in the last step, and its action
+    spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
+    spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]
     rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
     return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
                       x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why)]

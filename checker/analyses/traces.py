@@ -59,6 +59,49 @@ def show(value) -> str:
     return str(value)
 
 
+def preferred_parents(graph: Graph) -> list:
+    """Parents of shortest paths that take the fewest `leave` moves (conceding, leaving).
+
+    The explorer's BFS parents give a shortest path to every state, but when a concession and
+    a game action both reach a state at the same depth, whichever was found first is kept: a
+    trace may then show an irrelevant concession. Over the finished graph, a pass in order of
+    depth keeps the depth and minimises the number of leave moves (ties keep the BFS parent):
+    a shortest path with 0/1 weights on leave edges within each depth layer. One pass over the
+    edges, run only when a trace would take a leave move."""
+    n = len(graph.states)
+    depth = [0] * n
+    for sid in range(n):  # a parent is always found before its child: it has a smaller id
+        par = graph.parent[sid]
+        if par is not None:
+            depth[sid] = depth[par[0]] + 1
+    leave = [graph.is_leave(lid) for lid in range(len(graph.labels))]
+    parent = list(graph.parent)
+    cost = [0 if p is None else n + 1 for p in parent]
+    # sorted by the source's depth (already so in BFS order, which the stable sort keeps in linear time)
+    for u, v, lid in sorted(graph.edges, key=lambda e: depth[e[0]]):
+        if depth[v] == depth[u] + 1:
+            c = cost[u] + leave[lid]
+            if c < cost[v]:
+                cost[v] = c
+                parent[v] = (u, lid)
+    return parent
+
+
+def path_from(parent: list, sid: int) -> list[tuple[int, int]]:
+    """[(state, label that led to it)] from an initial state to `sid` along `parent`; -1 for the first."""
+    out = []
+    cur = sid
+    while True:
+        par = parent[cur]
+        if par is None:
+            out.append((cur, -1))
+            break
+        out.append((cur, par[1]))
+        cur = par[0]
+    out.reverse()
+    return out
+
+
 def build_trace(graph: Graph, path: list[tuple[int, int]]) -> list[TraceStep]:
     steps: list[TraceStep] = []
     prev: dict[str, object] = {}

@@ -382,6 +382,8 @@ class Generator:
         return lines or [pad + "pass"]
 
     def stmt(self, s, pad: str) -> list[str]:
+        if isinstance(s, T.If):  # a tagged `if` applies when one of its branches is taken
+            return self.s_If(s, pad)
         lines = [f"{pad}hits.append({_lit(s.rule)})"] if s.rule is not None else []
         return lines + getattr(self, "s_" + type(s).__name__)(s, pad)
 
@@ -424,13 +426,16 @@ class Generator:
         return f"0 <= {val} < {1 << self.n}"
 
     def s_If(self, s, pad):
+        """A tagged `if` hits its rule in each branch it runs (an `else` with statements is a
+        branch), as `Compiler.s_If` does."""
+        hit = [f"{pad}    hits.append({_lit(s.rule)})"] if s.rule is not None else []
         lines = []
         for i, (cond, body) in enumerate(s.branches):
             lines.append(f"{pad}{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
-            lines += self.stmts(body, pad + "    ")
+            lines += hit + self.stmts(body, pad + "    ")
         if s.otherwise:
             lines.append(f"{pad}else:")
-            lines += self.stmts(s.otherwise, pad + "    ")
+            lines += hit + self.stmts(s.otherwise, pad + "    ")
         return lines
 
     def s_Forall(self, s, pad):

@@ -444,8 +444,10 @@ class Compiler:
         return run
 
     def stmt(self, s):
-        f = getattr(self, "s_" + type(s).__name__)(s)
         rid = s.rule
+        if isinstance(s, T.If):  # a tagged `if` applies when one of its branches is taken, not when it is evaluated
+            return self.s_If(s, rid)
+        f = getattr(self, "s_" + type(s).__name__)(s)
         if rid is None:
             return f
 
@@ -481,17 +483,31 @@ class Compiler:
             c.vals[off] = v
         return assign
 
-    def s_If(self, s):
+    def s_If(self, s, rid=None):
+        """`rid`: the rule the `if` is tagged with, hit when a branch runs (an `else` with
+        statements is a branch; no branch taken, nothing of the rule applied)."""
         branches = [(self.expr(cond), self.stmts(body)) for cond, body in s.branches]
         other = self.stmts(s.otherwise)
+        if rid is None:
+            def run(c):
+                for f, b in branches:
+                    if f(c):
+                        b(c)
+                        return
+                other(c)
+            return run
+        has_else = bool(s.otherwise)
 
-        def run(c):
+        def run_tagged(c):
             for f, b in branches:
                 if f(c):
+                    c.hits.append(rid)
                     b(c)
                     return
-            other(c)
-        return run
+            if has_else:
+                c.hits.append(rid)
+                other(c)
+        return run_tagged
 
     def s_Forall(self, s):
         dom, cell, body = self.domain(s.domain), self.cell(s.binder), self.stmts(s.body)

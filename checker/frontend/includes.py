@@ -89,6 +89,13 @@ class SpecTree:
                        (_HINT if included else "a spec file must lie inside the folder named or walked")
                        + "; --include-root DIR names a wider tree")
 
+    def charge(self, size: int, what: str, at: Span) -> None:
+        """Count a spec text read from elsewhere (an editor's buffer) against the limits."""
+        if size > MAX_FILE_BYTES:
+            raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+                          "split it into several files")
+        self._charge(size, what, at)
+
     def _charge(self, size: int, what: str, at: Span) -> None:
         self.files += 1
         self.bytes += size

@@ -7,6 +7,7 @@ the parser expected instead.
 """
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -642,6 +643,18 @@ def parse_file(path: str | Path, root: str | Path | None = None) -> ir.SpecFile:
     files = SpecTree(p.parent if root is None else root)
     text, real = files.read(p, str(path))
     return _parse_spec(p, str(path), text, (real,), files)
+
+
+def parse_source(text: str, path: str | Path, root: str | Path | None = None) -> ir.SpecFile:
+    """Parse `text` as the content of the spec file `path` (an editor's buffer, saved or not).
+
+    Its includes are read from disk as `parse_file` reads them: relative to `path`, inside the
+    folder tree `root` (default: the file's folder), within the same size limits.
+    """
+    p = Path(path)
+    files = SpecTree(p.parent if root is None else root)
+    files.charge(len(text.encode("utf-8", "surrogatepass")), str(path), ir.Span(str(path), 0, 0, 0, 0))
+    return _parse_spec(p, str(path), text, (os.path.realpath(p),), files)
 
 
 def _parse_spec(p: Path, shown: str, text: str, stack: tuple[str, ...], files: SpecTree) -> ir.SpecFile:

@@ -7,7 +7,8 @@ to the state at `loop_start`. ITF (Apalache ADR-015) says `loop` is the index of
 loop starts at and that the loop ends in the last state, the next state being the one at
 `loop` again: so the ITF states stop before the repeated state, and the step that closes the
 loop is told in the trace's "#meta" (`loop-action`). The narrative numbers the same steps and
-says where the last one leads back to.
+says where the last one leads back to, and marks the state the loop starts in (not the step into
+it, which may be a concession that is no part of the loop).
 """
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ def narrative(f: Finding) -> str:
         head = f"  {st.number}. " + ("setup" if st.action == "setup" else st.action)
         if st.rules:
             head += "  [" + ", ".join(st.rules) + "]"
-        if f.loop_start is not None and st.number == f.loop_start:
-            head += "  <- the loop starts here"
         lines.append(head)
         if st.changes:
             shown = st.changes if st.action != "setup" else st.changes
             lines.append("       " + "; ".join(f"{k} = {v}" for k, v in shown))
         if st.note:
             lines.append("       " + st.note)
+        if _closes_loop(f) and st.number == f.loop_start:
+            # said of the state, below its values: the step into it (a concession, say) is not part of the loop
+            lines.append("       ^ the loop starts in this state")
     if _closes_loop(f):
         k = f.loop_start
         again = f"step {last}" if k + 1 == last else f"steps {k + 1} to {last}"

@@ -108,11 +108,13 @@ class SymState:
         self.overflow = FALSE
         self.error = FALSE
         self.over = FALSE  # the state read has ended (properties of end states only)
+        self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
 
     def copy(self):
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
         s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
+        s.hits = dict(self.hits)
         return s
 
 
@@ -126,6 +128,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     s.over = m(a.over, b.over)
+    s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
     return s
 
 
@@ -568,6 +571,8 @@ class Encoder:
         for s in body:
             if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
                 st = st.copy()
+                if s.rule is not None:
+                    st.hits[s.rule] = TRUE
                 value = self._errors_into(st, lambda s=s: self.expr(s.value, st, env))
                 env = {**env, s.binder.uid: value}
                 continue
@@ -582,6 +587,9 @@ class Encoder:
         return value
 
     def stmt(self, s, st, env) -> SymState:
+        if s.rule is not None and not isinstance(s, T.If):  # a tagged `if` applies when a branch is taken (below)
+            st = st.copy()
+            st.hits[s.rule] = TRUE
         if isinstance(s, T.Assign):
             st = st.copy()
             var = self.inst.var(s.var)
@@ -608,6 +616,9 @@ class Encoder:
             out = self.stmts(s.otherwise, st, env)
             for c, (_, body) in reversed(list(zip(conds, s.branches))):
                 out = merge(c, self.stmts(body, st, env), out)
+            if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
+                taken = TRUE if s.otherwise else _or(conds)
+                out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
             return out
         if isinstance(s, T.Forall):
             st = st.copy()
@@ -816,6 +827,7 @@ class ReplayStep:
     post: tuple | None  # None for a step that fails
     error_kind: str = ""  # overflow | evaluation-error, for a failing step
     where: str = ""  # guard | body | outcome
+    hits: tuple | None = None  # the rules the explorer recorded; its tagged statements' must agree
 
 
 def replay(inst: Instance, steps: list[ReplayStep]) -> str:
@@ -856,6 +868,10 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
     if any(body_fail.values()):
         return "the body fails in the replay (" + ", ".join(k for k, v in body_fail.items() if v) + ")"
+    if step.hits is not None:
+        problem = _compare_hits(inst, after, step.hits)
+        if problem:
+            return problem
     after, ended, gap = enc.resolve(after)
     if failing:
         return "" if _concrete(after.error) is True else "the replay finds no evaluation error in the outcome rules"
@@ -916,6 +932,23 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
     except Unsupported as exc:
         return f"not replayed: {exc}"
     return "" if ok else f"the setup does not fail in the replay ({where})"
+
+
+def statement_hits(inst: Instance, st: SymState) -> set[int]:
+    """The tagged statements (and routines) that applied in a concrete step, as rule ids."""
+    return {r for r, c in st.hits.items() if _concrete(c) is True}
+
+
+def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
+    kinds = ("statement", "routine")
+    mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
+    theirs = statement_hits(inst, st)
+    if mine == theirs:
+        return ""
+    def show(rids):
+        return ", ".join(f"{inst.model.rules[r].kind} at {inst.model.rules[r].span.line}:{inst.model.rules[r].span.col}"
+                         for r in sorted(rids)) or "none"
+    return f"the rules applied differ: the explorer has {show(mine - theirs)}, the replay {show(theirs - mine)}"
 
 
 def _compare(inst, st: SymState, ended, gap, post) -> str:

@@ -1,0 +1,156 @@
+"""What the editor shows, computed without any LSP library: problems in a document and the
+quoted rule behind a rule id.
+
+- `front_end_problems`: syntax, name and type errors of the text being typed (the front end on
+  the in-memory text; includes are read from disk, inside the document's folder tree).
+- `check_problems_within`: the findings of a check of the saved file, run in a separate
+  process that is killed when its time is up, so the server can never hang on a big spec.
+- `rule_at`: the rule id under the cursor, in a `[...]` tag or as an entry of `document {}`.
+
+Positions here are the spec's own: 1-based lines and columns counted in characters. The
+server converts them to what the client counts (checker.lsp.server).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+from dataclasses import dataclass
+
+from ..analyses.findings import Finding
+from ..engine import Result, check, front_end_file
+from ..frontend.diagnostics import Diagnostic
+from ..limits import Limits
+
+# A check on save explores each instance within these limits, and the whole check within
+# SAVE_SECONDS: an editor wants an answer in seconds, `rulewright check` gives the full one.
+SAVE_LIMITS = Limits(max_states=20_000, max_seconds=5.0)
+SAVE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int  # 1-based, in characters, as Span counts
+    col: int
+    end_line: int
+    end_col: int
+    severity: str  # error | warning | info | hint
+    code: str
+    message: str
+
+
+def _problem_at(span, file: str, severity: str, code: str, message: str) -> Problem:
+    """A problem at `span` if it lies in `file`; else at the top of the document, naming where it is."""
+    if span is None or span.file != file or span.line < 1:
+        where = f" ({span})" if span is not None and span.line >= 1 else ""
+        return Problem(1, 1, 1, 1, severity, code, message + where)
+    end_line, end_col = span.end_line, span.end_col
+    if (end_line, end_col) <= (span.line, span.col):
+        end_line, end_col = span.line, span.col + 1
+    return Problem(span.line, span.col, end_line, end_col, severity, code, message)
+
+
+def _from_diagnostic(d: Diagnostic, file: str) -> Problem:
+    message = d.message + (f" (in {d.context})" if d.context else "") + (f"; {d.hint}" if d.hint else "")
+    return _problem_at(d.span, file, d.severity, d.code, message)
+
+
+def front_end_problems(path: str, text: str, root: str | None = None) -> tuple[list[Problem], dict[str, str] | None]:
+    """(the front end's errors in `text`, the document's rule ids with their quotes) for the
+    document at `path`; the ids are None when the text does not parse."""
+    res = Result()
+    plan = front_end_file(path, root if root is not None else os.path.dirname(path) or ".", res, text=text)
+    problems = [_from_diagnostic(d, path) for d in res.diagnostics]
+    ids = {d.id: d.quote for d in plan.spec.ids} if plan is not None else None
+    return problems, ids
+
+
+def finding_problem(f: Finding, file: str) -> Problem:
+    severity = "info" if f.expected else f.severity
+    message = f"{f.kind}: {'expected ' if f.expected else ''}{f.message}"
+    if f.rules:
+        message += f" [{', '.join(f.rules)}]"
+    where = f.instances or [f.instance]
+    message += f" (in {where[0]}" + (f" and {len(where) - 1} more instance(s))" if len(where) > 1 else ")")
+    if f.trace:
+        message += f"; counterexample of {len(f.trace)} step(s), `rulewright check` shows it"
+    span = next((s for s in f.spans if s.file == file), f.spans[0] if f.spans else None)
+    return _problem_at(span, file, severity, f.kind, message)
+
+
+def check_problems(path: str, root: str | None = None, limits: Limits = SAVE_LIMITS) -> list[Problem]:
+    """The findings (and the front end's errors) of a check of the file at `path`, as problems."""
+    res = check([path], limits, include_root=root)
+    out = [_from_diagnostic(d, path) for d in res.diagnostics]
+    out.extend(finding_problem(f, path) for f in res.findings)
+    for d in res.disagreements:
+        out.append(_problem_at(d.finding.spans[0] if d.finding.spans else None, path, "error", "engines-disagree",
+                               f"the engines disagree on a {d.finding.kind} counterexample: {d.replay}"))
+    if res.incomplete:
+        out.append(Problem(1, 1, 1, 1, "info", "incomplete",
+                           f"the check on save is incomplete (limits {limits.max_states:,} states, "
+                           f"{limits.max_seconds:g}s per instance): {res.incomplete[0]}"
+                           + (f" and {len(res.incomplete) - 1} more" if len(res.incomplete) > 1 else "")))
+    return out
+
+
+def _worker(conn, path: str, root: str | None, limits: Limits) -> None:
+    os.dup2(2, 1)  # stdout is the editor's channel: nothing the check prints may land there
+    try:
+        conn.send(("ok", check_problems(path, root, limits)))
+    except BaseException as exc:  # a bug or a limit outside any instance: a message, not a dead worker
+        conn.send(("error", f"{exc.__class__.__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def check_problems_within(path: str, root: str | None = None, limits: Limits = SAVE_LIMITS,
+                          seconds: float = SAVE_SECONDS) -> list[Problem]:
+    """`check_problems` in a process of its own, killed after `seconds`."""
+    ctx = multiprocessing.get_context("spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_worker, args=(send, path, root, limits), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if receive.poll(seconds):
+            try:
+                status, value = receive.recv()
+            except EOFError:
+                status, value = "error", "the check stopped without an answer"
+        else:
+            status, value = "timeout", ""
+    finally:
+        receive.close()
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+    if status == "ok":
+        return value
+    if status == "timeout":
+        text = f"the check on save did not finish within {seconds:g}s; run `rulewright check` for its findings"
+    else:
+        text = f"the check on save failed: {value}"
+    return [Problem(1, 1, 1, 1, "info", "incomplete", text)]
+
+
+_ID_CHARS = re.compile(r"[0-9A-Za-z.]+")
+
+
+def rule_at(line_text: str, col: int, ids: dict[str, str]) -> str | None:
+    """The rule id at 0-based character `col` of a line: in a `[...]` tag (of a declaration, a
+    statement, an `expect`...) or as an entry of the `document {}` block (`607.7b: "..."`)."""
+    for m in _ID_CHARS.finditer(line_text):
+        if m.start() <= col <= m.end():
+            word = m.group().strip(".")
+            if word not in ids:
+                return None
+            before = line_text[:m.start()]
+            in_tag = before.rfind("[") > before.rfind("]")
+            entry = before.strip() == "" and line_text[m.end():].lstrip().startswith(":")
+            return word if in_tag or entry else None
+    return None
+
+
+def hover_text(rule: str, quote: str) -> str:
+    return f"**{rule}**\n\n> {quote}" if quote else f"**{rule}** (the document block gives no quote)"

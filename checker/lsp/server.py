@@ -1,0 +1,128 @@
+"""`rulewright lsp`: a language server over stdio (pygls).
+
+- As the writer types (didOpen, didChange): the front end runs on the editor's text and its
+  syntax, name and type errors are published at once.
+- On save (didSave): the saved file is checked with small limits in a separate process with a
+  time limit (checker.lsp.problems), and its findings are published beside the front end's
+  errors until the next save. The check runs off the event loop: typing stays answered.
+- Hover on a rule id, in a `[...]` tag or in the `document {}` block: the quoted rule text.
+
+The server keeps, per document, the last rule ids that parsed, so hover still works while the
+text being typed has an error.
+"""
+from __future__ import annotations
+
+import asyncio
+from importlib import metadata
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from .problems import Problem, check_problems_within, front_end_problems, hover_text, rule_at
+
+_SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
+             "info": lsp.DiagnosticSeverity.Information, "hint": lsp.DiagnosticSeverity.Hint}
+
+
+class RulewrightServer(LanguageServer):
+    def __init__(self):
+        super().__init__("rulewright", _version(), text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        self.typed: dict[str, list[Problem]] = {}  # uri -> the front end's errors in the text being typed
+        self.found: dict[str, list[Problem]] = {}  # uri -> the findings of the last check on save
+        self.ids: dict[str, dict[str, str]] = {}  # uri -> rule id -> quote, from the last text that parsed
+        self.saves: dict[str, int] = {}  # uri -> number of the latest save (an older check's result is dropped)
+
+    def analyse(self, uri: str) -> None:
+        doc = self.workspace.get_text_document(uri)
+        if not doc.path:
+            return
+        problems, ids = front_end_problems(doc.path, doc.source)
+        self.typed[uri] = problems
+        if ids is not None:
+            self.ids[uri] = ids
+        self.publish(uri)
+
+    def publish(self, uri: str) -> None:
+        doc = self.workspace.get_text_document(uri)
+        lines = list(doc.lines) or [""]
+        diags = [self.to_lsp(p, lines, doc) for p in self.typed.get(uri, []) + self.found.get(uri, [])]
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
+                                                                             version=doc.version))
+
+    @staticmethod
+    def to_lsp(p: Problem, lines: list[str], doc) -> lsp.Diagnostic:
+        def pos(line: int, col: int) -> lsp.Position:
+            i = min(max(line - 1, 0), len(lines) - 1)
+            text = lines[i].rstrip("\r\n")
+            server_pos = lsp.Position(line=i, character=min(max(col - 1, 0), len(text)))
+            return doc.position_codec.position_to_client_units(lines, server_pos)
+        start, end = pos(p.line, p.col), pos(p.end_line, p.end_col)
+        if (end.line, end.character) <= (start.line, start.character):
+            end = lsp.Position(line=start.line, character=start.character + 1)
+        return lsp.Diagnostic(range=lsp.Range(start=start, end=end), message=p.message,
+                              severity=_SEVERITY.get(p.severity, lsp.DiagnosticSeverity.Error),
+                              code=p.code, source="rulewright")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("rulewright")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+server = RulewrightServer()
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RulewrightServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    ls.analyse(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RulewrightServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.analyse(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
+async def did_save(ls: RulewrightServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    doc = ls.workspace.get_text_document(uri)
+    if not doc.path:
+        return
+    ls.saves[uri] = number = ls.saves.get(uri, 0) + 1
+    found = await asyncio.get_running_loop().run_in_executor(None, check_problems_within, doc.path)
+    if ls.saves.get(uri) != number:
+        return  # saved again meanwhile: that check's findings are the ones to show
+    ls.found[uri] = found
+    ls.analyse(uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RulewrightServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    for table in (ls.typed, ls.found, ls.ids, ls.saves):
+        table.pop(uri, None)
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: RulewrightServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    uri = params.text_document.uri
+    ids = ls.ids.get(uri)
+    if not ids:
+        return None
+    doc = ls.workspace.get_text_document(uri)
+    lines = list(doc.lines)
+    if not 0 <= params.position.line < len(lines):
+        return None
+    at = doc.position_codec.position_from_client_units(lines, params.position)
+    rule = rule_at(lines[at.line].rstrip("\r\n"), at.character, ids)
+    if rule is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hover_text(rule, ids[rule])))
+
+
+def serve() -> int:
+    server.start_io()
+    return 0
