@@ -355,7 +355,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
         if f.kind in MEASURES:
             r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
         if f.expected:
-            r["suppressions"] = [{"kind": "inSource", "status": "accepted",
+            r["suppressions"] = [{"kind": "external" if f.reviewed.startswith("accepted in the baseline") else "inSource", "state": "accepted",
                                   "justification": f.reviewed or "accepted by an expect or a baseline entry"}]
         if f.trace:
             r["codeFlows"] = [_code_flow(f, spans, root)]
