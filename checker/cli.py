@@ -16,6 +16,7 @@ pyproject.toml (the working directory or a folder above it); the command line wi
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import hashlib
 import json
@@ -112,7 +113,7 @@ def _kinds(flag: str):
         kinds = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
         for k in kinds:
             if k not in KINDS:
-                close = __import__("difflib").get_close_matches(k, KINDS, n=1)
+                close = difflib.get_close_matches(k, KINDS, n=1)
                 raise argparse.ArgumentTypeError(f"{flag}: {k!r} is not a finding kind"
                                                  + (f" (did you mean {close[0]!r}?)" if close else "; see `rulewright kinds`"))
         return kinds
