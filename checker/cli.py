@@ -8,10 +8,15 @@ even with findings, because the findings it shows are not all there are.
 
 Ctrl-C and SIGTERM (an outer `timeout`) stop the run; the findings of the instances already
 checked are printed. Running out of memory is a limit hit too (exit 3), never an internal error.
+Output cut short by its reader (`rulewright graph X | head`) is not an error either.
+
+Defaults for `check` and `baseline` may come from a `[tool.rulewright]` table in the nearest
+pyproject.toml (the working directory or a folder above it); the command line wins.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import hashlib
 import json
@@ -19,6 +24,7 @@ import os
 import re
 import signal
 import sys
+import tomllib
 from pathlib import Path
 
 from .analyses import coverage as cov
@@ -26,6 +32,7 @@ from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
 from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
+from .outputs import report
 from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
@@ -38,18 +45,28 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog="rulewright", description="Model-check the rules of multiplayer card game formats.")
+    p.add_argument("--version", action="version", version=f"rulewright {report.TOOL_VERSION}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
-    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     _limit_args(c, states=200_000, seconds=120.0)
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
     _include_root(c)
+    _report_args(c)
+
+    b = sub.add_parser("baseline", help="write (or refresh) a baseline file of the findings a check makes")
+    b.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
+    b.add_argument("-o", "--output", required=True, metavar="FILE", help="the baseline file to write")
+    _limit_args(b, states=200_000, seconds=120.0)
+    b.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
+    _include_root(b)
+    if config:
+        _apply_config(config, {"check": c, "baseline": b})
 
     g = sub.add_parser("graph", help="print an instance's state graph as DOT")
     g.add_argument("spec")
@@ -65,6 +82,151 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     return p
 
+
+# ---------------------------------------------------------------- reporting flags and config
+
+def _report_args(c: argparse.ArgumentParser) -> None:
+    """How `check` reports: format, verbosity, which kinds, what fails the run, a baseline."""
+    names = ", ".join(report.FORMATS)
+    c.add_argument("--output-format", type=_output_format, default="text", metavar="FORMAT",
+                   help=f"one of: {names} (default text)")
+    c.add_argument("--format", type=_output_format, dest="deprecated_format", metavar="FORMAT",
+                   help="deprecated alias of --output-format (`format` also names a block of the language)")
+    v = c.add_mutually_exclusive_group()
+    v.add_argument("-v", "--verbose", action="store_true", help="also print reviewed findings and notes in full")
+    v.add_argument("-q", "--quiet", action="store_true", help="print the summary only (text output)")
+    c.add_argument("--select", type=_kinds("--select"), metavar="KINDS",
+                   help="report only these finding kinds (comma-separated; see `rulewright kinds`)")
+    c.add_argument("--ignore", type=_kinds("--ignore"), metavar="KINDS", help="do not report these finding kinds")
+    c.add_argument("--fail-on", choices=("error", "warning"), default="warning",
+                   help="the least severity of an unexpected finding that makes the exit code 1 (default warning)")
+    c.add_argument("--baseline", metavar="FILE", help="accept the findings a baseline file (`rulewright baseline`) lists")
+
+
+def _output_format(text: str) -> str:
+    if text not in report.FORMATS:
+        raise argparse.ArgumentTypeError(f"unknown output format {text!r}; one of: {', '.join(report.FORMATS)}")
+    return text
+
+
+def _kinds(flag: str):
+    def parse(text) -> list[str]:
+        kinds = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
+        for k in kinds:
+            if k not in KINDS:
+                close = difflib.get_close_matches(k, KINDS, n=1)
+                raise argparse.ArgumentTypeError(f"{flag}: {k!r} is not a finding kind"
+                                                 + (f" (did you mean {close[0]!r}?)" if close else "; see `rulewright kinds`"))
+        return kinds
+    return parse
+
+
+# [tool.rulewright] key -> the option it sets a default for, and which commands have it
+CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "output-format": ("--output-format", ("check",)),
+    "select": ("--select", ("check",)),
+    "ignore": ("--ignore", ("check",)),
+    "fail-on": ("--fail-on", ("check",)),
+    "baseline": ("--baseline", ("check",)),
+    "max-states": ("--max-states", ("check", "baseline")),
+    "max-seconds": ("--max-seconds", ("check", "baseline")),
+    "max-memory": ("--max-memory", ("check", "baseline")),
+    "no-replay": ("--no-replay", ("check", "baseline")),
+}
+
+
+class ConfigError(Exception):
+    pass
+
+
+def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
+    """The nearest pyproject.toml with a [tool.rulewright] table, and that table."""
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        path = d / "pyproject.toml"
+        if path.is_file():
+            try:
+                doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"{path}: cannot be read as TOML: {exc}")
+            table = doc.get("tool", {}).get("rulewright")
+            if table is not None:
+                if not isinstance(table, dict):
+                    raise ConfigError(f"{path}: [tool.rulewright] must be a table")
+                return path, table
+    return None, {}
+
+
+def _apply_config(config: dict, parsers: dict[str, argparse.ArgumentParser]) -> None:
+    """Defaults from [tool.rulewright], checked with the same rules as the command line."""
+    path = config.get("__path__", "pyproject.toml")
+    for key, value in config.items():
+        if key == "__path__":
+            continue
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"{path}: [tool.rulewright] has no setting {key!r}; known: {', '.join(CONFIG_KEYS)}")
+        flag, commands = CONFIG_KEYS[key]
+        for name in commands:
+            p = parsers[name]
+            action = next(a for a in p._actions if flag in a.option_strings)
+            if isinstance(action, argparse._StoreTrueAction):
+                if not isinstance(value, bool):
+                    raise ConfigError(f"{path}: [tool.rulewright] {key} must be true or false")
+                p.set_defaults(**{action.dest: value})
+                continue
+            if isinstance(value, list) and key in ("select", "ignore"):
+                value = ",".join(map(str, value))
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise ConfigError(f"{path}: [tool.rulewright] {key} must be a string or a number")
+            try:
+                parsed = action.type(str(value)) if action.type else str(value)
+            except argparse.ArgumentTypeError as exc:
+                raise ConfigError(f"{path}: [tool.rulewright] {key}: {exc}")
+            if action.choices and parsed not in action.choices:
+                raise ConfigError(f"{path}: [tool.rulewright] {key} must be one of: {', '.join(action.choices)}")
+            p.set_defaults(**{action.dest: parsed})
+
+
+def _report_options(args, res) -> tuple[str, report.Options]:
+    """Apply --select/--ignore, --fail-on and --baseline to the result; the output format and options."""
+    fmt = args.output_format
+    if args.deprecated_format:
+        print("rulewright: warning: --format is deprecated; use --output-format", file=sys.stderr)
+        fmt = args.deprecated_format
+    if args.baseline:
+        from .baseline import apply_baseline
+        from .engine import _order
+        apply_baseline(res, args.baseline)
+        res.findings.sort(key=_order)
+    if args.select:
+        res.findings = [f for f in res.findings if f.kind in args.select]
+    if args.ignore:
+        res.findings = [f for f in res.findings if f.kind not in args.ignore]
+    res.fail_on = args.fail_on
+    verbosity = 1 if args.verbose else -1 if args.quiet else 0
+    return fmt, report.Options(stats=args.stats, verbosity=verbosity)
+
+
+def _emit(text: str) -> None:
+    """Write to stdout; a reader that stops early (`| head`) ends the output quietly."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    # what is still buffered would fail again when Python exits: point stdout at /dev/null
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------- limits
 
 def _limit_args(p: argparse.ArgumentParser, states: int, seconds: float) -> None:
     memory = default_memory_mib()
@@ -111,7 +273,12 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        where, table = find_config()
+        args = build_parser({**table, "__path__": str(where)} if table else None).parse_args(argv)
+    except ConfigError as exc:
+        print(f"rulewright: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     old_term = signal.getsignal(signal.SIGTERM)
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -135,6 +302,8 @@ def _run(args) -> int:
         if args.command == "lsp":
             from .lsp.server import serve
             return serve()
+        if args.command == "baseline":
+            return cmd_baseline(args)
         if args.command == "kinds":
             for k, (sev, desc) in KINDS.items():
                 print(f"{k:22} {sev:8} {desc}")
@@ -145,6 +314,9 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("rulewright: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
+    except BrokenPipeError:  # the reader went away (`| head`): nothing to report to
+        _silence_stdout()
+        return EXIT_CLEAN
     except (MemoryError, LimitHit) as exc:  # outside any instance (each keeps its own): still a limit, not a bug
         gc.collect()
         why = "memory ran out" if isinstance(exc, MemoryError) else str(exc)
@@ -165,25 +337,48 @@ def cmd_check(args) -> int:
     from .outputs import report
 
     res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
-    if args.format == "json":
-        sys.stdout.write(report.as_json(res, args.stats))
-    elif args.format == "sarif":
-        sys.stdout.write(report.as_sarif(res))
-    else:
-        sys.stdout.write(report.text(res, args.stats))
+    fmt, options = _report_options(args, res)
+    _emit(report.FORMATS[fmt](res, options))
     if args.itf:
         write_itf(res, Path(args.itf))
     return res.exit_code()
 
 
+def cmd_baseline(args) -> int:
+    from . import engine
+    from .baseline import render
+
+    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
+    if res.diagnostics:
+        print(render_all(res.diagnostics), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    code = res.exit_code()
+    if code == EXIT_ENGINES_DISAGREE:
+        print(report.text(res, verbosity=-1), file=sys.stderr, end="")
+        print("rulewright: no baseline written: the engines disagree", file=sys.stderr)
+        return code
+    text = render(res.findings)
+    Path(args.output).write_text(text, encoding="utf-8")
+    n = text.count('"fingerprint"')
+    print(f"rulewright: wrote {n} finding(s) to {args.output}", file=sys.stderr)
+    for why in res.incomplete:
+        print(f"incomplete: {why}", file=sys.stderr)
+    if res.interrupted or res.incomplete:
+        print("rulewright: the baseline is incomplete: findings a longer run would make are missing", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_CLEAN
+
+
 def itf_name(f) -> str:
     """A file name that is the same in every run and differs for every finding of a run: a
-    readable part (model, kind, first rules) and a hash of the finding's fingerprint (model and
-    its grouping signature: kind, rules and key), which the grouping makes unique per run."""
-    base = f"{f.model}-{f.kind}-{'-'.join(f.rules[:3])}"
-    fingerprint = json.dumps([f.model, *f.signature()], ensure_ascii=False)
-    digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:10]
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("_")[:120] + f"-{digest}.itf.json"
+    readable part (the model's file name, format and reading, kind, first rules) and the finding's
+    fingerprint, unique per run. No folders and no leading dot: a spec named `../x.rw` gives
+    `x.rw-...`, never a hidden file."""
+    model = f.model.split(" | ")
+    base = "-".join([Path(model[0]).name, *model[1:], f.kind, *f.rules[:3]])
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", base).lstrip("._-")[:120].rstrip("._-")
+    digest = f.fingerprint or hashlib.sha256(json.dumps([f.model, *f.signature()]).encode()).hexdigest()[:12]
+    return f"{readable or 'finding'}-{digest}.itf.json"
 
 
 def write_itf(res, folder: Path) -> None:
@@ -226,7 +421,7 @@ def cmd_graph(args) -> int:
         style = ", style=dashed" if graph.is_leave(lid) else ""
         lines.append(f'  s{s} -> s{d} [label="{_esc(label)}"{style}];')
     lines.append("}")
-    print("\n".join(lines))
+    _emit("\n".join(lines) + "\n")
     if not graph.complete:
         print(f"rulewright: graph incomplete ({graph.stop_reason})", file=sys.stderr)
         return EXIT_INCOMPLETE

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analyses.checks import run_checks_within
-from .analyses.findings import KINDS, Finding
+from .analyses.expectations import Expectation, apply as apply_expectations
+from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
 from .analyses.lint import lint
 from .explicit.explore import Graph, explore
 from .explicit.compiled import machine_for
@@ -66,10 +67,16 @@ class Result:
     incomplete: list[str] = field(default_factory=list)  # why, per instance
     interrupted: str = ""  # how far an interrupted run got; "" if it ran to its end
     checked: int = 0  # instances whose checks finished
+    fail_on: str = "warning"  # the least severity of an unexpected finding that fails the run (--fail-on)
 
     @property
     def unexpected(self) -> list[Finding]:
         return [f for f in self.findings if not f.expected and f.severity != "info"]
+
+    @property
+    def failing(self) -> list[Finding]:
+        """The unexpected findings severe enough to fail the run."""
+        return [f for f in self.unexpected if f.severity == "error" or self.fail_on == "warning"]
 
     def exit_code(self) -> int:
         """2 bad input; 4 the engines disagree (no verdict can be trusted); 3 interrupted (the
@@ -80,7 +87,7 @@ class Result:
             return 4
         if self.interrupted:
             return 3
-        if self.unexpected:
+        if self.failing:
             return 1
         if self.incomplete:
             return 3
@@ -135,7 +142,7 @@ def front_end_file(path: str, root, res: Result, text: str | None = None) -> Pla
         res.diagnostics.extend(exc.diagnostics)
         return None
     res.specs.append(spec)
-    models, diags = resolve_spec(spec, KINDS)
+    models, diags = resolve_spec(spec, KINDS, MEASURES)
     res.diagnostics.extend(diags)
     instances: list[Instance] = []
     if not diags:
@@ -177,7 +184,9 @@ def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -
     interrupt, the instances already checked are grouped and kept (not replayed) and the
     interrupt goes on up."""
     spec, instances = plan.spec, plan.instances
-    res.findings.extend(lint(spec))
+    linted = lint(spec)
+    assign_fingerprints(linted)
+    res.findings.extend(linted)
     raw: list[Finding] = []
     done: list[Instance] = []
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
@@ -210,9 +219,12 @@ def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -
                 continue
         kept.append(f)
     # an interrupted file cannot tell an unmet expectation or a difference between readings
-    _apply_expectations(done, kept, report_unmet=not interrupted)
+    assign_fingerprints(kept)
+    kept.extend(_apply_expectations(done, kept, report_unmet=not interrupted))
     if not interrupted:
-        kept.extend(_compare_readings(instances, kept))
+        differ = _compare_readings(instances, kept)
+        assign_fingerprints(differ)
+        kept.extend(differ)
     res.findings.extend(kept)
     if interrupted:
         raise KeyboardInterrupt
@@ -264,7 +276,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         m = inst.model
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
-                           (inst.spec.span,), inst.label, model, key="no initial state"))
+                           (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
     found, stopped = run_checks_within(graph, budget)
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
@@ -319,8 +331,9 @@ def _contradiction(inst: Instance, budget: Budget, res: Result) -> list[Finding]
     core = verdict[1]
     rules = [t for d, _ in core for t in d.tags]
     what = "; ".join(sorted({w for _, w in core}))
+    subject = tuple(sorted({w.strip("`") for _, w in core}))  # the constraints (by name) that conflict
     return [Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
-                    tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what)]
+                    tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)]
 
 
 def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
@@ -358,6 +371,7 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
         key = (f.model,) + f.signature()
         if key in groups:
             groups[key].instances.append(f.instance)
+            groups[key].size += f.size  # a size is counted over every instance the finding occurs in
         else:
             f.instances = [f.instance]
             groups[key] = f
@@ -386,21 +400,16 @@ def _params_of(labels: list[str]) -> str:
     return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
 
 
-def _apply_expectations(instances, findings: list[Finding], report_unmet: bool = True) -> None:
+def _apply_expectations(instances, findings: list[Finding], report_unmet: bool = True) -> list[Finding]:
+    """Mark what each model's `expect`s accept (checker.analyses.expectations); the unmet ones."""
     models: dict[str, Instance] = {}
     for inst in instances:
         models.setdefault(inst.model_name, inst)
-    for model, inst in models.items():
-        for e in inst.model.expects:  # kinds were checked by the resolve pass
-            hit = False
-            for f in findings:
-                if f.model == model and f.kind == e.kind and (not e.tags or set(e.tags) & set(f.rules)):
-                    f.expected = True
-                    hit = True
-            if not hit and report_unmet:
-                findings.append(Finding("expectation-unmet", f"expected a {e.kind} finding"
-                                        + (f" citing {', '.join(e.tags)}" if e.tags else "") + ", but there is none",
-                                        e.tags, (e.span,), inst.label, model, key=f"{e.kind}:{e.tags}"))
+    expectations = [Expectation(model, e.kind, e.tags, e.subject, e.measures, e.fingerprint, e.note, e.span)
+                    for model, inst in models.items() for e in inst.model.expects]  # kinds checked by resolve
+    unmet = apply_expectations(findings, expectations, report_unmet)
+    assign_fingerprints(unmet)
+    return unmet
 
 
 def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
@@ -429,7 +438,7 @@ def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
                 msg = f"reading {a} has {show(only_a)} that reading {b} does not; {b} has {show(only_b)}"
                 rules = tuple(dict.fromkeys(t for _, r in only_a + only_b for t in r))
                 model = model_name(path, fmt)
-                out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}"))
+                out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}", subject=(a, b)))
     return out
 
 

@@ -42,7 +42,7 @@ def test_itf_names_are_stable_across_runs_and_readable():
     a = [itf_name(f) for f in engine.check(["tests/specs/ring_departed_turn.rw"]).findings if f.trace]
     b = [itf_name(f) for f in engine.check(["tests/specs/ring_departed_turn.rw"]).findings if f.trace]
     assert a == b and len(set(a)) == len(a)
-    assert all(re.fullmatch(r"[A-Za-z0-9._-]+-[0-9a-f]{10}\.itf\.json", n) for n in a)
+    assert all(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*-[0-9a-f]{12}(-[0-9]+)?\.itf\.json", n) for n in a)
     assert any("deadlock-1.3-1.2" in n for n in a)
 
 
@@ -56,6 +56,16 @@ def test_sarif_uris_are_percent_encoded_and_relative_paths_stay_relative(tmp_pat
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for r in doc["runs"][0]["results"] for loc in r["locations"]}
     assert uris == {"dead%20lock%231.rw"}
+    # an absolute path inside the folder the run is in stays relative to it (repository-relative)
+    main(["check", str(tmp_path / "dead lock#1.rw"), "--format", "sarif"])
+    doc = json.loads(capsys.readouterr().out)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for r in doc["runs"][0]["results"] for loc in r["locations"]}
+    assert uris == {"dead%20lock%231.rw"}
+    # a file outside it keeps its absolute file:// URI
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     main(["check", str(tmp_path / "dead lock#1.rw"), "--format", "sarif"])
     doc = json.loads(capsys.readouterr().out)
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]

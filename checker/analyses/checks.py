@@ -62,10 +62,11 @@ class Explored:
         g = self.graph
         return [i for i in range(g.expanded) if not g.states[i][-1]]
 
-    def finding(self, kind, message, rules, spans, trace=None, loop_start=None, detail="", key="") -> Finding:
+    def finding(self, kind, message, rules, spans, trace=None, loop_start=None, detail="", key="",
+                subject=(), size=0) -> Finding:
         inst = self.inst
         return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
-                       trace, loop_start, detail=detail, key=key or message)
+                       trace, loop_start, detail=detail, key=key or message, subject=tuple(subject), size=size)
 
     @cached_property
     def parents(self) -> list:
@@ -174,7 +175,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
-                      key="conflict")]
+                      key="conflict", size=len(g.conflicts))]
 
 
 def check_outcome_gap(x: Explored) -> list[Finding]:
@@ -188,8 +189,12 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
     spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
     spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]
     rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
+    # the `ends` declaration that says so, or the built-in reason without the player's name
+    builtin = "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
+    subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
     return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
-                      x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why)]
+                      x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why,
+                      subject=subject, size=len(gaps))]
 
 
 def check_deadlock(x: Explored) -> list[Finding]:
@@ -207,7 +212,7 @@ def check_deadlock(x: Explored) -> list[Finding]:
     spans = ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
     return [x.finding("deadlock", f"no game action is possible and the game has not ended{note}; active: {who}",
                       x.last_rules(sid), spans, trace,
-                      detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock")]
+                      detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=len(stuck))]
 
 
 def _failing_steps(x: Explored, kind: str) -> list[Finding]:
@@ -220,7 +225,8 @@ def _failing_steps(x: Explored, kind: str) -> list[Finding]:
         e = setup[0]
         trace = [TraceStep(0, "setup", (), (), (), f"fails ({e.where}): {e.message}")]
         f = x.finding(kind, e.message, (), [e.span], trace, key=e.message.split(" is ")[0],
-                      detail=f"{len(setup) + len(steps)} failing setup(s) or step(s); a failing setup is shown")
+                      detail=f"{len(setup) + len(steps)} failing setup(s) or step(s); a failing setup is shown",
+                      subject=[e.message.split(" is ")[0]], size=len(setup) + len(steps))
         f.context = {"setup_error": e}
         return [f]
     if not steps:
@@ -231,7 +237,8 @@ def _failing_steps(x: Explored, kind: str) -> list[Finding]:
     trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails ({step.where}): {step.error}"))
     spans = [step.error_span] if step.error_span else [m.actions[step.action].decl.span]
     f = x.finding(kind, step.error, rules_of(m, step.hits), spans, trace,
-                  detail=f"{len(steps)} failing step(s); the shortest is shown", key=step.error.split(" would")[0])
+                  detail=f"{len(steps)} failing step(s); the shortest is shown", key=step.error.split(" would")[0],
+                  subject=[name.split("(")[0]], size=len(steps))
     f.context = {"failing_step": (src, step)}
     return [f]
 
@@ -256,14 +263,14 @@ def check_invariants(x: Explored) -> list[Finding]:
                 trace = x.trace_to(sid)
                 trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
                 f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
-                              list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}")
+                              list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}", subject=[d.name], size=1)
                 f.context = {"failing_condition": (d.cond, g.values(sid))}
                 out.append(f)
                 break
             if not holds:
                 out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
                                      list(d.tags) + list(x.last_rules(sid)), [d.span],
-                                     x.trace_to(sid), key=d.name))
+                                     x.trace_to(sid), key=d.name, subject=[d.name]))
                 break
     return out
 
@@ -299,7 +306,7 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
                       x.action_spans(trace, loop_start + 1), trace, loop_start,
                       detail=f"{len(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
-                      key="forced-loop")]
+                      key="forced-loop", size=len(doomed))]
 
 
 def check_livelock(x: Explored) -> list[Finding]:
@@ -333,7 +340,7 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
             how = "no game action leaves it"
         out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
                              list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules], [d.span],
-                             trace, loop_start, key=d.name))
+                             trace, loop_start, key=d.name, subject=[d.name]))
     return out
 
 
@@ -363,6 +370,8 @@ def check_starvation(x: Explored) -> list[Finding]:
                              key="starvation"))
     if out and len(starved) > 1:
         out[0].detail = f"players who can be starved this way: {', '.join(starved)}"
+    if out:
+        out[0].size = len(starved)
     return out
 
 
@@ -390,7 +399,8 @@ def check_unreachable_outcome(x: Explored) -> list[Finding]:
             out.append(x.finding("unreachable-outcome",
                                  f"{'team ' if r.subject == 'team' else ''}{who} can never win (rule `{r.decl.name}`)",
                                  r.decl.tags, [r.decl.span],
-                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{r.decl.name}:{len(never)}"))
+                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{r.decl.name}:{len(never)}",
+                                 subject=[r.decl.name], size=len(never)))
     return out
 
 
@@ -405,7 +415,8 @@ def check_dead_rules(x: Explored) -> list[Finding]:
         what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
         out.append(x.finding("dead-rule", f"{what} {label} never applies in any reachable state",
-                             rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}"))
+                             rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}",
+                             subject=[rule.name if rule.kind != "statement" else f"{rule.name} statement"]))
     return out
 
 
@@ -429,7 +440,8 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
         if missing:
             which = f" for {'; '.join(missing)}" if binders else ""
             out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
-                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{d.name}:{len(missing)}"))
+                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{d.name}:{len(missing)}",
+                                 subject=[d.name], size=len(missing)))
     return out
 
 
@@ -479,7 +491,7 @@ def check_never_active(x: Explored) -> list[Finding]:
         out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "
                              f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
                              d.tags, [d.span], detail=f"checked all {len(g.states):,} reachable states",
-                             key="never"))
+                             key="never", size=len(never)))
     if not nx.is_directed_acyclic_graph(x.game):
         return out  # with cycles, the starvation check speaks about plays that never end
     succ: dict[int, list] = {}
@@ -496,7 +508,8 @@ def check_never_active(x: Explored) -> list[Finding]:
         out.append(x.finding("never-active", f"{inst.players[p]} stays in the game to its end but is never active "
                              "on this complete play, while another player is active twice",
                              list(d.tags) + [r for st in trace for r in st.rules],
-                             [d.span] + x.action_spans(trace)[:1], trace, key="complete-play"))
+                             [d.span] + x.action_spans(trace)[:1], trace, key="complete-play",
+                             subject=["complete play"], size=1))
         break  # one trace shows the defect
     return out
 
@@ -582,7 +595,7 @@ def run_checks_within(graph: Graph, budget: Budget | None) -> tuple[list[Finding
         except EvalError as exc:  # a condition without a value (say in `active`): the other checks still run
             what = check.__name__.removeprefix("check_").replace("_", " ")
             out.append(x.finding("evaluation-error", f"{exc} (while the {what} check evaluated a condition)",
-                                 (), [exc.span], key=f"{check.__name__}:{exc}"))
+                                 (), [exc.span], key=f"{check.__name__}:{exc}", subject=[what]))
         except LimitHit as exc:
             skipped = ", ".join(c.__name__.removeprefix("check_").replace("_", "-") for c in CHECKS[i:])
             return out, f"{exc}; not checked: {skipped}"

@@ -1,6 +1,15 @@
-"""Finding kinds (one line each) and the Finding record every check returns."""
+"""Finding kinds (one line each) and the Finding record every check returns.
+
+A finding's *fingerprint* names it across runs and edits: a hash of its kind, model, the
+declarations it is about (`subject`) and the set of rules it cites, never line numbers or state
+counts, so moving a rule or finding a shorter trace keeps it, and a finding about other rules
+gets another one. Its *size* (how many stuck states, starved players...; the unit per kind is
+in MEASURES) is kept apart, so a baseline can tell a finding that grew from the one reviewed.
+"""
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 from ..frontend.syntax import Span
@@ -27,7 +36,22 @@ KINDS: dict[str, tuple[str, str]] = {
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
-    "expectation-unmet": ("error", "an `expect` declaration that no finding meets"),
+    "expectation-unmet": ("error", "an `expect` declaration (or baseline entry) that no finding meets"),
+}
+
+# What a finding's `size` counts, per kind (summed over the parameter instances it occurs in).
+# Kinds not listed have no size; an `expect` may record the size of those listed.
+MEASURES: dict[str, str] = {
+    "outcome-conflict": "states",  # reachable states with conflicting outcomes
+    "outcome-gap": "states",  # ended states no outcome rule decides
+    "deadlock": "states",  # stuck states
+    "forced-loop": "states",  # states that cannot reach an end
+    "overflow": "steps",  # failing steps (and setups)
+    "evaluation-error": "steps",
+    "starvation": "players",  # players who can be starved
+    "never-active": "players",
+    "unreachable-outcome": "sides",  # players or teams who never win
+    "unreachable-property": "cases",  # bindings of the property's parameters never reached
 }
 
 
@@ -59,6 +83,11 @@ class Finding:
     detail: str = ""  # extra lines for the report
     key: str = ""  # what makes two instances' findings "the same"
     context: dict = field(default_factory=dict)  # what the replay needs beyond the trace (a failing step)
+    subject: tuple[str, ...] = ()  # the declarations the finding is about (an invariant's name...), if any
+    size: int = 0  # what MEASURES[kind] counts; 0 when the kind has no measure
+    fingerprint: str = ""  # set by `assign_fingerprints` once a file's findings are grouped
+    changed: str = ""  # why a finding an expectation names is not the one it accepts
+    reviewed: str = ""  # the note of the expectation that accepts it (cites the write-up)
 
     @property
     def severity(self) -> str:
@@ -66,3 +95,22 @@ class Finding:
 
     def signature(self) -> tuple:
         return (self.kind, self.rules, self.key or self.message)
+
+
+def base_fingerprint(f: Finding) -> str:
+    """12 hex digits of a hash of kind, model, subject and the set of rules cited."""
+    doc = json.dumps([f.kind, f.model, list(f.subject), sorted(set(f.rules))], ensure_ascii=False)
+    return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:12]
+
+
+def assign_fingerprints(findings: list[Finding]) -> None:
+    """Give each finding its fingerprint; findings that would share one (two tagged statements
+    with the same tags, dead in one model) get `-2`, `-3`... in the order of their first span,
+    then message, so the names stay unique in a run and the same across runs."""
+    by: dict[str, list[Finding]] = {}
+    for f in findings:
+        by.setdefault(base_fingerprint(f), []).append(f)
+    for fp, group in by.items():
+        group.sort(key=lambda f: (tuple((s.file, s.line, s.col) for s in f.spans), f.message, f.instance))
+        for i, f in enumerate(group):
+            f.fingerprint = fp if i == 0 else f"{fp}-{i + 1}"

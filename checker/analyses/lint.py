@@ -20,7 +20,7 @@ def lint(spec: ir.SpecFile) -> list[Finding]:
     for d in spec.ids:
         if d.id in seen:
             out.append(Finding("duplicate-id", f"rule id {d.id} is listed twice (first at {seen[d.id].span})",
-                               (d.id,), (d.span,), spec.path, spec.path, key=d.id))
+                               (d.id,), (d.span,), spec.path, spec.path, key=d.id, subject=(d.id,)))
         else:
             seen[d.id] = d
     if not spec.ids:
@@ -30,5 +30,5 @@ def lint(spec: ir.SpecFile) -> list[Finding]:
         if tag not in seen and tag not in reported:
             reported.add(tag)
             out.append(Finding("undefined-rule", f"tag [{tag}] names a rule the document block does not list",
-                               (tag,), (span,), spec.path, spec.path, key=tag))
+                               (tag,), (span,), spec.path, spec.path, key=tag, subject=(tag,)))
     return out

@@ -28,6 +28,7 @@ CODES: dict[str, str] = {
     "E016": "missing declaration",
     "E017": "evaluation error",
     "E020": "unknown finding kind in expect",
+    "E021": "an expect records a size or fingerprint it cannot have",
 }
 
 

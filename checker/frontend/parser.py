@@ -428,8 +428,27 @@ class ToIR(Transformer):
     def expect_decl(self, meta, children):
         kind = str(children[0])
         tags, rest = self._split(children[1:])
-        note = _unquote(rest[0]) if rest else ""
-        return ir.ExpectDecl(kind, note, tags, self.sp(meta))
+        subject, measures, fingerprint, note = (), [], "", ""
+        for c in rest:
+            if isinstance(c, tuple) and c[0] == "on":
+                subject = c[1]
+            elif isinstance(c, tuple) and c[0] == "measure":
+                measures.append(c[1:])
+            elif isinstance(c, tuple) and c[0] == "fingerprint":
+                fingerprint = c[1]
+            else:
+                note = _unquote(c)
+        return ir.ExpectDecl(kind, note, tags, self.sp(meta), subject, tuple(measures), fingerprint)
+
+    def expect_on(self, meta, children):
+        return ("on", tuple(str(c) for c in children))
+
+    def expect_measure(self, meta, children):
+        unit = str(children[1])  # `1 instance` and `2 instances` alike
+        return ("measure", unit if unit.endswith("s") else unit + "s", int(str(children[0])))
+
+    def expect_fingerprint(self, meta, children):
+        return ("fingerprint", _unquote(children[0]))
 
     def out_of_scope_decl(self, meta, children):
         return ir.OutOfScopeDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))

@@ -62,11 +62,12 @@ def variants(spec: sx.SpecFile) -> list[tuple[str, str, tuple]]:
     return out
 
 
-def resolve_spec(spec: sx.SpecFile, finding_kinds) -> tuple[list[T.Model], list[Diagnostic]]:
-    """Every model of the file, typed, and every error found in any of them (each once)."""
+def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[T.Model], list[Diagnostic]]:
+    """Every model of the file, typed, and every error found in any of them (each once).
+    `measures` maps a finding kind to the unit its size is counted in (what `expect` may record)."""
     models, diags, seen = [], [], set()
     for fmt, reading, decls in variants(spec):
-        r = Resolver(spec, fmt, reading, decls, tuple(finding_kinds))
+        r = Resolver(spec, fmt, reading, decls, tuple(finding_kinds), dict(measures or {}))
         models.append(r.run())
         for d in r.diags:
             key = (d.code, d.message, d.span)
@@ -79,8 +80,9 @@ def resolve_spec(spec: sx.SpecFile, finding_kinds) -> tuple[list[T.Model], list[
 # ---------------------------------------------------------------- the resolver
 
 class Resolver:
-    def __init__(self, spec, fmt, reading, decls, kinds):
+    def __init__(self, spec, fmt, reading, decls, kinds, measures=None):
         self.spec, self.fmt, self.reading, self.decls, self.kinds = spec, fmt, reading, decls, kinds
+        self.measures = measures or {}
         self.context = " and ".join(x for x in (f"format {fmt}" if fmt else "", f"reading {reading}" if reading else "") if x)
         self.diags: list[Diagnostic] = []
         self.rules: list[T.Rule] = []
@@ -719,6 +721,8 @@ class Resolver:
                 close = difflib.get_close_matches(d.kind, self.kinds, n=1)
                 self.error("E020", f"`{d.kind}` is not a finding kind", d.span,
                            f"did you mean `{close[0]}`?" if close else "one of: " + ", ".join(self.kinds))
+            else:
+                self.check_expect(d)
         winners = of(sx.WinnersDecl)
         last_side = of(sx.LastSideDecl)
         for d in of(sx.PrecedenceDecl):
@@ -739,6 +743,22 @@ class Resolver:
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
+
+    def check_expect(self, d: sx.ExpectDecl) -> None:
+        """The sizes an `expect` records must be in its kind's unit (or instances), each once;
+        a fingerprint is what `rulewright check` prints (12 hex digits, maybe `-2`...)."""
+        units = ["instances"] + ([self.measures[d.kind]] if d.kind in self.measures else [])
+        seen = set()
+        for unit, _ in d.measures:
+            if unit not in units:
+                self.error("E021", f"a {d.kind} finding is not measured in `{unit}`", d.span,
+                           "it may record: " + ", ".join(f"`N {u}`" for u in units))
+            elif unit in seen:
+                self.error("E021", f"`{unit}` is recorded twice", d.span, "record each size once")
+            seen.add(unit)
+        if d.fingerprint and not re.fullmatch(r"[0-9a-f]{12}(-[0-9]+)?", d.fingerprint):
+            self.error("E021", f"`{d.fingerprint}` is not a fingerprint", d.span,
+                       "copy it from the report: 12 hexadecimal digits, as `fingerprint \"3f2a9c0d1b7e\"`")
 
     def type_of(self, d: sx.VarDecl) -> Ty:
         t = d.type

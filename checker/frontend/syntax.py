@@ -411,10 +411,16 @@ class ReachableDecl:
 
 @dataclass(frozen=True)
 class ExpectDecl:
+    """A reviewed finding: its kind and, each optional, the exact set of rules it cites (`tags`),
+    the declarations it is about (`subject`), its largest accepted size per unit (`measures`:
+    ("states", 335), ("instances", 2)...) and its fingerprint."""
     kind: str
     note: str
     tags: tuple[str, ...]
     span: Span = _span()
+    subject: tuple[str, ...] = ()
+    measures: tuple[tuple[str, int], ...] = ()
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True)

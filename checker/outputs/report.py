@@ -1,15 +1,36 @@
-"""Reports: the text a person reads and the JSON a pipeline reads. Both are deterministic:
-no timings or absolute paths unless asked for (`stats=True`)."""
+"""Reports: the text a person reads, the JSON a pipeline reads, SARIF for code scanning and JUnit
+XML for CI test views. All are deterministic: no timings or absolute paths unless asked for
+(`stats=True`), findings in the engine's order.
+
+`FORMATS` maps each `--output-format` name to its renderer; a new format is one entry there.
+
+The text report prints each finding nobody has reviewed in full (message, rules, source, trace);
+a reviewed one (accepted by an `expect` or a baseline entry) gets one line: kind, rules, where,
+model, fingerprint and the write-up its expectation cites. `verbosity` 1 prints reviewed
+findings and notes in full too; -1 prints the summary only.
+"""
 from __future__ import annotations
 
 import json
-from pathlib import PurePosixPath
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable
 from urllib.parse import quote
+from xml.sax.saxutils import escape, quoteattr
 
-from ..frontend.diagnostics import caret_block, render_all
+from ..frontend.diagnostics import CODES, caret_block, render_all
 from ..engine import Result
-from ..analyses.findings import KINDS, Finding
+from ..analyses.findings import KINDS, MEASURES, Finding
 from .trace import narrative, to_itf
+
+TOOL_VERSION = "0.1.0"  # pyproject.toml's version; no metadata lookup, so an uninstalled checkout says the same
+
+
+@dataclass(frozen=True)
+class Options:
+    stats: bool = False  # per-instance sizes and timings (not deterministic)
+    verbosity: int = 0  # -1 summary only, 0 default, 1 reviewed findings and notes in full
 
 
 def _instances_line(f: Finding) -> str:
@@ -20,37 +41,101 @@ def _instances_line(f: Finding) -> str:
     return f"{first.rsplit(' | ', 1)[0]} | {'; '.join(params)}"
 
 
-def text(res: Result, stats: bool = False) -> str:
+def status(f: Finding) -> str:
+    """new (nobody reviewed it), reviewed, changed (an expectation names it but it grew or
+    cites other rules), or note (information, never fails a run)."""
+    if f.expected:
+        return "reviewed"
+    if f.changed:
+        return "changed"
+    return "note" if f.severity == "info" else "new"
+
+
+def cited(note: str) -> str:
+    """The write-up an expectation's note cites (its first `*.md` path), else the note itself."""
+    m = re.search(r"[\w./-]+\.md\b", note)
+    if m:
+        return m[0]
+    return note if len(note) <= 80 else note[:77] + "..."
+
+
+def suggested_expect(f: Finding) -> str:
+    """The `expect` line that accepts exactly this finding, for after it has been reviewed."""
+    parts = [f"expect {f.kind}"]
+    if f.rules:
+        parts.append(f"[{', '.join(f.rules)}]")
+    names = [s for s in f.subject if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s)]
+    if names and len(names) == len(f.subject):
+        parts.append("on " + ", ".join(names))
+    if f.kind in MEASURES:
+        parts.append(f"{f.size} {MEASURES[f.kind]}")
+    n = len(f.instances or [f.instance])
+    parts.append(f"{n} instance{'s' if n != 1 else ''}")
+    parts.append(f'fingerprint "{f.fingerprint}"')
+    return " ".join(parts) + ' "why it is accepted; see counterexamples/..."'
+
+
+def _block(f: Finding) -> list[str]:
+    out = [f"{f.severity}[{f.kind}] {f.message}", f"  in: {_instances_line(f)}"]
+    if f.rules:
+        out.append(f"  rules: {', '.join(f.rules)}")
+    for span in f.spans[:2]:
+        out.append(f"  at {span}")
+        block = caret_block(span)
+        if block:
+            out.extend("    " + line for line in block.splitlines())
+    if f.detail:
+        out.append(f"  {f.detail}")
+    if f.trace:
+        out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
+        out.append(narrative(f))
+    out.append(f"  fingerprint: {f.fingerprint}")
+    if f.expected:
+        out.append(f"  reviewed: {f.reviewed or '(no note)'}")
+    elif f.changed:
+        out.append(f"  {f.changed}")
+    if status(f) in ("new", "changed") and f.kind != "expectation-unmet":
+        out.append(f"  once reviewed, accept it with: {suggested_expect(f)}")
+    out.append("")
+    return out
+
+
+def _where(f: Finding) -> str:
+    located = [s for s in f.spans if s.line > 0]
+    return str(located[0]) if located else f.model.split(" | ")[0]
+
+
+def _one_line(f: Finding) -> str:
+    model = f.model.split(" | ", 1)[1] if " | " in f.model else ""
+    rules = f" [{', '.join(f.rules)}]" if f.rules else ""
+    n = len(f.instances or [f.instance])
+    where = _where(f) + (f" ({model}{'' if n == 1 else f', {n} instances'})" if model else "")
+    return f"  {f.kind}{rules} at {where} {f.fingerprint}: {cited(f.reviewed) or '(no note)'}"
+
+
+def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     out: list[str] = []
     if res.diagnostics:
         out.append(render_all(res.diagnostics))
         out.append("")
     for d in res.disagreements:
         out.extend(disagreement_text(d))
-    for f in res.findings:
-        tag = "expected " if f.expected else ""
-        out.append(f"{f.severity}[{f.kind}] {tag}{f.message}")
-        out.append(f"  in: {_instances_line(f)}")
-        if f.rules:
-            out.append(f"  rules: {', '.join(f.rules)}")
-        for span in f.spans[:2]:
-            out.append(f"  at {span}")
-            block = caret_block(span)
-            if block:
-                out.extend("    " + line for line in block.splitlines())
-        if f.detail:
-            out.append(f"  {f.detail}")
-        if f.trace:
-            out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
-            out.append(narrative(f))
-        out.append("")
+    reviewed = [f for f in res.findings if f.expected]
+    notes = [f for f in res.findings if status(f) == "note"]
+    if verbosity >= 0:
+        for f in res.findings:
+            if status(f) in ("new", "changed") or verbosity > 0:
+                out.extend(_block(f))
+        if reviewed and verbosity == 0:
+            out.append(f"reviewed findings ({len(reviewed)}; -v shows them in full):")
+            out.extend(_one_line(f) for f in reviewed)
+            out.append("")
     n_models = len({i.model for i in res.instances})
     states = sum(i.states for i in res.instances)
     counts: dict[str, int] = {}
     for f in res.findings:
         if f.severity != "info":
             counts[f.kind] = counts.get(f.kind, 0) + 1
-    expected = sum(1 for f in res.findings if f.expected)
     summary = (f"checked {len(res.files)} file(s), {n_models} model(s), {len(res.instances)} instance(s), "
                f"{states:,} states")
     out.append(summary)
@@ -63,12 +148,19 @@ def text(res: Result, stats: bool = False) -> str:
     if res.interrupted:
         out.append(f"INTERRUPTED: {res.interrupted}")
     if counts:
+        changed = sum(1 for f in res.findings if f.changed)
+        tail = ", ".join(x for x in (f"{len(reviewed)} reviewed" if reviewed else "",
+                                     f"{changed} changed since reviewed" if changed else "") if x)
         out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
-                   + (f" ({expected} expected)" if expected else ""))
+                   + (f" ({tail})" if tail else ""))
+    if notes:
+        kinds = sorted({f.kind for f in notes})
+        out.append(f"notes: {len(notes)} ({', '.join(kinds)}; information only"
+                   + ("; -v shows them)" if verbosity <= 0 else ")"))
     code = res.exit_code()
     if res.disagreements:
         out.append(f"ENGINES DISAGREE on {len(res.disagreements)} counterexample(s): no verdict of this run can be trusted")
-    out.append("result: " + {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)",
+    out.append("result: " + {0: "clean", 1: f"{len(res.failing)} unexpected finding(s)",
                              2: "bad input", 3: "interrupted" if res.interrupted else "incomplete",
                              4: "the engines disagree (a bug in rulewright)"}[code])
     return "\n".join(out) + "\n"
@@ -91,16 +183,24 @@ def disagreement_text(d) -> list[str]:
     ]
 
 
+# ---------------------------------------------------------------- JSON
+
 def finding_json(f: Finding) -> dict:
     return {
         "kind": f.kind,
         "severity": f.severity,
         "message": f.message,
         "rules": list(f.rules),
+        "subject": list(f.subject),
+        "fingerprint": f.fingerprint,
+        "status": status(f),
+        "size": {"count": f.size, "unit": MEASURES[f.kind]} if f.kind in MEASURES else None,
         "locations": [{"file": s.file, "line": s.line, "col": s.col} for s in f.spans],
         "model": f.model,
         "instances": f.instances or [f.instance],
         "expected": f.expected,
+        "reviewed": f.reviewed if f.expected else None,
+        "changed": f.changed or None,
         "detail": f.detail,
         "replay": f.replay,
         "trace": to_itf(f) if f.trace else None,
@@ -111,6 +211,7 @@ def finding_json(f: Finding) -> dict:
 def as_json(res: Result, stats: bool = False) -> str:
     doc = {
         "tool": "rulewright",
+        "version": TOOL_VERSION,
         "exit_code": res.exit_code(),
         "files": res.files,
         "diagnostics": [{"code": d.code, "message": d.message, "hint": d.hint, "file": d.span.file,
@@ -125,6 +226,13 @@ def as_json(res: Result, stats: bool = False) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+# ---------------------------------------------------------------- SARIF 2.1.0
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "SRCROOT"
+_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
 def uri(path: str) -> str:
     """A file path as a SARIF artifact URI: percent-encoded (`dead lock#1.rw` must not end in a
     fragment), relative paths kept relative, absolute ones as file:// URIs."""
@@ -133,38 +241,216 @@ def uri(path: str) -> str:
     return quote(str(PurePosixPath(path)))
 
 
-def _location(span) -> dict:
-    return {"physicalLocation": {"artifactLocation": {"uri": uri(span.file)},
-                                 "region": {"startLine": max(span.line, 1), "startColumn": max(span.col, 1)}}}
+def source_root(start: Path | None = None) -> Path:
+    """The repository the run is in (the nearest folder with `.git` above the working
+    directory), or the working directory: SARIF URIs are relative to it."""
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return here
 
 
-def as_sarif(res: Result) -> str:
-    """SARIF 2.1.0, for code-scanning tools in CI; one result per finding, located at its spans."""
-    levels = {"error": "error", "warning": "warning", "info": "note"}
+def _artifact(path: str, root: Path) -> dict:
+    """Relative to the source root (uriBaseId SRCROOT) when the file is inside it."""
+    try:
+        rel = Path(path).resolve().relative_to(root)
+    except (ValueError, OSError):
+        return {"uri": uri(path)}
+    return {"uri": uri(rel.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _location(span, root: Path, message: str = "") -> dict:
+    phys: dict = {"artifactLocation": _artifact(span.file, root)}
+    if span.line > 0:
+        phys["region"] = {"startLine": span.line, "startColumn": max(span.col, 1)}
+    loc: dict = {"physicalLocation": phys}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def _file_of(f: Finding) -> str:
+    return f.model.split(" | ")[0]
+
+
+def _action_spans(res: Result) -> dict[tuple[str, str], dict[str, object]]:
+    """(file, model) -> action or routine name -> its declaration's span, per model of every spec."""
+    from ..frontend.resolve import variants
+    from ..frontend import syntax as sx
+    from ..frontend.typed import model_name
+    out: dict = {}
+    for spec in res.specs:
+        for fmt, reading, decls in variants(spec):
+            out[(spec.path, model_name(spec.path, fmt, reading))] = {
+                d.name: d.span for d in decls if isinstance(d, (sx.ActionDecl, sx.RoutineDecl))}
+    return out
+
+
+def _code_flow(f: Finding, spans: dict, root: Path) -> dict:
+    """One thread flow location per step of the trace, at the action that takes it (the setup and
+    unknown actions at the spec file), saying what the step did and which rules it cites."""
+    actions = spans.get((_file_of(f), f.model), {})
+    locations = []
+    for st in f.trace:
+        text = f"{st.number}. {st.action}"
+        if st.rules:
+            text += f" [{', '.join(st.rules)}]"
+        if st.changes:
+            text += ": " + "; ".join(f"{k} = {v}" for k, v in st.changes)
+        if st.note:
+            text += f" ({st.note})"
+        if f.loop_start is not None and st.number == f.loop_start:
+            text += " (the loop starts here)"
+        span = actions.get(st.action.split("(")[0].strip())
+        loc = _location(span, root, text) if span is not None else {
+            "physicalLocation": {"artifactLocation": _artifact(_file_of(f), root)}, "message": {"text": text}}
+        locations.append({"location": loc, "executionOrder": st.number + 1,
+                          "state": {k: {"text": str(v)} for k, v in st.changes}})
+    return {"message": {"text": f"counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'})"},
+            "threadFlows": [{"locations": locations}]}
+
+
+def _rule_index() -> tuple[list[dict], dict[str, int]]:
+    rules = []
+    for k, (sev, desc) in KINDS.items():
+        props: dict = {"tags": ["rules-defect"]}
+        if k in MEASURES:
+            props["measure"] = MEASURES[k]
+        rules.append({"id": k, "name": "".join(w.capitalize() for w in k.split("-")),
+                      "shortDescription": {"text": desc}, "fullDescription": {"text": desc},
+                      "defaultConfiguration": {"level": _LEVELS[sev]}, "properties": props})
+    rules.append({"id": "engines-disagree", "name": "EnginesDisagree",
+                  "shortDescription": {"text": "the explicit and the Z3 engine disagree on a counterexample "
+                                               "(a bug in rulewright)"},
+                  "defaultConfiguration": {"level": "error"}})
+    for code, desc in CODES.items():
+        rules.append({"id": code, "name": "Spec" + code, "shortDescription": {"text": desc},
+                      "defaultConfiguration": {"level": "error"}})
+    return rules, {r["id"]: i for i, r in enumerate(rules)}
+
+
+def as_sarif(res: Result, root: Path | None = None) -> str:
+    """SARIF 2.1.0, for code-scanning tools in CI: one result per finding (reviewed ones as
+    suppressed results, never dropped), each with the finding's fingerprint, a location (the
+    spec file at least), and its counterexample as a code flow."""
+    root = root or source_root()
+    rules, index = _rule_index()
+    spans = _action_spans(res)
     results = []
     for f in res.findings:
-        if f.expected:
-            continue
-        locations = [_location(s) for s in f.spans if s.line > 0]
+        # every result has a location: its spans, or else the file it is about (never none)
+        locations = [_location(s, root) for s in f.spans if s.line > 0] or [
+            {"physicalLocation": {"artifactLocation": _artifact(f.spans[0].file if f.spans else _file_of(f), root)}}]
         text = f.message + (f" (rules {', '.join(f.rules)})" if f.rules else "")
+        if f.detail:
+            text += f". {f.detail}"
+        if f.changed:
+            text += f". {f.changed}"
+        r = {"ruleId": f.kind, "ruleIndex": index[f.kind], "level": _LEVELS[f.severity], "message": {"text": text},
+             "locations": locations, "partialFingerprints": {"rulewright/v1": f.fingerprint},
+             "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
+             "properties": {"rules": list(f.rules), "subject": list(f.subject), "model": f.model,
+                            "instances": f.instances or [f.instance], "status": status(f), "replay": f.replay}}
+        if f.kind in MEASURES:
+            r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
+        if f.expected:
+            r["suppressions"] = [{"kind": "external" if f.reviewed.startswith("accepted in the baseline") else "inSource", "state": "accepted",
+                                  "justification": f.reviewed or "accepted by an expect or a baseline entry"}]
         if f.trace:
-            text += "\n" + narrative(f)
-        results.append({"ruleId": f.kind, "level": levels[f.severity], "message": {"text": text},
-                        "locations": locations, "properties": {"rules": list(f.rules), "instances": f.instances}})
+            r["codeFlows"] = [_code_flow(f, spans, root)]
+        results.append(r)
     for d in res.disagreements:
         f = d.finding
-        results.append({"ruleId": "engines-disagree", "level": "error",
+        results.append({"ruleId": "engines-disagree", "ruleIndex": index["engines-disagree"], "level": "error",
                         "message": {"text": f"The engines disagree on a {f.kind} counterexample ({f.message}); "
                                             f"the replay says: {d.replay}. This is a bug in rulewright."},
-                        "locations": [_location(s) for s in f.spans if s.line > 0]})
+                        "locations": [_location(s, root) for s in f.spans if s.line > 0]
+                        or [{"physicalLocation": {"artifactLocation": _artifact(_file_of(f), root)}}]})
     for d in res.diagnostics:
-        results.append({"ruleId": d.code, "level": "error", "message": {"text": f"{d.message}. {d.hint}".strip()},
-                        "locations": [_location(d.span)]})
-    rules = [{"id": k, "shortDescription": {"text": desc}, "defaultConfiguration": {"level": levels[sev]}}
-             for k, (sev, desc) in KINDS.items()]
-    run = {"tool": {"driver": {"name": "rulewright", "rules": rules}}, "results": results}
-    if res.interrupted:  # the results are not all there are
-        run["invocations"] = [{"executionSuccessful": False,
-                               "toolExecutionNotifications": [{"level": "error", "message": {"text": res.interrupted}}]}]
-    doc = {"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "runs": [run]}
+        results.append({"ruleId": d.code, "ruleIndex": index.get(d.code, index["E001"]), "level": "error",
+                        "message": {"text": f"{d.message}. {d.hint}".strip()},
+                        "locations": [_location(d.span, root)]})
+    run: dict = {
+        "tool": {"driver": {"name": "rulewright", "version": TOOL_VERSION, "semanticVersion": TOOL_VERSION,
+                            "rules": rules}},
+        # the consumer knows where the repository is checked out; the URIs below are relative to it
+        "originalUriBaseIds": {SRCROOT: {"description": {
+            "text": "the root of the repository rulewright ran in (or the folder it ran in)"}}},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    run["invocations"] = [{"executionSuccessful": not res.interrupted and res.exit_code() in (0, 1),
+                           "exitCode": res.exit_code(),
+                           "toolExecutionNotifications": [
+                               {"level": "warning" if not res.interrupted else "error", "message": {"text": why}}
+                               for why in ([res.interrupted] if res.interrupted else []) + res.incomplete]}]
+    doc = {"version": "2.1.0", "$schema": SARIF_SCHEMA, "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---------------------------------------------------------------- JUnit XML
+
+def as_junit(res: Result) -> str:
+    """JUnit XML for CI test views: one test suite per spec file, one test case per instance
+    (an error if it is incomplete) and one per finding (a failure if nobody reviewed it, or it
+    changed since). No timestamps or timings: the same run gives the same bytes."""
+    files = list(dict.fromkeys(res.files + [_file_of(f) for f in res.findings]))
+    suites = []
+    for path in files:
+        cases = []
+        for i in res.instances:
+            if i.label.split(" | ")[0] != path:
+                continue
+            why = [w for w in res.incomplete if w.startswith(i.label + ":")]
+            body = (f'<error type="incomplete" message={quoteattr(why[0])}/>' if why else "")
+            cases.append(_case(i.model, f"instance {i.label}", body, f"{i.states} states, complete: {i.complete}"))
+        for f in res.findings:
+            if _file_of(f) != path:
+                continue
+            name = f"{f.kind} [{', '.join(f.rules)}] {f.fingerprint}"
+            block = "\n".join(_block(f))
+            if status(f) in ("new", "changed") and f.severity != "info":
+                body = f'<failure type={quoteattr(f.kind)} message={quoteattr(f.message)}>{escape(block)}</failure>'
+                cases.append(_case(f.model, name, body))
+            else:
+                cases.append(_case(f.model, name, "", block))
+        for d in res.disagreements:
+            if _file_of(d.finding) == path:
+                body = f'<error type="engines-disagree" message={quoteattr(d.replay)}>{escape(chr(10).join(disagreement_text(d)))}</error>'
+                cases.append(_case(d.finding.model, f"replay of {d.finding.kind} {d.finding.fingerprint}", body))
+        for d in res.diagnostics:
+            if d.span.file == path:
+                cases.append(_case(path, f"{d.code} at {d.span}", f'<error type={quoteattr(d.code)} message={quoteattr(d.message)}/>'))
+        failures = sum(1 for c in cases if "<failure" in c)
+        errors = sum(1 for c in cases if "<error" in c)
+        suites.append(f'  <testsuite name={quoteattr(path)} tests="{len(cases)}" failures="{failures}" errors="{errors}" skipped="0">\n'
+                      + "".join(cases) + "  </testsuite>\n")
+    stray = [d for d in res.diagnostics if d.span.file not in files]
+    if stray:
+        cases = [_case("rulewright", f"{d.code} {d.span}", f'<error type={quoteattr(d.code)} message={quoteattr(d.message)}/>')
+                 for d in stray]
+        suites.append(f'  <testsuite name="rulewright" tests="{len(cases)}" failures="0" errors="{len(cases)}" skipped="0">\n'
+                      + "".join(cases) + "  </testsuite>\n")
+    tests = sum(s.count("<testcase ") for s in suites)
+    failures = sum(s.count("<failure ") for s in suites)
+    errors = sum(s.count("<error ") for s in suites)
+    doc = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+           f'<testsuites name="rulewright" tests="{tests}" failures="{failures}" errors="{errors}">\n'
+           + "".join(suites) + "</testsuites>\n")
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "?", doc)  # characters XML 1.0 cannot hold
+
+
+def _case(classname: str, name: str, body: str, out: str = "") -> str:
+    inner = body + (f"<system-out>{escape(out)}</system-out>" if out else "")
+    return f"    <testcase classname={quoteattr(classname)} name={quoteattr(name)}>{inner}</testcase>\n"
+
+
+# ---------------------------------------------------------------- the formats
+
+FORMATS: dict[str, Callable[[Result, Options], str]] = {
+    "text": lambda res, o: text(res, o.stats, o.verbosity),
+    "json": lambda res, o: as_json(res, o.stats),
+    "sarif": lambda res, o: as_sarif(res),
+    "junit": lambda res, o: as_junit(res),
+}

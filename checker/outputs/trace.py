@@ -57,6 +57,7 @@ def to_itf(f: Finding) -> dict:
             "source": f.instance,
             "description": f"{f.kind}: {f.message}",
             "rules": list(f.rules),
+            "fingerprint": f.fingerprint,
         },
         "vars": names,
         "states": [],

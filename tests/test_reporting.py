@@ -1,0 +1,311 @@
+"""What a person and a CI pipeline get from `rulewright check` (issue 7): a quiet clean run,
+precise baselines (fingerprints, exact `expect`s, findings that grew reported as changed, baseline
+files), conventional flags, SARIF that validates against the official 2.1.0 schema and loads in
+a SARIF consumer, and JUnit XML."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from checker import engine
+from checker.analyses.findings import KINDS
+from checker.cli import itf_name, main
+from checker.outputs import report
+
+ROOT = Path(__file__).resolve().parent.parent
+DEADLOCK = "tests/fixtures/deadlock/defect.rw"
+SCHEMA = json.loads((ROOT / "tests" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "checker", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def with_expect(tmp_path, line: str, source: str = DEADLOCK) -> Path:
+    """The deadlock fixture with one `expect` line added after its `active` declaration."""
+    text = (ROOT / source).read_text(encoding="utf-8")
+    text = text.replace("active p [102.1] when turn == p\n", f"active p [102.1] when turn == p\n{line}\n", 1)
+    path = tmp_path / "spec.rw"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def the_deadlock(path) -> object:
+    (f,) = [f for f in engine.check([str(path)]).findings if f.kind == "deadlock"]
+    return f
+
+
+# ---------------------------------------------------------------- a clean run a person reads
+
+@pytest.mark.slow
+def test_a_clean_run_of_the_bundled_specs_is_short_and_exits_0():
+    r = run("check", "spec/")
+    assert r.returncode == 0, r.stdout[-2000:]
+    lines = r.stdout.splitlines()
+    assert len(lines) < 120
+    assert lines[-1] == "result: clean"
+    reviewed = [line for line in lines if line.startswith("  ") and re.search(r" [0-9a-f]{12}(-\d+)?: ", line)]
+    assert len(reviewed) >= 50
+    # each reviewed line cites the write-up of the finding, and no line reads "expected" into a sentence
+    assert all("counterexamples/" in line and line.rstrip().endswith(".md") for line in reviewed)
+    assert not any("] expected " in line for line in lines)
+
+
+def test_reviewed_findings_take_one_line_and_v_shows_them_in_full_q_only_the_summary(tmp_path):
+    f = the_deadlock(with_expect(tmp_path, ""))  # the same file without the expect: the same fingerprint
+    spec = with_expect(tmp_path, f'expect deadlock [117.3d] {f.size} states "see counterexamples/x/priority.md"')
+    default = run("check", str(spec))
+    assert default.returncode == 0
+    (line,) = [x for x in default.stdout.splitlines() if x.startswith("  deadlock")]
+    assert f.fingerprint in line and line.endswith("counterexamples/x/priority.md") and "spec.rw:" in line
+    assert "counterexample (" not in default.stdout
+    verbose = run("check", str(spec), "-v")
+    assert "counterexample (" in verbose.stdout and "reviewed: see counterexamples/x/priority.md" in verbose.stdout
+    quiet = run("check", str(spec), "-q")
+    assert quiet.stdout.splitlines()[0].startswith("checked 1 file(s)") and "deadlock [" not in quiet.stdout
+
+
+# ---------------------------------------------------------------- fingerprints and exact expects
+
+def test_a_fingerprint_ignores_line_numbers_and_sizes_but_not_rules(tmp_path):
+    before = the_deadlock(DEADLOCK)
+    moved = tmp_path / "moved.rw"
+    moved.write_text("# a comment that moves every line down\n\n" + (ROOT / DEADLOCK).read_text(), encoding="utf-8")
+    # same file name for the model: copy the fixture under its own name in another folder
+    (tmp_path / "tests/fixtures/deadlock").mkdir(parents=True)
+    shutil.copy(moved, tmp_path / DEADLOCK)
+    after = subprocess.run([sys.executable, "-m", "checker", "check", DEADLOCK, "--output-format", "json"],
+                           cwd=tmp_path, capture_output=True, text=True, env=None)
+    (moved_f,) = [f for f in json.loads(after.stdout)["findings"] if f["kind"] == "deadlock"]
+    assert moved_f["locations"][0]["line"] != before.spans[0].line
+    assert moved_f["fingerprint"] == before.fingerprint
+
+
+def test_an_expect_with_another_rule_set_does_not_absorb_a_finding_of_the_same_kind(tmp_path):
+    spec = with_expect(tmp_path, 'expect deadlock [117.3d, 800.4a] "a different deadlock, reviewed elsewhere"')
+    res = engine.check([str(spec)])
+    dead = [f for f in res.findings if f.kind == "deadlock"]
+    assert dead and not any(f.expected for f in dead)
+    assert res.exit_code() == 1
+
+
+def test_a_baselined_deadlock_with_more_stuck_states_is_reported_as_changed(tmp_path):
+    reviewed = the_deadlock(with_expect(tmp_path, ""))
+    line = f'expect deadlock [117.3d] {reviewed.size} states 1 instance "see counterexamples/x/priority.md"'
+    spec = with_expect(tmp_path, line)
+    assert engine.check([str(spec)]).exit_code() == 0
+    # an edit that keeps the same deadlock but gives it more stuck states: life totals of 3, not 2
+    text = spec.read_text(encoding="utf-8")
+    grown = text.replace("var life(p: player) [119.4]: 0..2 = 2", "var life(p: player) [119.4]: 0..3 = 3")
+    assert grown != text
+    spec.write_text(grown, encoding="utf-8")
+    res = engine.check([str(spec)])
+    (f,) = [f for f in res.findings if f.kind == "deadlock"]
+    assert f.size > reviewed.size and f.fingerprint == reviewed.fingerprint
+    assert not f.expected and f"has {f.size} states where {reviewed.size} were reviewed" in f.changed
+    assert not any(x.kind == "expectation-unmet" for x in res.findings)  # one report, not two
+    assert res.exit_code() == 1
+    out = run("check", str(spec)).stdout
+    assert "changed since it was reviewed" in out and "1 changed since reviewed" in out
+
+
+def test_an_expect_can_name_the_declaration_and_the_fingerprint(tmp_path):
+    f = the_deadlock(with_expect(tmp_path, ""))
+    ok = with_expect(tmp_path, f'expect deadlock fingerprint "{f.fingerprint}"')
+    assert engine.check([str(ok)]).exit_code() == 0
+    wrong = with_expect(tmp_path, 'expect deadlock fingerprint "000000000000"')
+    res = engine.check([str(wrong)])
+    (d,) = [x for x in res.findings if x.kind == "deadlock"]
+    assert d.changed and "has fingerprint" in d.changed and res.exit_code() == 1
+
+
+def test_one_expect_accepts_one_finding(tmp_path):
+    spec = tmp_path / "inv.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\ninvariant a: x < 2\ninvariant b: x < 3\n"
+                    "expect invariant\n"
+                    "action up progress when x < 3 do x := x + 1; end\naction down progress when x > 0 do x := x - 1; end\n",
+                    encoding="utf-8")
+    res = engine.check([str(spec)])
+    inv = [f for f in res.findings if f.kind == "invariant"]
+    assert len(inv) == 2 and sum(f.expected for f in inv) == 1 and res.exit_code() == 1
+
+
+@pytest.mark.parametrize("line, message", [
+    ('expect deadlock 3 players', "not measured in `players`"),
+    ('expect deadlock 3 states 4 states', "recorded twice"),
+    ('expect deadlock fingerprint "xyz"', "is not a fingerprint"),
+])
+def test_an_expect_that_records_what_its_kind_cannot_have_is_an_error(tmp_path, line, message):
+    res = engine.check([str(with_expect(tmp_path, line))])
+    assert res.exit_code() == 2 and any(d.code == "E021" and message in d.message for d in res.diagnostics)
+
+
+# ---------------------------------------------------------------- baseline files
+
+def test_a_baseline_file_accepts_what_it_lists_and_is_deterministic(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["baseline", DEADLOCK, "-o", str(first)]) == 0
+    assert main(["baseline", DEADLOCK, "-o", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    entries = json.loads(first.read_text())["findings"]
+    assert [e["kind"] for e in entries] == ["deadlock"] and entries[0]["states"] > 0
+    assert main(["check", DEADLOCK, "-q"]) == 1
+    assert main(["check", DEADLOCK, "-q", "--baseline", str(first)]) == 0
+    # an entry that records fewer states than there are: the finding is reported as changed
+    doc = json.loads(first.read_text())
+    doc["findings"][0]["states"] -= 1
+    first.write_text(json.dumps(doc))
+    res = engine.check([DEADLOCK])
+    from checker.baseline import apply_baseline
+    apply_baseline(res, str(first))
+    (d,) = [f for f in res.findings if f.kind == "deadlock"]
+    assert d.changed and "baseline entry" in d.changed
+
+
+def test_a_stale_baseline_entry_is_reported(tmp_path, capsys):
+    base = tmp_path / "b.json"
+    main(["baseline", DEADLOCK, "-o", str(base)])
+    twin = tmp_path / "tests/fixtures/deadlock"
+    twin.mkdir(parents=True)
+    shutil.copy(ROOT / "tests/fixtures/deadlock/twin.rw", twin / "defect.rw")
+    capsys.readouterr()
+    r = run("check", "tests/fixtures/deadlock/defect.rw", "--baseline", str(base), cwd=tmp_path)
+    assert r.returncode == 1 and "error[expectation-unmet] baseline entry" in r.stdout
+
+
+# ---------------------------------------------------------------- flags and configuration
+
+def test_version_select_ignore_and_fail_on():
+    assert run("--version").stdout.strip().startswith("rulewright ")
+    assert main(["check", DEADLOCK, "-q", "--ignore", "deadlock"]) == 0
+    assert main(["check", DEADLOCK, "-q", "--select", "invariant,dead-rule"]) == 0
+    assert main(["check", DEADLOCK, "-q", "--select", "deadlock"]) == 1
+    dead = "tests/fixtures/dead-rule/defect.rw"  # only a warning
+    assert main(["check", dead, "-q"]) == 1
+    assert main(["check", dead, "-q", "--fail-on", "error"]) == 0
+    r = run("check", DEADLOCK, "--select", "dedlock")
+    assert r.returncode == 2 and "did you mean 'deadlock'" in r.stderr
+
+
+def test_format_still_works_but_says_it_is_deprecated():
+    r = run("check", DEADLOCK, "--format", "json")
+    assert r.returncode == 1 and json.loads(r.stdout)["tool"] == "rulewright"
+    assert "--format is deprecated; use --output-format" in r.stderr
+
+
+def test_pyproject_sets_defaults_and_the_command_line_wins(tmp_path):
+    shutil.copytree(ROOT / "tests/fixtures/deadlock", tmp_path / "specs")
+    (tmp_path / "pyproject.toml").write_text('[tool.rulewright]\noutput-format = "json"\nignore = ["deadlock"]\n')
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    r = run("check", "../specs/defect.rw", cwd=sub)  # the nearest pyproject.toml is the parent's
+    assert r.returncode == 0 and json.loads(r.stdout)["findings"] == []
+    r = run("check", "../specs/defect.rw", "--output-format", "text", "--ignore", "invariant", cwd=sub)
+    assert r.returncode == 1 and "error[deadlock]" in r.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.rulewright]\nfail-on = "sometimes"\n')
+    r = run("check", "../specs/defect.rw", cwd=sub)
+    assert r.returncode == 2 and "fail-on must be one of" in r.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.rulewright]\ncolour = true\n')
+    assert "has no setting 'colour'" in run("check", "../specs/defect.rw", cwd=sub).stderr
+
+
+# ---------------------------------------------------------------- SARIF
+
+def _sarif(*paths) -> dict:
+    r = run("check", *paths, "--output-format", "sarif")
+    return json.loads(r.stdout)
+
+
+def test_sarif_validates_against_the_official_schema_and_keeps_reviewed_findings_as_suppressed(tmp_path):
+    spec = with_expect(tmp_path, f'expect deadlock [117.3d] "see counterexamples/x/priority.md"')
+    shutil.copy(spec, ROOT / "tests" / "_sarif_tmp.rw")
+    try:
+        f = the_deadlock("tests/_sarif_tmp.rw")
+        doc = _sarif("tests/_sarif_tmp.rw", "tests/fixtures/forced-loop/defect.rw", "tests/fixtures/readings-differ/defect.rw")
+    finally:
+        (ROOT / "tests" / "_sarif_tmp.rw").unlink()
+    validator = jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    assert [e.message for e in validator.iter_errors(doc)] == []
+    run_ = doc["runs"][0]
+    results = run_["results"]
+    (dead,) = [r for r in results if r["ruleId"] == "deadlock"]
+    assert dead["suppressions"] == [{"kind": "inSource", "state": "accepted",
+                                     "justification": "see counterexamples/x/priority.md"}]
+    assert dead["partialFingerprints"] == {"rulewright/v1": f.fingerprint}
+    # one thread flow location per step of the counterexample, each located in the spec
+    (flow,) = dead["codeFlows"][0]["threadFlows"]
+    assert len(flow["locations"]) == len(f.trace)
+    assert all(loc["location"]["physicalLocation"]["artifactLocation"]["uri"] for loc in flow["locations"])
+    # every result has a location (no location-less notes), relative to the repository
+    assert all(r["locations"] for r in results)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in results for loc in r["locations"]}
+    assert all(not u.startswith(("/", "file:")) for u in uris)
+    assert {loc["physicalLocation"]["artifactLocation"].get("uriBaseId") for r in results for loc in r["locations"]} == {"SRCROOT"}
+    assert "SRCROOT" in run_["originalUriBaseIds"]
+    rule_ids = [r["id"] for r in run_["tool"]["driver"]["rules"]]
+    assert rule_ids[:len(KINDS)] == list(KINDS)
+    assert all(rule_ids[r["ruleIndex"]] == r["ruleId"] for r in results)
+
+
+def test_sarif_loads_in_a_sarif_consumer(tmp_path):
+    from sarif import loader
+    path = tmp_path / "out.sarif"
+    path.write_text(json.dumps(_sarif(DEADLOCK, "tests/fixtures/invariant/defect.rw")))
+    log = loader.load_sarif_file(str(path))
+    assert log.get_result_count() >= 2
+    assert "deadlock" in {r["ruleId"] for r in log.get_results()}
+
+
+# ---------------------------------------------------------------- JUnit
+
+def test_junit_has_a_failure_per_unexpected_finding_and_is_deterministic():
+    a = run("check", DEADLOCK, "tests/fixtures/deadlock/twin.rw", "--output-format", "junit")
+    b = run("check", DEADLOCK, "tests/fixtures/deadlock/twin.rw", "--output-format", "junit")
+    assert a.returncode == 1 and a.stdout == b.stdout
+    root = ET.fromstring(a.stdout)
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert set(suites) == {DEADLOCK, "tests/fixtures/deadlock/twin.rw"}
+    failures = [c for c in suites[DEADLOCK].iter("testcase") if c.find("failure") is not None]
+    assert [c.find("failure").get("type") for c in failures] == ["deadlock"]
+    assert all(c.find("failure") is None for c in suites["tests/fixtures/deadlock/twin.rw"].iter("testcase"))
+    assert int(root.get("failures")) == 1
+
+
+# ---------------------------------------------------------------- small defects
+
+def test_graph_into_a_closed_pipe_ends_quietly():
+    p = subprocess.Popen(f"{sys.executable} -m checker graph {DEADLOCK} | head -1", shell=True, cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=120)
+    assert out.startswith("digraph") and "BrokenPipeError" not in err and "internal error" not in err
+
+
+def test_itf_names_are_never_hidden_files(tmp_path):
+    folder = tmp_path / "a" / "b"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / DEADLOCK, tmp_path / "a" / "spec.rw")
+    r = run("check", "../spec.rw", "--itf", "../traces", cwd=folder)
+    assert r.returncode == 1
+    names = [p.name for p in (tmp_path / "a" / "traces").iterdir()]
+    assert names and not any(n.startswith(".") for n in names)
+    f = the_deadlock(DEADLOCK)
+    assert itf_name(f).endswith(f"-{f.fingerprint}.itf.json")
+
+
+def test_docs_list_exactly_the_finding_kinds():
+    checks = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+    table = checks.split("## Kinds", 1)[1].split("\n\n", 2)[1]
+    listed = [k.strip() for row in table.splitlines()[2:] for k in row.split("|")[1].split(",")]
+    assert sorted(listed) == sorted(KINDS)
+    language = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    named = re.search(r"The finding kinds: (.*?)\.", language, re.S)
+    assert named, "docs/language.md names the finding kinds in one sentence"
+    assert sorted(re.findall(r"`([a-z-]+)`", named[1])) == sorted(KINDS)
