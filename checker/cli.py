@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
-    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    c.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text")
     _limit_args(c, states=200_000, seconds=120.0)
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
@@ -179,6 +179,9 @@ def cmd_check(args) -> int:
         sys.stdout.write(report.as_json(res, args.stats))
     elif args.format == "sarif":
         sys.stdout.write(report.as_sarif(res))
+    elif args.format == "html":
+        from .outputs import html
+        sys.stdout.write(html.render(res))
     else:
         sys.stdout.write(report.text(res, args.stats))
     if args.itf:
