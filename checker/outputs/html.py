@@ -151,8 +151,8 @@ def path_svg(f: Finding, marker: str = "arrow") -> str:
     """The counterexample's path: one node per state, one arrow per step, labelled with the
     action; a lasso's last step bends back to the state the loop starts at."""
     steps = f.trace or []
-    gap, r, top = 150, 14, 40
-    width = max(1, len(steps)) * gap + 40
+    gap, r, top, left = 150, 14, 40, 75
+    width = max(1, len(steps)) * gap + 2 * left
     height = 110 if f.loop_start is not None else 80
     parts = [f'<svg class="path" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img" aria-label="counterexample path">',
@@ -161,7 +161,7 @@ def path_svg(f: Finding, marker: str = "arrow") -> str:
     closes = f.loop_start is not None and len(steps) > f.loop_start + 1
     shown = steps[:-1] if closes else steps  # a closing step's state is the one at loop_start
     for i, st in enumerate(shown):
-        x = 30 + i * gap
+        x = left + i * gap
         fill = "#ffd8d8" if i == len(shown) - 1 and not closes else "#e6f0ff"
         parts.append(f'<circle cx="{x}" cy="{top}" r="{r}" fill="{fill}" stroke="#555"/>'
                      f'<text x="{x}" y="{top + 4}" text-anchor="middle" font-size="11">{st.number}</text>')
@@ -172,8 +172,10 @@ def path_svg(f: Finding, marker: str = "arrow") -> str:
                          f"{esc(_short(st.action))}</text>")
     if closes:
         last = steps[-1]
-        x1, x2 = 30 + (len(shown) - 1) * gap, 30 + f.loop_start * gap
-        parts.append(f'<path d="M {x1} {top + r} C {x1} {top + 60}, {x2} {top + 60}, {x2} {top + r}" fill="none" '
+        x1, x2 = left + (len(shown) - 1) * gap, left + f.loop_start * gap
+        if x1 == x2:  # a step back to the same state: a small loop below it
+            x1, x2 = x1 + r // 2, x1 - r // 2
+        parts.append(f'<path d="M {x1} {top + r} C {x1 + (30 if x1 > x2 and x1 - x2 < gap else 0)} {top + 60}, {x2 - (30 if x1 > x2 and x1 - x2 < gap else 0)} {top + 60}, {x2} {top + r}" fill="none" '
                      f'stroke="#06c" marker-end="url(#{marker})"/>')
         parts.append(f'<text x="{(x1 + x2) / 2}" y="{top + 62}" text-anchor="middle" font-size="10" fill="#06c">'
                      f"{esc(_short(last.action))} (repeats)</text>")
