@@ -260,3 +260,32 @@ def test_a_revision_cannot_include_a_file_outside_its_folder(tmp_path, capsys, m
     monkeypatch.chdir(repo)
     assert main(["diff", "HEAD:rules/game.rw", "HEAD:rules/game.rw"]) == 2
     assert "../secret.rwi" in capsys.readouterr().out
+
+
+def _hook_entry(hook_id: str) -> str:
+    text = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    block = text.split(f"\n- id: {hook_id}\n", 1)[1].split("\n- id: ", 1)[0]
+    entry = block.split("entry: ", 1)[1].split("\n", 1)[0]
+    return entry
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("sh") is None, reason="git and sh are needed")
+def test_the_pre_commit_diff_hook_fails_on_an_undeclared_change_and_passes_a_declared_one(tmp_path):
+    import shlex
+    import sys
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    spec = repo / "game.rw"
+    spec.write_text(SMALL.replace("{guard}", "q == next(turn)"), encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    bin_dir = Path(sys.executable).parent  # where the installed `rulewright` script is
+    env = {**__import__("os").environ, "PATH": f"{bin_dir}:{__import__('os').environ.get('PATH', '')}"}
+    hook = shlex.split(_hook_entry("rulewright-diff")) + ["game.rw", "new.rw"]
+    (repo / "new.rw").write_text("players 2\n", encoding="utf-8")  # new in this commit: nothing to compare
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
+    spec.write_text(SMALL.replace("{guard}", "true"), encoding="utf-8")
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 1
+    spec.write_text(SMALL.replace("{guard}", "true") + 'changes [2] "any opponent"\n', encoding="utf-8")
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
