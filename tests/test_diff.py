@@ -28,15 +28,15 @@ MUTANTS = [
      "after(turn, One1, Two1, One2, Two2)", "after(turn, One1, One2, Two1, Two2)", "play"),
     ("the wrong starting player", YUGIOH,
      "var turn [TD10.1]: player = One1", "var turn [TD10.1]: player = Two1", "setup"),
-    ("turns pass counterclockwise instead of clockwise", RIFTBOUND,
-     "seating alternate\n    let next_turn(p: player) = next(p)",
-     "seating alternate\n    let next_turn(p: player) = right(p, 1)", "play"),
-    ("turn order A1,A2,B1,B2 instead of A1,B1,A2,B2", RIFTBOUND,
-     "after(p, A1, B1, A2, B2)", "after(p, A1, A2, B1, B2)", "play"),
-    ("'directly across' off by one seat", RIFTBOUND,
-     "player_at(3 - seat(p))", "player_at((4 - seat(p)) % 4)", "play"),
-    ("the wrong starting team", WARHAMMER,
-     "var turn_team [Q2]: team = A", "var turn_team [Q2]: team = B", "setup"),
+    pytest.param("turns pass counterclockwise instead of clockwise", RIFTBOUND,
+                 "seating alternate\n    let next_turn(p: player) = next(p)",
+                 "seating alternate\n    let next_turn(p: player) = right(p, 1)", "play", marks=pytest.mark.slow),
+    pytest.param("turn order A1,A2,B1,B2 instead of A1,B1,A2,B2", RIFTBOUND,
+                 "after(p, A1, B1, A2, B2)", "after(p, A1, A2, B1, B2)", "play", marks=pytest.mark.slow),
+    pytest.param("'directly across' off by one seat", RIFTBOUND,
+                 "player_at(3 - seat(p))", "player_at((4 - seat(p)) % 4)", "play", marks=pytest.mark.slow),
+    pytest.param("the wrong starting team", WARHAMMER,
+                 "var turn_team [Q2]: team = A", "var turn_team [Q2]: team = B", "setup", marks=pytest.mark.slow),
     pytest.param("turns pass to the right instead of the left", MTG,
                  "action pass_turn [101.5, 102.6] progress do\n  turn := next_in_game(turn);",
                  "action pass_turn [101.5, 102.6] progress do\n  turn := prev_in_game(turn);", "play",
@@ -82,7 +82,8 @@ def test_each_missed_mutant_is_reported_with_a_replayed_play(tmp_path, name, spe
     assert d.rules  # cited in the rules' vocabulary
 
 
-@pytest.mark.parametrize("spec", [YUGIOH, RIFTBOUND, WARHAMMER])
+@pytest.mark.parametrize("spec", [YUGIOH, pytest.param(RIFTBOUND, marks=pytest.mark.slow),
+                                  pytest.param(WARHAMMER, marks=pytest.mark.slow)])
 def test_a_spec_against_itself_has_no_difference(spec):
     res = diff(side(spec), side(spec))
     assert res.differences == [] and res.incomplete == [] and res.exit_code() == 0
