@@ -294,7 +294,7 @@ def cmd_diff(args) -> int:
             rev = split(arg)
             if rev is None:
                 if not Path(arg).is_file():
-                    print(f"rulewright: error: no such file: {arg} (name a spec file or REV:path)", file=sys.stderr)
+                    print(f"rulewright: error: not a spec file: {arg} (name a spec file or REV:path)", file=sys.stderr)
                     return EXIT_BAD_INPUT
                 sides.append((arg, None, arg))
                 continue

@@ -43,7 +43,7 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
         if d.rules:
             out.append(f"  rules: {', '.join(d.rules)}")
         if d.declared_by:
-            out.append(f"  declared by: {d.declared_by}")
+            out.append(f"  declared by: {_shown(d.declared_by, display)}")
         out.append(f"  fingerprint: {d.fingerprint}")
         if d.trace:
             if d.kind == "finding":
@@ -77,7 +77,7 @@ def _shown(s: str, display: dict[str, str] | None) -> str:
     return s
 
 
-def difference_json(d: Difference) -> dict:
+def difference_json(d: Difference, display: dict[str, str] | None = None) -> dict:
     return {
         "kind": d.kind,
         "side": d.side,
@@ -86,7 +86,7 @@ def difference_json(d: Difference) -> dict:
         "summary": d.summary,
         "rules": list(d.rules),
         "fingerprint": d.fingerprint,
-        "declared_by": d.declared_by or None,
+        "declared_by": _shown(d.declared_by, display) or None,
         "other": d.other or None,
         "replay": d.replay or None,
         "trace": _trace_json(d.trace),
@@ -110,7 +110,7 @@ def as_json(res: DiffResult, display: dict[str, str] | None = None) -> str:
         "exit_code": res.exit_code(),
         "diagnostics": [{"code": d.code, "message": d.message, "file": _shown(d.span.file, display),
                          "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
-        "differences": [difference_json(d) for d in res.differences],
+        "differences": [difference_json(d, display) for d in res.differences],
         "incomplete": [_shown(w, display) for w in res.incomplete],
         "unused_notes": [_shown(n, display) for n in res.unused_notes],
         # an accepted-differences file for --accept: every behaviour difference of this run
