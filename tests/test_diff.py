@@ -290,3 +290,23 @@ def test_the_pre_commit_diff_hook_fails_on_an_undeclared_change_and_passes_a_dec
     assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 1
     spec.write_text(SMALL.replace("{guard}", "true") + 'changes [2] "any opponent"\n', encoding="utf-8")
     assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
+
+
+def test_notes_citing_every_edited_declaration_declare_what_the_edits_cause(tmp_path):
+    # the edit is in a `let` tagged [3]; the attack it enables cites rule 2 only
+    base = SMALL.replace('document { 1: "turns" 2: "attack" }', 'document { 1: "turns" 2: "attack" 3: "range" }')
+    base = base.replace("players 3\n", "players 3\nlet reach(a: player, q: player) [3] = q == next(a)\n")
+    old = tmp_path / "old.rw"
+    old.write_text(base.replace("{guard}", "reach(turn, q)"), encoding="utf-8")
+    edited = base.replace("[3] = q == next(a)", "[3] = true").replace("{guard}", "reach(turn, q)")
+    new = tmp_path / "new.rw"
+    new.write_text(edited, encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and "3" not in res.undeclared[0].rules
+    new.write_text(edited + 'changes [3] "any opponent is in reach"\n', encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and res.unused_notes == []
+    assert all("cite every declaration it edits" in d.declared_by for d in res.differences if d.behaviour)
+    # a second, undeclared edit: the note no longer covers every edit
+    new.write_text(edited.replace("hits < 2 do\n  turn", "hits < 3 do\n  turn") + 'changes [3] "reach"\n', encoding="utf-8")
+    assert diff(side(old), side(new)).exit_code() == 1

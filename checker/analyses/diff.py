@@ -31,9 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 
 from ..engine import Result, check as check_spec
+from ..frontend import syntax as sx
 from ..explicit.explore import Graph, describe_action, rules_of
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import z3backend
@@ -151,7 +152,7 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
         if why:
             res.incomplete.append(f"{label or 'the model'}: {why}")
     res.differences = _group(raw) + finding_differences(res.old_check, old[0], res.new_check, new[0])
-    _declare(res, g_new, accepted or {})
+    _declare(res, g_old, g_new, accepted or {})
     return res
 
 
@@ -409,8 +410,8 @@ def _play_difference(views, side: str, node: tuple, key: tuple, edges: list, oth
     else:
         instead = f"{other_name(side)} does not allow {action} there"
         diff, what = [], action
-    n = len(trace) - 1
-    summary = f"after {n - 1} step(s) both allow, {side.upper()} allows {what}; {instead}"
+    before = "; ".join(st.action for st in trace[1:-1])
+    summary = f"after setup{'; ' + before if before else ''}, {side.upper()} allows {what}; {instead}"
     identity = ("play", tuple(st.action for st in trace[1:]), tuple(k for k, _, _ in diff))
     return Difference("play", side, _model(v.g), summary, tuple(dict.fromkeys(rules)), identity, trace=trace,
                       other=instead, trace_obs=mine)
@@ -498,13 +499,28 @@ def _finding_difference(how, side, model, kind, rules, f_old, f_new, path, summa
 
 # ---------------------------------------------------------------- declared changes
 
-def _declare(res: DiffResult, g_new: dict[str, Graph], accepted: dict[str, str]) -> None:
+def _declare(res: DiffResult, g_old: dict[str, Graph], g_new: dict[str, Graph], accepted: dict[str, str]) -> None:
+    """Mark each difference declared by an accepted fingerprint or a `changes` note of its model.
+
+    A note declares a difference whose rules it cites. A difference need not cite the rule that
+    caused it (an edited `let` is read by a guard whose action cites other rules), so when the
+    notes of a model cite a rule of every declaration edited in that model, every difference of
+    the model is declared: all of its edits are. One undeclared edit keeps that from applying.
+    """
     notes: dict[str, tuple] = {}
+    covered: dict[str, bool] = {}
     every: list = []
+    old_models = {_rel(g.machine.inst.model.name, g.machine.inst.model.path): g.machine.inst.model for g in g_old.values()}
     for g in g_new.values():
         m = g.machine.inst.model
-        notes.setdefault(_rel(m.name, m.path), m.changes)
+        name = _rel(m.name, m.path)
+        if name in notes:
+            continue
+        notes[name] = m.changes
         every.extend(n for n in m.changes if n not in every)
+        cited = {t for n in m.changes for t in n.tags}
+        edits = edited_declarations(old_models[name], m) if name in old_models else []
+        covered[name] = bool(edits) and all(set(tags) & cited for tags in edits)
     used: set = set()
     for d in res.differences:
         if d.fingerprint in accepted:
@@ -516,8 +532,35 @@ def _declare(res: DiffResult, g_new: dict[str, Graph], accepted: dict[str, str])
                 d.declared_by = f"changes [{', '.join(n.tags)}] at {n.span}"
                 used.add(n)
                 break
+        else:
+            if covered.get(d.model):
+                d.declared_by = "the changes notes of this model, which cite every declaration it edits"
+                used.update(notes[d.model])
     res.unused_notes = [f"changes [{', '.join(n.tags)}] at {n.span} declares no difference"
                         for n in every if n not in used]
+
+
+def edited_declarations(old, new) -> list[tuple[str, ...]]:
+    """The rule tags (every tag inside) of each declaration of one model that only one version
+    has, compared without positions; `expect` and `changes` are not behaviour."""
+    def shapes(model) -> dict:
+        out: dict = {}
+        for d in model.decls:
+            if not isinstance(d, (sx.ExpectDecl, sx.ChangesDecl)):
+                out.setdefault(_shape(d), d)
+        return out
+    a, b = shapes(old), shapes(new)
+    edited = [b[k] for k in b if k not in a] + [a[k] for k in a if k not in b]
+    return [tuple(dict.fromkeys(t for n in sx.walk(d) for t in (getattr(n, "tags", ()) or ()))) for d in edited]
+
+
+def _shape(x):
+    """A syntax node as nested tuples, without its spans: equal for the same text anywhere."""
+    if is_dataclass(x) and not isinstance(x, sx.Span):
+        return (type(x).__name__,) + tuple(_shape(getattr(x, f.name)) for f in fields(x) if f.name != "span")
+    if isinstance(x, (list, tuple)):
+        return tuple(_shape(y) for y in x)
+    return x
 
 
 def load_accepted(path: str) -> dict[str, str]:
