@@ -32,7 +32,7 @@ from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
 from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
-from .outputs import report
+from .outputs import formats, report
 from .outputs.trace import to_itf
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
@@ -78,6 +78,18 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+")
     _include_root(v)
 
+    d = sub.add_parser("diff", help="compare the behaviour of two versions of a spec",
+                       description="Compare two versions of a spec, each a file or REV:path (a git revision's file), "
+                                   "and report per instance the plays, setups and outcomes one allows and the other "
+                                   "does not, and the findings added, fixed or changed.")
+    d.add_argument("old", help="the accepted version: a file or REV:path (for example main:spec/x.rw)")
+    d.add_argument("new", help="the edited version: a file or REV:path")
+    d.add_argument("--accept", metavar="FILE", action="append", default=[],
+                   help='a JSON file of accepted differences: {"accepted": [fingerprints]} (repeatable)')
+    d.add_argument("--output-format", choices=("text", "json"), default="text")
+    d.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of plays and counterexamples")
+    _limit_args(d, states=200_000, seconds=120.0)
+
     sub.add_parser("kinds", help="list the finding kinds")
     sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     return p
@@ -87,7 +99,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
 
 def _report_args(c: argparse.ArgumentParser) -> None:
     """How `check` reports: format, verbosity, which kinds, what fails the run, a baseline."""
-    names = ", ".join(report.FORMATS)
+    names = ", ".join(formats.FORMATS)
     c.add_argument("--output-format", type=_output_format, default="text", metavar="FORMAT",
                    help=f"one of: {names} (default text)")
     c.add_argument("--format", type=_output_format, dest="deprecated_format", metavar="FORMAT",
@@ -104,8 +116,8 @@ def _report_args(c: argparse.ArgumentParser) -> None:
 
 
 def _output_format(text: str) -> str:
-    if text not in report.FORMATS:
-        raise argparse.ArgumentTypeError(f"unknown output format {text!r}; one of: {', '.join(report.FORMATS)}")
+    if text not in formats.FORMATS:
+        raise argparse.ArgumentTypeError(f"unknown output format {text!r}; one of: {', '.join(formats.FORMATS)}")
     return text
 
 
@@ -304,6 +316,8 @@ def _run(args) -> int:
             return serve()
         if args.command == "baseline":
             return cmd_baseline(args)
+        if args.command == "diff":
+            return cmd_diff(args)
         if args.command == "kinds":
             for k, (sev, desc) in KINDS.items():
                 print(f"{k:22} {sev:8} {desc}")
@@ -334,11 +348,10 @@ def _run(args) -> int:
 
 def cmd_check(args) -> int:
     from . import engine
-    from .outputs import report
 
     res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
     fmt, options = _report_options(args, res)
-    _emit(report.FORMATS[fmt](res, options))
+    _emit(formats.FORMATS[fmt](res, options))
     if args.itf:
         write_itf(res, Path(args.itf))
     return res.exit_code()
@@ -453,3 +466,43 @@ def cmd_coverage(args) -> int:
     covs = cov.coverage(specs)
     print(cov.render(covs))
     return EXIT_FINDINGS if any(c.missing for c in covs) else EXIT_CLEAN
+
+
+def cmd_diff(args) -> int:
+    from contextlib import ExitStack
+
+    from .analyses.diff import diff, load_accepted
+    from .frontend.revision import RevisionError, materialize, split
+    from .outputs import diff_report
+
+    accepted: dict[str, str] = {}
+    try:
+        for f in args.accept:
+            accepted.update(load_accepted(f))
+    except ValueError as exc:
+        print(f"rulewright: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    display: dict[str, str] = {}
+    with ExitStack() as stack:
+        sides = []
+        for arg in (args.old, args.new):
+            rev = split(arg)
+            if rev is None:
+                if not Path(arg).is_file():
+                    print(f"rulewright: error: not a spec file: {arg} (name a spec file or REV:path)", file=sys.stderr)
+                    return EXIT_BAD_INPUT
+                sides.append((arg, None, arg))
+                continue
+            try:
+                m = materialize(*rev)
+            except RevisionError as exc:
+                print(f"rulewright: error: {arg}: {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            stack.callback(m.close)
+            display[m.path] = m.shown
+            display[m.prefix] = m.shown.rsplit("/", 1)[0] + "/" if "/" in m.shown else m.shown.split(":")[0] + ":"
+            sides.append((m.path, m.root, m.shown))
+        res = diff(sides[0], sides[1], _limits(args), replay=not args.no_replay, accepted=accepted)
+        render = diff_report.as_json if args.output_format == "json" else diff_report.text
+        sys.stdout.write(render(res, display))
+    return res.exit_code()

@@ -453,6 +453,9 @@ class ToIR(Transformer):
     def out_of_scope_decl(self, meta, children):
         return ir.OutOfScopeDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))
 
+    def changes_decl(self, meta, children):
+        return ir.ChangesDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))
+
     # --- expressions
     def dom_range(self, meta, c):
         return ir.RangeDomain(c[0], c[1], self.sp(meta))

@@ -742,6 +742,7 @@ class Resolver:
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
+            changes=tuple(of(sx.ChangesDecl)),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
 
     def check_expect(self, d: sx.ExpectDecl) -> None:

@@ -431,6 +431,15 @@ class OutOfScopeDecl:
 
 
 @dataclass(frozen=True)
+class ChangesDecl:
+    """`changes [ids] "why"`: this version changes the behaviour of these rules on purpose
+    (read by `rulewright diff`, ignored by `check`)."""
+    reason: str
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ReadingDecl:
     name: str
     title: str
@@ -442,7 +451,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ReadingDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl]
 
 
 @dataclass(frozen=True)

@@ -447,6 +447,7 @@ class Model:
     names_used: tuple[tuple[str, str, Span], ...]  # ("player" | "team", name, where): checked per instance
     across_used: tuple[Span, ...]  # across() needs an even number of players: checked per instance
     nbinders: int
+    changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
 
     @property
     def has_teams(self) -> bool:

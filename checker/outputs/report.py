@@ -2,7 +2,8 @@
 XML for CI test views. All are deterministic: no timings or absolute paths unless asked for
 (`stats=True`), findings in the engine's order.
 
-`FORMATS` maps each `--output-format` name to its renderer; a new format is one entry there.
+`FORMATS` maps the `--output-format` names rendered here to their renderers; `formats.py` adds
+the ones built on this module (HTML).
 
 The text report prints each finding nobody has reviewed in full (message, rules, source, trace);
 a reviewed one (accepted by an `expect` or a baseline entry) gets one line: kind, rules, where,

@@ -1,0 +1,312 @@
+"""`rulewright diff`: two versions of a spec compared by behaviour (docs/checks.md, "diff").
+
+The acceptance test re-creates the edits a mutation campaign of the bundled specs could not
+catch with generic checks (turn order, turn direction, starting player, the seat "directly
+across", attack range): each keeps the game running, and each must be reported as a change of
+behaviour, with a play replayed by the Z3 engine. The mutants are edits (old text -> new text)
+applied to a copy of the spec, so they follow the specs as they evolve.
+"""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checker.analyses.diff import diff
+from checker.cli import main
+from checker.limits import Limits
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+YUGIOH, RIFTBOUND = SPEC / "yugioh-tag-duel.rw", SPEC / "riftbound-2v2-magma-chamber.rw"
+MTG, WARHAMMER = SPEC / "mtg-multiplayer-draft-2004-fr.rw", SPEC / "warhammer-invasion-realm-wars.rw"
+FOW = SPEC / "force-of-will-floor-rules.rw"
+
+# (name, spec, old text, new text, the kind of difference: setup or play)
+MUTANTS = [
+    ("turn order 1A,1B,2A,2B instead of 1A,2A,1B,2B", YUGIOH,
+     "after(turn, One1, Two1, One2, Two2)", "after(turn, One1, One2, Two1, Two2)", "play"),
+    ("the wrong starting player", YUGIOH,
+     "var turn [TD10.1]: player = One1", "var turn [TD10.1]: player = Two1", "setup"),
+    pytest.param("turns pass counterclockwise instead of clockwise", RIFTBOUND,
+                 "seating alternate\n    let next_turn(p: player) = next(p)",
+                 "seating alternate\n    let next_turn(p: player) = right(p, 1)", "play", marks=pytest.mark.slow),
+    pytest.param("turn order A1,A2,B1,B2 instead of A1,B1,A2,B2", RIFTBOUND,
+                 "after(p, A1, B1, A2, B2)", "after(p, A1, A2, B1, B2)", "play", marks=pytest.mark.slow),
+    pytest.param("'directly across' off by one seat", RIFTBOUND,
+                 "player_at(3 - seat(p))", "player_at((4 - seat(p)) % 4)", "play", marks=pytest.mark.slow),
+    pytest.param("the wrong starting team", WARHAMMER,
+                 "var turn_team [Q2]: team = A", "var turn_team [Q2]: team = B", "setup", marks=pytest.mark.slow),
+    pytest.param("turns pass to the right instead of the left", MTG,
+                 "action pass_turn [101.5, 102.6] progress do\n  turn := next_in_game(turn);",
+                 "action pass_turn [101.5, 102.6] progress do\n  turn := prev_in_game(turn);", "play",
+                 marks=pytest.mark.slow),
+    pytest.param("attack range 2 instead of adjacent", MTG,
+                 "[608.6] = dist(a, q) == 1", "[608.6] = dist(a, q) <= 2", "play", marks=pytest.mark.slow),
+    pytest.param("attack the player two seats left instead of directly left", MTG,
+                 "[606.6, 604.1, 604.1a] = q == left(a, 1)", "[606.6, 604.1, 604.1a] = q == left(a, 1) or q == left(a, 2)",
+                 "play", marks=pytest.mark.slow),
+    pytest.param("'directly across' off by one seat (two-headed giant teams in a row)", MTG,
+                 "player_at(nplayers - 1 - seat(p))", "player_at((nplayers - seat(p)) % nplayers)", "play",
+                 marks=pytest.mark.slow),
+    pytest.param("the wrong starting player (609.3)", MTG,
+                 "turn in {A2, B2}", "turn in {A1, B1}", "setup", marks=pytest.mark.slow),
+    pytest.param("the open draft passes counterclockwise", FOW,
+                 "[A4.4.1.6, A4.4.1.9, A4.4.1.12] chooser := left(chooser, 1);",
+                 "[A4.4.1.6, A4.4.1.9, A4.4.1.12] chooser := right(chooser, 1);", "play", marks=pytest.mark.slow),
+]
+
+
+def mutate(tmp_path: Path, spec: Path, old: str, new: str) -> Path:
+    text = spec.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"the edit must apply exactly once to {spec.name}: {old!r}"
+    out = tmp_path / spec.name
+    out.write_text(text.replace(old, new), encoding="utf-8")
+    return out
+
+
+def side(path: Path, name: str = ""):
+    return (str(path), None, name or str(path))
+
+
+@pytest.mark.parametrize("name, spec, old, new, kind", MUTANTS)
+def test_each_missed_mutant_is_reported_with_a_replayed_play(tmp_path, name, spec, old, new, kind):
+    mutant = mutate(tmp_path, spec, old, new)
+    res = diff(side(spec), side(mutant))
+    assert res.exit_code() == 1, name
+    changes = [d for d in res.undeclared if d.kind == kind]
+    assert changes, f"{name}: no {kind} difference among {[d.summary for d in res.differences]}"
+    d = changes[0]
+    assert d.trace and d.replay == "confirmed", (name, d.replay)
+    assert d.old_trace is None or d.old_replay == "confirmed"
+    assert d.rules  # cited in the rules' vocabulary
+
+
+@pytest.mark.parametrize("spec", [YUGIOH, pytest.param(RIFTBOUND, marks=pytest.mark.slow),
+                                  pytest.param(WARHAMMER, marks=pytest.mark.slow)])
+def test_a_spec_against_itself_has_no_difference(spec):
+    res = diff(side(spec), side(spec))
+    assert res.differences == [] and res.incomplete == [] and res.exit_code() == 0
+
+
+def test_the_same_spec_under_another_name_and_with_moved_lines_has_no_difference(tmp_path):
+    copy = tmp_path / "renamed.rw"
+    copy.write_text("# a comment that moves every line\n\n" + YUGIOH.read_text(encoding="utf-8"), encoding="utf-8")
+    assert diff(side(YUGIOH), side(copy)).differences == []
+
+
+SMALL = """document { 1: "turns" 2: "attack" }
+players 3
+var turn [1]: player = P1
+var hits [2]: 0..2 = 0
+action attack(q: player) [2] progress when q != turn and hits < 2 and {guard} do
+  hits := hits + 1;
+end
+action pass [1] progress when hits < 2 do
+  turn := next(turn);
+end
+outcome done [2]: win player p when hits >= 2 and p == turn
+"""
+
+
+def small(tmp_path: Path, name: str, guard: str = "q == next(turn)", extra: str = "") -> Path:
+    p = tmp_path / name
+    p.write_text(SMALL.replace("{guard}", guard) + extra, encoding="utf-8")
+    return p
+
+
+def test_an_attack_that_became_legal_is_the_shortest_play_only_new_allows(tmp_path):
+    old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
+    res = diff(side(old), side(new))
+    plays = [d for d in res.differences if d.kind == "play"]
+    assert len(plays) == 1
+    d = plays[0]
+    assert d.side == "new" and [st.action for st in d.trace] == ["setup", "attack(q=P3)"]
+    assert "OLD does not allow attack(q=P3)" in d.summary and d.rules == ("2",)
+    assert d.replay == "confirmed"
+
+
+def test_a_changes_note_citing_the_rule_declares_the_change(tmp_path):
+    old = small(tmp_path, "old.rw")
+    new = small(tmp_path, "new.rw", "true", 'changes [2] "any opponent may be attacked now"\n')
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and res.differences
+    assert all(d.declared_by.startswith("changes [2]") for d in res.differences if d.behaviour)
+
+
+def test_a_changes_note_citing_another_rule_declares_nothing(tmp_path):
+    old = small(tmp_path, "old.rw")
+    new = small(tmp_path, "new.rw", "true", 'changes [1] "turns"\n')
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1
+    assert res.unused_notes and "declares no difference" in res.unused_notes[0]
+
+
+def test_an_accepted_differences_file_declares_exactly_its_fingerprints(tmp_path, capsys):
+    old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
+    assert main(["diff", str(old), str(new), "--output-format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    accept = tmp_path / "accepted.json"
+    accept.write_text(json.dumps(doc["accept"]), encoding="utf-8")
+    assert main(["diff", str(old), str(new), "--accept", str(accept)]) == 0
+    out = capsys.readouterr().out
+    assert "declared by: accepted in" in out and "result: the same behaviour" in out
+    other = small(tmp_path, "other.rw", "q != next(turn)")  # another change: not accepted
+    assert main(["diff", str(old), str(other), "--accept", str(accept)]) == 1
+
+
+def test_a_malformed_accepted_differences_file_is_bad_input(tmp_path, capsys):
+    old = small(tmp_path, "old.rw")
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2", encoding="utf-8")
+    assert main(["diff", str(old), str(old), "--accept", str(bad)]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+
+
+def test_an_outcome_reachable_in_one_version_only_is_reported(tmp_path):
+    old = small(tmp_path, "old.rw")
+    new = tmp_path / "new.rw"
+    new.write_text(old.read_text().replace("p == turn", "p == P1"), encoding="utf-8")
+    res = diff(side(old), side(new))
+    outcomes = {(d.side, d.summary) for d in res.differences if d.kind == "outcome"}
+    assert ("old", "only OLD can end with: P2 wins") in outcomes
+    assert all(d.replay == "confirmed" for d in res.differences if d.kind == "outcome")
+
+
+def test_findings_added_and_fixed_are_listed_but_do_not_fail_the_diff_by_themselves(tmp_path):
+    old = small(tmp_path, "old.rw")
+    new = small(tmp_path, "new.rw", extra="invariant few [2]: hits < 2\n")
+    res = diff(side(old), side(new))
+    kinds = [(d.kind, d.side, d.summary.split(":")[0]) for d in res.differences]
+    assert kinds == [("finding", "new", "invariant added")]
+    assert res.exit_code() == 0
+
+
+def test_an_instance_only_one_version_has_is_a_difference(tmp_path):
+    old = small(tmp_path, "old.rw")
+    new = tmp_path / "new.rw"
+    new.write_text(old.read_text().replace("players 3", "param N in 3..4\nplayers N"), encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert {(d.kind, d.side) for d in res.differences} >= {("instance", "old"), ("instance", "new")}
+    assert res.exit_code() == 1
+
+
+def test_a_limit_hit_without_a_difference_is_incomplete(tmp_path):
+    old = small(tmp_path, "old.rw")
+    res = diff(side(old), side(old), Limits(max_states=3))
+    assert res.differences == [] and res.incomplete and res.exit_code() == 3
+
+
+def test_a_limit_hit_with_a_difference_still_reports_it(tmp_path):
+    old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
+    res = diff(side(old), side(new), Limits(max_states=4))
+    assert res.incomplete and res.exit_code() == 1
+
+
+def test_the_output_is_deterministic(tmp_path, capsys):
+    old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
+    outs = []
+    for _ in range(2):
+        main(["diff", str(old), str(new)])
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "CHANGED play" in outs[0]
+
+
+def test_a_bad_spec_on_either_side_is_bad_input(tmp_path, capsys):
+    old = small(tmp_path, "old.rw")
+    bad = tmp_path / "bad.rw"
+    bad.write_text("players 2\naction a when nope do end\n", encoding="utf-8")
+    assert main(["diff", str(old), str(bad)]) == 2
+    assert "`nope` is not defined" in capsys.readouterr().out
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_git_revision_is_read_with_its_own_includes_only(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "rules").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    spec = repo / "rules" / "game.rw"
+    spec.write_text(SMALL.replace("{guard}", "q == next(turn)").replace("players 3", 'include "size.rwi"'),
+                    encoding="utf-8")
+    (repo / "rules" / "size.rwi").write_text("players 3\n", encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    # the working tree changes the included file: the revision must still read its own copy
+    (repo / "rules" / "size.rwi").write_text("players 4\n", encoding="utf-8")
+    monkeypatch.chdir(repo)
+    assert main(["diff", "HEAD:rules/game.rw", "HEAD:rules/game.rw"]) == 0
+    capsys.readouterr()
+    assert main(["diff", "HEAD:rules/game.rw", "rules/game.rw"]) == 1
+    out = capsys.readouterr().out
+    assert "diff HEAD:rules/game.rw -> rules/game.rw" in out and "only OLD has the instance" not in out
+    assert "rulewright-rev-" not in out  # the temporary copy is never shown
+    assert main(["diff", "HEAD:rules/nothing.rw", "rules/game.rw"]) == 2
+    assert "not a file in that revision" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_revision_cannot_include_a_file_outside_its_folder(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "rules").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    (repo / "secret.rwi").write_text("players 3\n", encoding="utf-8")
+    (repo / "rules" / "game.rw").write_text('include "../secret.rwi"\nvar x: 0..1 = 0\n', encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    monkeypatch.chdir(repo)
+    assert main(["diff", "HEAD:rules/game.rw", "HEAD:rules/game.rw"]) == 2
+    assert "../secret.rwi" in capsys.readouterr().out
+
+
+def _hook_entry(hook_id: str) -> str:
+    text = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    block = text.split(f"\n- id: {hook_id}\n", 1)[1].split("\n- id: ", 1)[0]
+    entry = block.split("entry: ", 1)[1].split("\n", 1)[0]
+    return entry
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("sh") is None, reason="git and sh are needed")
+def test_the_pre_commit_diff_hook_fails_on_an_undeclared_change_and_passes_a_declared_one(tmp_path):
+    import shlex
+    import sys
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    spec = repo / "game.rw"
+    spec.write_text(SMALL.replace("{guard}", "q == next(turn)"), encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    bin_dir = Path(sys.executable).parent  # where the installed `rulewright` script is
+    env = {**__import__("os").environ, "PATH": f"{bin_dir}:{__import__('os').environ.get('PATH', '')}"}
+    hook = shlex.split(_hook_entry("rulewright-diff")) + ["game.rw", "new.rw"]
+    (repo / "new.rw").write_text("players 2\n", encoding="utf-8")  # new in this commit: nothing to compare
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
+    spec.write_text(SMALL.replace("{guard}", "true"), encoding="utf-8")
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 1
+    spec.write_text(SMALL.replace("{guard}", "true") + 'changes [2] "any opponent"\n', encoding="utf-8")
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
+
+
+def test_notes_citing_every_edited_declaration_declare_what_the_edits_cause(tmp_path):
+    # the edit is in a `let` tagged [3]; the attack it enables cites rule 2 only
+    base = SMALL.replace('document { 1: "turns" 2: "attack" }', 'document { 1: "turns" 2: "attack" 3: "range" }')
+    base = base.replace("players 3\n", "players 3\nlet reach(a: player, q: player) [3] = q == next(a)\n")
+    old = tmp_path / "old.rw"
+    old.write_text(base.replace("{guard}", "reach(turn, q)"), encoding="utf-8")
+    edited = base.replace("[3] = q == next(a)", "[3] = true").replace("{guard}", "reach(turn, q)")
+    new = tmp_path / "new.rw"
+    new.write_text(edited, encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and "3" not in res.undeclared[0].rules
+    new.write_text(edited + 'changes [3] "any opponent is in reach"\n', encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and res.unused_notes == []
+    assert all("cite every declaration it edits" in d.declared_by for d in res.differences if d.behaviour)
+    # a second, undeclared edit: the note no longer covers every edit
+    new.write_text(edited.replace("hits < 2 do\n  turn", "hits < 3 do\n  turn") + 'changes [3] "reach"\n', encoding="utf-8")
+    assert diff(side(old), side(new)).exit_code() == 1
