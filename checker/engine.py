@@ -200,10 +200,10 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
         # earlier instance's, so their replays are not needed (and not reported either way)
         skip = frozenset(_key(f) for j, o in outcomes.items() if chosen[j][0] is plan and j < k for f in o.findings)
         return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
-                    replace(limits, max_seconds=share.seconds, max_memory=share.memory), share.why, replay, skip)
+                    replace(limits, max_seconds=share.seconds, max_memory=share.memory), share.why, replay, skip, k)
 
-    def run_here(k: int, task: Task) -> Outcome:
-        return check_instance(chosen[k][2], task, graphs)
+    def run_here(task: Task) -> Outcome:
+        return check_instance(chosen[task.position][2], task, graphs)
 
     def done(k: int, outcome: Outcome) -> None:
         outcomes[k] = outcome
@@ -234,10 +234,10 @@ def _nothing_selected(plans: list[Plan], select: Selection) -> Diagnostic:
         for (fmt, reading), params in models.items():
             name = (fmt + (f"/{reading}" if reading else "")) if fmt else (f"/{reading}" if reading else "(no format)")
             shown = "; ".join(f"{k} = {', '.join(map(str, sorted(v)))}" for k, v in params.items())
-            lines.append(f"{plan.spec.path}: {name}" + (f" ({shown})" if shown else ""))
+            lines.append((f"{plan.spec.path}: " if len(plans) > 1 else "") + name + (f" ({shown})" if shown else ""))
     asked = [f"--only {o}" for o in select.only] + [f"--param {n}={','.join(map(str, v))}" for n, v in select.params]
     return Diagnostic("E002", f"no instance matches {' '.join(asked)}", ir.Span(plans[0].spec.path if plans else "", 0, 0, 0, 0),
-                      "available: " + ("\n  " + "\n  ".join(lines) if lines else "no instances"))
+                      "there are " + ("; ".join(lines) if lines else "no instances"))
 
 
 def _key(f: Finding) -> tuple:
@@ -310,6 +310,7 @@ class Task:
     why: str  # what hitting the time limit says
     replay: bool
     skip: frozenset = frozenset()  # finding keys whose replay is not needed
+    position: int = 0  # in the run
 
 
 @dataclass
@@ -320,6 +321,7 @@ class Outcome:
     incomplete: list[str] = field(default_factory=list)
     replay_notes: dict[int, str] = field(default_factory=dict)  # finding index -> why not replayed
     interrupted: bool = False  # stopped by Ctrl-C during its replays (only in this process)
+    short_of_time: bool = False  # incomplete because its share of the run's time ran out
 
 
 def spec_digest(spec: ir.SpecFile) -> str:
@@ -384,6 +386,9 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
             o.replay_notes[j] = notes.incomplete[0]
     for f in found:
         f.context = {}  # what the replay needed: big, and not part of any report
+    lines = o.incomplete + list(o.replay_notes.values())
+    o.short_of_time = (bool(lines) and task.why.startswith("its share")
+                       and not any(w in line for line in lines for w in ("memory", "state limit", "initial states)")))
     return o
 
 

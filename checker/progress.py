@@ -33,6 +33,7 @@ class Progress:
         self.lock = threading.Lock()
         self.total = self.done = self.states = 0
         self.running: dict[int, tuple[str, float]] = {}  # instance -> (label, start)
+        self.finished_states: dict[int, int] = {}
         self.start = time.perf_counter()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -51,9 +52,13 @@ class Progress:
     def finished(self, k: int, outcome) -> None:
         with self.lock:
             self.running.pop(k, None)
-            self.done += 1
+            if k not in self.finished_states:  # a second try replaces the first
+                self.done += 1
             if outcome is not None and outcome.instance is not None:
-                self.states += outcome.instance.states
+                self.states += outcome.instance.states - self.finished_states.get(k, 0)
+                self.finished_states[k] = outcome.instance.states
+            else:
+                self.finished_states.setdefault(k, 0)
         self.draw()
 
     def end(self) -> None:
@@ -63,7 +68,9 @@ class Progress:
         with self.lock:
             self._write("\r" + " " * self._width + "\r")
 
-    def line(self, now: float | None = None) -> str:
+    def line(self, now: float | None = None, columns: int = 100) -> str:
+        """The line, at most columns - 1 wide: a long label loses its beginning (its end, the
+        format, reading and parameters, tells instances apart)."""
         now = time.perf_counter() if now is None else now
         elapsed = now - self.start
         rate = self.states / elapsed if elapsed > 0 else 0.0
@@ -72,9 +79,12 @@ class Progress:
                 f"{rate:,.0f} states/s  {m}:{s:02d}")
         if self.running:
             label, began = min(self.running.values(), key=lambda r: r[1])
-            more = f" +{len(self.running) - 1}" if len(self.running) > 1 else ""
-            text += f"  {label} ({now - began:.1f}s){more}"
-        return text
+            more = f" ({now - began:.1f}s)" + (f" +{len(self.running) - 1}" if len(self.running) > 1 else "")
+            room = columns - 1 - len(text) - 2 - len(more)
+            if len(label) > room:
+                label = "..." + label[-max(0, room - 3):] if room > 3 else ""
+            text += f"  {label}{more}"
+        return text[:columns - 1]
 
     def draw(self) -> None:
         with self.lock:
@@ -82,7 +92,7 @@ class Progress:
                 columns = os.get_terminal_size(self.stream.fileno()).columns
             except (OSError, AttributeError, ValueError):
                 columns = 100
-            text = self.line()[:max(20, columns - 1)]
+            text = self.line(columns=max(40, columns))
             pad = max(0, self._width - len(text))
             self._width = len(text)
             self._write("\r" + text + " " * pad)

@@ -39,13 +39,19 @@ class WorkerLost(Exception):
 class Cluster:
     """The pool interface of checker.runner over a Dask client."""
 
-    def __init__(self, address: str, timeout: float = 20.0):
+    def __init__(self, address: str, timeout: float = 10.0):
         try:
             import distributed
         except ImportError:
             raise ClusterError("--cluster needs Dask's distributed scheduler, which is not installed: "
                                "pip install 'rulewright[cluster]'") from None
         self._distributed = distributed
+        try:  # a malformed address is refused before a Client exists (a failed one complains at exit)
+            from distributed.comm.addressing import parse_address
+            from distributed.comm.registry import get_backend
+            get_backend(parse_address(address)[0])
+        except (ValueError, TypeError) as exc:
+            raise ClusterError(f"not a Dask scheduler address: {address} ({exc})") from None
         try:
             self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -53,14 +59,16 @@ class Cluster:
         self.slots = max(1, sum(self.client.nthreads().values()))
         self.lost = (WorkerLost, distributed.KilledWorker)
         self._futures: list = []
+        self._completed = distributed.as_completed(loop=self.client.loop)
 
     def submit(self, fn, task):
         fut = self.client.submit(_call_in_child, fn, task, pure=False)
         self._futures.append(fut)
+        self._completed.add(fut)
         return fut
 
     def wait_first(self, futures):
-        return self._distributed.wait(futures, return_when="FIRST_COMPLETED").done
+        return {next(self._completed)}
 
     @staticmethod
     def finished_ok(fut) -> bool:

@@ -74,10 +74,10 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
         missed: Callable, limits: Limits, jobs: int = 1, cluster: str | None = None, progress=None) -> None:
     """Check instances 0..len(labels)-1: `make_task(k, share)` builds instance k's task when it
     starts, `run_here(k, task)` checks it in this process, `run_task(task)` (a module-level
-    function, sent by reference) in a worker; `done(k, outcome)` receives each result,
-    `missed(k, why)` each instance not checked (the run's time ran out before it started, or
-    its worker process died). KeyboardInterrupt goes
-    on up after the results already back were handed to `done`."""
+    function, sent by reference) in a worker; `done(k, outcome)` receives each result (a
+    second one replaces the first, see `_schedule`), `missed(k, why)` each instance not checked
+    (the run's time ran out before it started, or its worker process died). KeyboardInterrupt
+    goes on up after the results already back were handed to `done`."""
     n = len(labels)
     if progress is not None:
         progress.begin(n)
@@ -85,80 +85,118 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
         if cluster:
             from . import remote
             with remote.Cluster(cluster) as pool:
-                _run_pool(pool, labels, make_task, run_task, done, missed, limits, limits.max_memory, progress)
+                _schedule(pool, labels, make_task, done, missed, Shares(limits, pool.slots, limits.max_memory), progress)
         elif min(jobs, n) <= 1:
-            _run_here(labels, make_task, run_here, done, missed, limits, progress)
+            pool = _InProcess(run_here)
+            _schedule(pool, labels, make_task, done, missed, Shares(limits, 1, limits.max_memory), progress)
         else:
             workers = min(jobs, n)
-            with _LocalPool(workers) as pool:
+            with _LocalPool(workers, run_task) as pool:
                 # every worker holds its own instance: the run's memory is shared among them
-                _run_pool(pool, labels, make_task, run_task, done, missed, limits,
-                          limits.max_memory / workers, progress)
+                _schedule(pool, labels, make_task, done, missed, Shares(limits, workers, limits.max_memory / workers),
+                          progress)
     finally:
         if progress is not None:
             progress.end()
 
 
-def _run_here(labels, make_task, run_here, done, missed, limits, progress) -> None:
-    shares = Shares(limits, 1, limits.max_memory)
-    for k in range(len(labels)):
-        share = shares.next(len(labels) - k)
-        if share is None:
-            for j in range(k, len(labels)):
-                missed(j, _too_late(limits))
-            return
-        if progress is not None:
-            progress.started(k, labels[k])
-        outcome = run_here(k, make_task(k, share))
-        done(k, outcome)
-        if progress is not None:
-            progress.finished(k, outcome)
-        if outcome.interrupted:
-            raise KeyboardInterrupt
+RETRY_GAIN = 2.0  # a second try must have at least this many times the first one's time
 
 
-def _too_late(limits: Limits) -> str:
-    return f"not checked: the run's time limit of {limits.max_seconds:g}s was spent before it could start"
+def _schedule(pool, labels, make_task, done, missed, shares: Shares, progress) -> None:
+    """Every instance once with its fair share; then, with the time the run has left, a second
+    try for those whose share ran out (outcome.short_of_time) if that gives each at least
+    RETRY_GAIN times its first share. The first round guarantees every instance its fair
+    share; the second keeps a run that fits in its limit from reporting an instance incomplete
+    only because it started early, before the others had shown how little they need."""
+    first: dict[int, float] = {}
+    retry = _round(pool, labels, range(len(labels)), make_task, done, missed, shares, progress, first)
+    share = shares.next(len(retry)) if retry else None
+    if share is not None:
+        again = [k for k in retry if RETRY_GAIN * first[k] <= share.seconds]
+        if again:
+            _round(pool, labels, again, make_task, done, None, shares, progress, first)
 
 
-def _run_pool(pool, labels, make_task, run_task, done, missed, limits, memory, progress) -> None:
-    shares = Shares(limits, pool.slots, memory)
-    waiting = deque(range(len(labels)))
+def _round(pool, labels, order, make_task, done, missed, shares: Shares, progress, first: dict) -> list[int]:
+    """Check the instances of `order`, as many at a time as the pool has slots; the ones whose
+    share of the time ran out, to try again."""
+    waiting = deque(order)
     running: dict = {}  # future -> instance
+    retry = []
     try:
         while waiting or running:
             while waiting and len(running) < pool.slots:
                 share = shares.next(len(waiting), len(running))
                 if share is None:
-                    for k in waiting:
-                        missed(k, _too_late(limits))
+                    if missed is not None:
+                        for k in waiting:
+                            missed(k, _too_late(shares.total))
                     waiting.clear()
                     break
                 k = waiting.popleft()
-                running[pool.submit(run_task, make_task(k, share))] = k
+                first.setdefault(k, share.seconds)
                 if progress is not None:
                     progress.started(k, labels[k])
+                running[pool.submit(make_task(k, share))] = k
             if not running:
                 break
-            finished = pool.wait_first(list(running))
-            for fut in sorted(finished, key=running.get):
+            for fut in sorted(pool.wait_first(list(running)), key=running.get):
                 k = running.pop(fut)
                 try:
                     outcome = fut.result()
                 except pool.lost as exc:  # the worker process died (killed, out of memory...)
-                    missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
+                    if missed is not None:  # (on a second try, the first one's outcome stands)
+                        missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
                     pool.recover()
                     outcome = None
                 if outcome is not None:
                     done(k, outcome)
+                    if outcome.short_of_time:
+                        retry.append(k)
                 if progress is not None:
                     progress.finished(k, outcome)
+                if outcome is not None and outcome.interrupted:
+                    raise KeyboardInterrupt
     except KeyboardInterrupt:
         for fut, k in sorted(running.items(), key=lambda item: item[1]):  # back already: keep them
             if pool.finished_ok(fut):
                 done(k, fut.result())
         pool.abandon()
         raise
+    return sorted(retry)
+
+
+def _too_late(seconds: float) -> str:
+    return f"not checked: the run's time limit of {seconds:g}s was spent before it could start"
+
+
+class _InProcess:
+    """The pool interface, checking each instance right here when it is submitted."""
+    slots = 1
+    lost = ()
+
+    def __init__(self, run_here: Callable):
+        self.run_here = run_here
+
+    def submit(self, task):
+        fut = cf.Future()
+        fut.set_result(self.run_here(task))
+        return fut
+
+    @staticmethod
+    def wait_first(futures):
+        return set(futures)
+
+    @staticmethod
+    def finished_ok(fut) -> bool:
+        return True
+
+    def recover(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
 
 
 class _LocalPool:
@@ -166,8 +204,9 @@ class _LocalPool:
 
     lost = (BrokenProcessPool,)
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, run_task: Callable):
         self.slots = workers
+        self.run_task = run_task
         self._executor = self._new()
         self._abandoned = False
 
@@ -178,8 +217,8 @@ class _LocalPool:
             ctx.set_forkserver_preload(["checker.engine"])
         return cf.ProcessPoolExecutor(self.slots, mp_context=ctx, initializer=_worker_init)
 
-    def submit(self, fn, task):
-        return self._executor.submit(fn, task)
+    def submit(self, task):
+        return self._executor.submit(self.run_task, task)
 
     def wait_first(self, futures):
         return cf.wait(futures, return_when=cf.FIRST_COMPLETED).done
