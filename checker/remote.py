@@ -39,13 +39,14 @@ class WorkerLost(Exception):
 class Cluster:
     """The pool interface of checker.runner over a Dask client."""
 
-    def __init__(self, address: str, timeout: float = 10.0):
+    def __init__(self, address: str, run_task, timeout: float = 10.0):
         try:
             import distributed
         except ImportError:
             raise ClusterError("--cluster needs Dask's distributed scheduler, which is not installed: "
                                "pip install 'rulewright[cluster]'") from None
         self._distributed = distributed
+        self.run_task = run_task
         try:  # a malformed address is refused before a Client exists (a failed one complains at exit)
             from distributed.comm.addressing import parse_address
             from distributed.comm.registry import get_backend
@@ -61,8 +62,8 @@ class Cluster:
         self._futures: list = []
         self._completed = distributed.as_completed(loop=self.client.loop)
 
-    def submit(self, fn, task):
-        fut = self.client.submit(_call_in_child, fn, task, pure=False)
+    def submit(self, task):
+        fut = self.client.submit(_call_in_child, self.run_task, task, pure=False)
         self._futures.append(fut)
         self._completed.add(fut)
         return fut

@@ -84,7 +84,7 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
     try:
         if cluster:
             from . import remote
-            with remote.Cluster(cluster) as pool:
+            with remote.Cluster(cluster, run_task) as pool:
                 _schedule(pool, labels, make_task, done, missed, Shares(limits, pool.slots, limits.max_memory), progress)
         elif min(jobs, n) <= 1:
             pool = _InProcess(run_here)

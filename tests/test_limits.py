@@ -278,13 +278,13 @@ def test_the_watchdog_does_nothing_outside_the_main_thread():
 
 # ---------------------------------------------------------------- interrupted runs lose nothing finished
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-def test_an_interrupted_run_prints_the_findings_of_the_instances_it_finished(tmp_path, sig):
+@pytest.mark.parametrize("sig,jobs", [("SIGINT", "2"), ("SIGTERM", "2"), ("SIGINT", "1")])
+def test_an_interrupted_run_prints_the_findings_of_the_instances_it_finished(tmp_path, sig, jobs):
     import signal
     # N=3 is checked in a moment and breaks the invariant; N=200 would take minutes
     text = MELEE.replace("players {n}", "param N in {{3, 200}}\nplayers N").format() + "invariant untouched: life[P1] == 2\n"
     path = spec(tmp_path, text)
-    proc = subprocess.Popen([sys.executable, "-m", "checker", "check", path], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "checker", "check", path, "--jobs", jobs], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(4)  # start-up and N=3 take about one second
