@@ -196,9 +196,11 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
 
     def make_task(k: int, share) -> Task:
         plan, index, inst = chosen[k]
-        # signatures earlier instances of the file found: those findings are grouped under the
-        # earlier instance's, so their replays are not needed (and not reported either way)
-        skip = frozenset(_key(f) for j, o in outcomes.items() if chosen[j][0] is plan and j < k for f in o.findings)
+        # findings earlier instances of the file made (and keep: a second try may replace an
+        # outcome cut short) are grouped under the earlier one's, so replaying them here is
+        # not needed: it would not be reported either way
+        skip = frozenset(_key(f) for j, o in outcomes.items()
+                         if j < k and chosen[j][0] is plan and not o.short_of_time for f in o.findings)
         return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
                     replace(limits, max_seconds=share.seconds, max_memory=share.memory), share.why, replay, skip, k)
 
