@@ -28,6 +28,7 @@ from .analyses.findings import KINDS
 from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs.trace import to_itf
 from .remote import ClusterError
+from .runner import PoolError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
 
@@ -186,7 +187,7 @@ def _run(args) -> int:
     except SpecError as exc:
         print(render_all(exc.diagnostics), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ClusterError as exc:
+    except (ClusterError, PoolError) as exc:
         print(f"rulewright: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

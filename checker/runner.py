@@ -31,6 +31,11 @@ from typing import Callable
 from .limits import Limits
 
 
+class PoolError(Exception):
+    """Worker processes cannot be started here (a process limit, a main module that cannot be
+    imported again); `--jobs 1` checks in this process."""
+
+
 
 @dataclass(frozen=True)
 class Share:
@@ -218,7 +223,18 @@ class _LocalPool:
         return cf.ProcessPoolExecutor(self.slots, mp_context=ctx, initializer=_worker_init)
 
     def submit(self, task):
-        return self._executor.submit(self.run_task, task)
+        for attempt in (1, 2):  # a worker that died since the last result broke the pool: one new pool
+            try:
+                return self._executor.submit(self.run_task, task)
+            except BrokenProcessPool as exc:
+                problem = exc
+                self.recover()
+            except (OSError, EOFError) as exc:
+                problem = exc
+                break
+        self.abandon()
+        raise PoolError(f"cannot start worker processes ({problem.__class__.__name__}: {problem}); "
+                        "--jobs 1 checks in this process")
 
     def wait_first(self, futures):
         return cf.wait(futures, return_when=cf.FIRST_COMPLETED).done

@@ -215,3 +215,31 @@ def test_the_progress_line_counts_instances_and_states_and_names_the_running_one
     assert "rulewright: 0/2 instances  0 states" in drawn and "| N=2 (" in drawn
     assert "rulewright: 2/2 instances  4 states" in drawn
     assert drawn.endswith("\r")  # erased at the end: the report starts on a clean line
+
+
+def test_worker_processes_that_cannot_start_are_a_clear_error(monkeypatch, capsys):
+    def no_processes(self, *args, **kwargs):
+        raise OSError("fork: Resource temporarily unavailable")
+    monkeypatch.setattr(runner.cf.ProcessPoolExecutor, "submit", no_processes)
+    assert main(["check", "tests/fixtures/readings-differ", "--jobs", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "rulewright: error: cannot start worker processes (OSError: fork: Resource" in err and "--jobs 1 checks in this process" in err
+
+
+# ---------------------------------------------------------------- limits hold in workers
+
+def test_the_watchdog_and_time_limit_hold_in_worker_processes(tmp_path, capsys):
+    # three quantifiers nested over a thousand players: only the watchdog (a timer signal in the
+    # worker's main thread) can stop the invariant; each worker keeps the deadlock found before
+    path = tmp_path / "w.rw"
+    path.write_text("param N in {999, 1000}\nplayers N\nvar x: 0..3 = 0\ninvariant i: forall p in players: "
+                    "forall q in players: forall r in players: p == q or q != r or true\n"
+                    "action a when x < 3 do x := x + 1; end\n")
+    import time
+    start = time.perf_counter()
+    code = main(["check", str(path), "--max-seconds", "2", "--jobs", "2"])
+    took = time.perf_counter() - start
+    out = capsys.readouterr().out
+    assert code == 1 and "error[deadlock]" in out and "N=999; N=1000" in out
+    assert out.count("the checks stopped (") == 2, out
+    assert took < 6, took
