@@ -219,7 +219,9 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
                            "the findings of the others are missing")
     res.checked = len(outcomes)
     for plan in plans:
-        _merge_file(plan, [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan], outcomes, missed, res)
+        mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
+        if mine or not select:  # a file --only or --param left out entirely is not reported on
+            _merge_file(plan, mine, outcomes, missed, res)
     res.findings.sort(key=_order)
     return res
 

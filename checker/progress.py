@@ -91,7 +91,8 @@ class Progress:
             try:
                 columns = os.get_terminal_size(self.stream.fileno()).columns
             except (OSError, AttributeError, ValueError):
-                columns = 100
+                columns = 0
+            columns = columns or 100  # a terminal that does not say (a bare pty) says 0
             text = self.line(columns=max(40, columns))
             pad = max(0, self._width - len(text))
             self._width = len(text)
