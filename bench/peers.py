@@ -4,6 +4,7 @@ turn-marker ring of the 2004 MTG multiplayer draft (607.7a-c), at growing n.
     python bench/peers.py                                  # small n, 3 runs, SPIN if installed
     python bench/peers.py --departures 12,13 --fixed 35,43 --runs 3
     python bench/peers.py --skip-spec --no-spin --fixed 27 --departures ""
+    python bench/peers.py --departures 10 --fixed 16 --check   # and `rulewright check --param N=10 ...`
 
 The model's three forms are in bench/peers/ (copied from the project's shared peers folder):
 `markers.rw` (rulewright), `markers_bfs.py` (a breadth-first search over bitmask tuples) and
@@ -35,9 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = Path(__file__).resolve().parent / "peers"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
-def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600) -> tuple[str, float, float]:
+def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600, ok=(0,)) -> tuple[str, float, float]:
     """Run cmd as a direct child and read its peak memory from wait4 (Linux: KiB)."""
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -55,7 +57,7 @@ def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600) -> t
         out.seek(0)
         err.seek(0)
         text, problem = out.read(), err.read()
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {problem.strip()[-500:]}")
     peak = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
     return text, wall, peak
@@ -152,15 +154,6 @@ def check_counts(model: str, n: int, ours: dict, peer: dict, spin_row: dict | No
     return out
 
 
-def time_check_spec(runs: int, extra: list[str]) -> list[float]:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "checker", "check", "spec/", *extra], cwd=ROOT, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    return times
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--departures", default="8,10", help="ring sizes with departures (comma-separated)")
@@ -169,6 +162,9 @@ def main() -> None:
     ap.add_argument("--max-seconds", type=float, default=600.0, help="rulewright's time limit per exploration")
     ap.add_argument("--no-spin", action="store_true")
     ap.add_argument("--skip-spec", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="also time `rulewright check markers.rw --param N=n --param DEPARTURES=d` end to end "
+                         "(front end, exploration, every check, the Z3 replays) for n in the spec's 8..16")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -195,12 +191,22 @@ def main() -> None:
             for tool, got in rows.items():
                 if got:
                     print(show(model, n, tool, median_row(got), ours), flush=True)
+            if args.check and 8 <= n <= 16:
+                ends = [_peak_of([sys.executable, "-m", "checker", "check", str(PEERS / "markers.rw"), "--jobs", "1",
+                                  "--param", f"N={n}", "--param", f"DEPARTURES={int(departures)}",
+                                  "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
+                                 ok=(0, 1, 3)) for _ in range(args.runs)]
+                print(f"{model:11} {n:>3} {'check':11} end to end: median {statistics.median(w for _, w, _ in ends):.2f}s, "
+                      f"peak {statistics.median(m for _, _, m in ends):.0f} MiB", flush=True)
             found = check_counts(model, n, ours, median_row(rows["plain BFS"]),
                                  median_row(rows["SPIN"]) if rows["SPIN"] else None)
             for line in found:
                 print(line, flush=True)
             problems.extend(found)
     if not args.skip_spec and (ROOT / "spec").exists():
+        # imported only now: on Linux a child's peak memory includes what this process held
+        # when it forked, so nothing big may be loaded here before the measurements
+        from run import time_check_spec
         for name, extra in (("--jobs 1", ["--jobs", "1"]), ("default jobs", [])):
             times = time_check_spec(args.runs, extra)
             print(f"rulewright check spec/ ({name}): median {statistics.median(times):.2f}s over {args.runs} runs "
