@@ -243,3 +243,17 @@ def test_the_watchdog_and_time_limit_hold_in_worker_processes(tmp_path, capsys):
     assert code == 1 and "error[deadlock]" in out and "N=999; N=1000" in out
     assert out.count("the checks stopped (") == 2, out
     assert took < 6, took
+
+
+def _wrong_left_in_worker(task):
+    from checker.symbolic import z3backend  # a deliberately wrong symbolic `left`, in the worker only
+    z3backend.Encoder.b_left = lambda self, e, a, st: (a[0] + a[1] + 1) % self.n
+    return engine.run_task(task)
+
+
+def test_engines_that_disagree_in_a_worker_still_stop_the_run_with_exit_4(monkeypatch):
+    monkeypatch.setattr(engine, "run_task", _wrong_left_in_worker)
+    res = engine.check(["tests/fixtures/never-active/play-defect.rw", "tests/specs/ring_clean.rw"], jobs=2)
+    assert len(res.instances) == 2
+    assert res.disagreements and not any(f.kind == "never-active" for f in res.findings)
+    assert res.exit_code() == 4
