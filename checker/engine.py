@@ -8,12 +8,17 @@ so with its own exit code. Findings that recur across parameter values are group
 smallest instance's trace is kept); `expect` declarations mark reviewed findings; readings of
 one format are compared.
 
-Limits (checker.limits) apply per instance to all of its work: the contradiction check,
-exploration (which stops at EXPLORE_SHARE of the time, so the checks can look at what it
-reached), the checks; the replays of a file's findings get the time its instances left over,
-so a run never takes longer than its instances times the time limit. A limit hit, or memory
-running out, makes the instance incomplete and keeps what it reached. An interrupt (Ctrl-C, or
-SIGTERM through the CLI) keeps the findings of the instances already checked.
+Each instance is checked by itself (`check_instance`, in this process or in a worker that
+rebuilds it from its `Task`, see checker.runner) and comes back as an `Outcome`; the outcomes
+are merged per file in instance order (`_merge_file`), so grouping, expectations and the
+comparison of readings see the same input whatever the number of workers.
+
+Limits (checker.limits) apply per instance to all of its work, with its share of the run's
+time: the contradiction check, exploration (which stops at EXPLORE_SHARE of the time, so the
+checks can look at what it reached), the checks, and the replays of the findings that may be
+reported (the first of their group). A limit hit, or memory running out, makes the instance
+incomplete and keeps what it reached. An interrupt (Ctrl-C, or SIGTERM through the CLI) keeps
+the findings of the instances already checked.
 """
 from __future__ import annotations
 
