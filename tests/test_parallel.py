@@ -257,3 +257,14 @@ def test_engines_that_disagree_in_a_worker_still_stop_the_run_with_exit_4(monkey
     assert len(res.instances) == 2
     assert res.disagreements and not any(f.kind == "never-active" for f in res.findings)
     assert res.exit_code() == 4
+
+
+@pytest.mark.slow
+def test_the_memory_limit_is_shared_among_the_workers_and_holds_in_each(tmp_path, capsys):
+    path = tmp_path / "g.rw"
+    path.write_text("param K in 1..2\nplayers 2\nvar x: 0..999999 = 0\nvar y: 0..999999 = 0\n"
+                    "action incx when x < 999999 do x := x + K; end\naction incy when y < 999999 do y := y + 1; end\n")
+    code = main(["check", str(path), "--jobs", "2", "--max-states", "100000000", "--max-seconds", "120",
+                 "--max-memory", "500"])
+    out = capsys.readouterr().out
+    assert code == 3 and out.count("exploration stopped (memory limit of 250 MiB reached)") == 2, out
