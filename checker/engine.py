@@ -347,16 +347,18 @@ def run_task(task: Task) -> Outcome:
     if os.getcwd() != task.cwd:
         os.chdir(task.cwd)  # the paths are as the user gave them, relative to where the run started
     key = (task.path, task.root, task.cwd)
-    if key not in _plans:
-        res = Result()
-        plan = front_end_file(task.path, Path(task.root), res)
-        _plans[key] = (spec_digest(plan.spec) if plan else "", plan.instances if plan else [])
-    digest, instances = _plans[key]
-    if digest != task.digest or task.index >= len(instances) or instances[task.index].label != task.label:
-        _plans.pop(key, None)
-        return Outcome(incomplete=[f"{task.label}: not checked: {task.path} reads differently in the worker "
-                                   "(edited during the run, or not the same file on a cluster worker)"])
-    return check_instance(instances[task.index], task)
+    for fresh in (key not in _plans, True):  # a file parsed for an earlier run may have changed since
+        if fresh:
+            res = Result()
+            plan = front_end_file(task.path, Path(task.root), res)
+            _plans[key] = (spec_digest(plan.spec) if plan else "", plan.instances if plan else [])
+        digest, instances = _plans[key]
+        if digest == task.digest and task.index < len(instances) and instances[task.index].label == task.label:
+            return check_instance(instances[task.index], task)
+        if fresh:
+            break
+    return Outcome(incomplete=[f"{task.label}: not checked: {task.path} reads differently in the worker "
+                               "(edited during the run, or not the same file on a cluster worker)"])
 
 
 def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Outcome:

@@ -268,3 +268,16 @@ def test_the_memory_limit_is_shared_among_the_workers_and_holds_in_each(tmp_path
                  "--max-memory", "500"])
     out = capsys.readouterr().out
     assert code == 3 and out.count("exploration stopped (memory limit of 250 MiB reached)") == 2, out
+
+
+def test_a_worker_that_parsed_a_file_for_an_earlier_run_reads_it_again_when_it_changed(tmp_path):
+    path = tmp_path / "s.rw"
+    path.write_text("players 2\nvar x: 0..1 = 0\naction a progress when x == 0 do x := 1; end\n")
+    for text in ("", "invariant low: x == 0\n"):  # a cluster worker's child outlives a run
+        path.write_text(path.read_text() + text)
+        (plan,) = engine.front_end([str(path)], engine.Result())
+        task = engine.Task(str(path), str(tmp_path), os.getcwd(), 0, plan.instances[0].label,
+                           engine.spec_digest(plan.spec), Limits(), "", True)
+        outcome = engine.run_task(task)
+        assert outcome.instance is not None
+        assert any(f.kind == "invariant" for f in outcome.findings) == bool(text)
