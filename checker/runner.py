@@ -5,7 +5,8 @@ The instances of a run are independent. Each is handed to a worker as a task it 
 the instance from by itself (the caller's `make_task`; see checker.engine.Task), at the moment
 a worker is free, with its share of the time that is left: the time left times the number of
 workers over the number of instances not finished (all of it once no more are waiting than
-there are free workers), so the share is re-divided as instances finish early. Whatever order
+there are free workers), so the share is re-divided as instances finish early; an instance cut
+short by its share gets a second try with what the others left over. Whatever order
 results come back in, the caller merges them in instance order: the report does not depend on
 the number of workers.
 
@@ -78,7 +79,7 @@ def default_jobs() -> int:
 def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Callable, done: Callable,
         missed: Callable, limits: Limits, jobs: int = 1, cluster: str | None = None, progress=None) -> None:
     """Check instances 0..len(labels)-1: `make_task(k, share)` builds instance k's task when it
-    starts, `run_here(k, task)` checks it in this process, `run_task(task)` (a module-level
+    starts, `run_here(task)` checks it in this process, `run_task(task)` (a module-level
     function, sent by reference) in a worker; `done(k, outcome)` receives each result (a
     second one replaces the first, see `_schedule`), `missed(k, why)` each instance not checked
     (the run's time ran out before it started, or its worker process died). KeyboardInterrupt
