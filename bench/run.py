@@ -51,6 +51,16 @@ def time_explore(path: str, runs: int):
     return rows
 
 
+def time_check_spec(runs: int, extra: list[str] = ()) -> list[float]:
+    """Wall seconds of `rulewright check spec/` end to end, in a fresh process each run."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "checker", "check", "spec/", *extra], cwd=ROOT, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 def print_rows(rows):
     for label, states, edges, rate, wall in rows:
         print(f"  {label[:70]:70} {states:>9,} {edges:>10,} {rate:>12,.0f} {wall:>9.3f}")
@@ -79,11 +89,7 @@ def main() -> None:
             print_rows(time_explore(str(spec), args.runs))
     if args.skip_spec or not (ROOT / "spec").exists():
         return
-    times = []
-    for _ in range(args.runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "checker", "check", "spec/"], cwd=ROOT, capture_output=True)
-        times.append(time.perf_counter() - t0)
+    times = time_check_spec(args.runs)
     print(f"rulewright check spec/: median {statistics.median(times):.2f}s over {args.runs} runs "
           f"(min {min(times):.2f}s, max {max(times):.2f}s)")
 

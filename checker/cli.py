@@ -34,6 +34,8 @@ from .analyses.findings import KINDS
 from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs import formats, report
 from .outputs.trace import to_itf
+from .remote import ClusterError
+from .runner import PoolError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
 
@@ -58,6 +60,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
     _include_root(c)
     _report_args(c)
+    _run_args(c)
 
     b = sub.add_parser("baseline", help="write (or refresh) a baseline file of the findings a check makes")
     b.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
@@ -245,7 +248,7 @@ def _limit_args(p: argparse.ArgumentParser, states: int, seconds: float) -> None
     p.add_argument("--max-states", type=_limit(int, "--max-states"), default=states,
                    help=f"per instance (default {states})")
     p.add_argument("--max-seconds", type=_limit(float, "--max-seconds"), default=seconds,
-                   help=f"per instance, for all of its work (default {seconds:g})")
+                   help=f"for the whole run, shared fairly among its instances (default {seconds:g})")
     p.add_argument("--max-memory", type=_limit(float, "--max-memory"), default=memory, metavar="MIB",
                    help=f"memory of the whole run in MiB (default {memory}: 4096, or 3/4 of the machine's if less)")
 
@@ -266,6 +269,52 @@ def _limit(kind, name: str):
 
 def _limits(args) -> Limits:
     return Limits(args.max_states, args.max_seconds, args.max_memory)
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    """Where the instances run and which of them (checker.runner, engine.Selection)."""
+    p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                   help="check instances in N local processes (default: one per core; 1: in this process)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="check instances on a Dask scheduler, e.g. tcp://host:8786 (pip install 'rulewright[cluster]')")
+    p.add_argument("--only", action="append", default=[], metavar="FORMAT[/READING]",
+                   help="check only this format, or one reading of it (/READING: a reading of a file "
+                        "without formats); repeatable")
+    p.add_argument("--param", action="append", default=[], type=_param, metavar="NAME=VALUE",
+                   help="check only the instances with this parameter value; repeatable")
+
+
+def _run_options(args) -> dict:
+    from .engine import Selection
+    from .progress import Progress, wanted
+    from .runner import default_jobs
+
+    params: dict[str, list[int]] = {}
+    for name, value in args.param:
+        params.setdefault(name, []).append(value)
+    return dict(jobs=args.jobs or default_jobs(), cluster=args.cluster,
+                select=Selection(tuple(args.only), tuple((n, tuple(v)) for n, v in params.items())),
+                progress=Progress() if wanted() else None)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs must be a whole number, not {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be at least 1, not {value}")
+    return value
+
+
+def _param(text: str) -> tuple[str, int]:
+    name, eq, value = text.partition("=")
+    try:
+        if not eq or not name.strip():
+            raise ValueError
+        return name.strip(), int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--param takes NAME=VALUE with a whole number, such as N=4; not {text!r}")
 
 
 def _include_root(p: argparse.ArgumentParser) -> None:
@@ -325,6 +374,9 @@ def _run(args) -> int:
     except SpecError as exc:
         print(render_all(exc.diagnostics), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except (ClusterError, PoolError) as exc:
+        print(f"rulewright: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("rulewright: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
@@ -349,7 +401,8 @@ def _run(args) -> int:
 def cmd_check(args) -> int:
     from . import engine
 
-    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root)
+    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
+                       **_run_options(args))
     fmt, options = _report_options(args, res)
     _emit(formats.FORMATS[fmt](res, options))
     if args.itf:

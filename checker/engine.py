@@ -8,19 +8,27 @@ so with its own exit code. Findings that recur across parameter values are group
 smallest instance's trace is kept); `expect` declarations mark reviewed findings; readings of
 one format are compared.
 
-Limits (checker.limits) apply per instance to all of its work: the contradiction check,
-exploration (which stops at EXPLORE_SHARE of the time, so the checks can look at what it
-reached), the checks; the replays of a file's findings get the time its instances left over,
-so a run never takes longer than its instances times the time limit. A limit hit, or memory
-running out, makes the instance incomplete and keeps what it reached. An interrupt (Ctrl-C, or
-SIGTERM through the CLI) keeps the findings of the instances already checked.
+Each instance is checked by itself (`check_instance`, in this process or in a worker that
+rebuilds it from its `Task`, see checker.runner) and comes back as an `Outcome`; the outcomes
+are merged per file in instance order (`_merge_file`), so grouping, expectations and the
+comparison of readings see the same input whatever the number of workers.
+
+Limits (checker.limits) apply per instance to all of its work, with its share of the run's
+time: the contradiction check, exploration (which stops at EXPLORE_SHARE of the time, so the
+checks can look at what it reached), the checks, and the replays of the findings that may be
+reported (the first of their group). A limit hit, or memory running out, makes the instance
+incomplete and keeps what it reached. An interrupt (Ctrl-C, or SIGTERM through the CLI) keeps
+the findings of the instances already checked.
 """
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+import hashlib
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import runner
 from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
@@ -122,6 +130,7 @@ class Plan:
     """One file through the front end: its models and every instance of them."""
     spec: ir.SpecFile
     instances: list[Instance]
+    root: Path = Path(".")  # the folder tree its includes must stay in
 
 
 def front_end(paths: list[str], res: Result, include_root: str | None = None) -> list[Plan]:
@@ -150,28 +159,107 @@ def front_end_file(path: str, root, res: Result, text: str | None = None) -> Pla
             insts, more = instantiate(m)
             res.diagnostics.extend(more)
             instances.extend(insts)
-    return Plan(spec, instances)
+    return Plan(spec, instances, Path(root))
 
 
 EXPLORE_SHARE = 0.8  # of an instance's time and memory; the rest is the checks'
 CONTRADICTION_SHARE, CONTRADICTION_SECONDS = 0.25, 10.0  # at most, for the Z3 contradiction check
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The part of a run to check: `only` holds FORMAT, FORMAT/READING or /READING (the
+    reading of a file without formats); `params` the values allowed per parameter. Empty
+    selects everything."""
+    only: tuple[str, ...] = ()
+    params: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.only or self.params)
+
+    def selects(self, inst: Instance) -> bool:
+        if self.only and not any(_only_matches(o, inst) for o in self.only):
+            return False
+        return all(inst.params.get(name) in values for name, values in self.params)
+
+
+def _only_matches(only: str, inst: Instance) -> bool:
+    fmt, _, reading = only.partition("/")
+    return inst.format == fmt and (not reading or inst.reading == reading)
+
+
 def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
-          graphs: dict | None = None, include_root: str | None = None) -> Result:
+          graphs: dict | None = None, include_root: str | None = None, jobs: int = 1,
+          cluster: str | None = None, select: Selection = Selection(), progress=None) -> Result:
+    """Check every instance of the files. `limits.max_seconds` is the whole run's, shared fairly
+    among the instances (checker.runner); `jobs` > 1 checks them in that many local processes,
+    `cluster` on a Dask scheduler; the report is the same, byte for byte, either way."""
     res = Result()
     plans = front_end(paths, res, include_root)
     if res.diagnostics:
         return res  # every static error at once, before anything is explored
-    total = sum(len(plan.instances) for plan in plans)
+    chosen = [(plan, i, inst) for plan in plans for i, inst in enumerate(plan.instances)
+              if select.selects(inst)]
+    if select and not chosen:
+        res.diagnostics.append(_nothing_selected(plans, select))
+        return res
+    outcomes: dict[int, Outcome] = {}  # by position in `chosen`
+    missed: dict[int, str] = {}  # why an instance was not checked
+    digests = {id(plan): spec_digest(plan.spec) for plan in plans}
+    cwd = os.getcwd()
+
+    def make_task(k: int, share) -> Task:
+        plan, index, inst = chosen[k]
+        # findings earlier instances of the file made (and keep: a second try may replace an
+        # outcome cut short) are grouped under the earlier one's, so replaying them here is
+        # not needed: it would not be reported either way
+        skip = frozenset(_key(f) for j, o in outcomes.items()
+                         if j < k and chosen[j][0] is plan and not o.short_of_time for f in o.findings)
+        return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
+                    replace(limits, max_seconds=share.seconds, max_memory=share.memory), share.why, replay, skip, k)
+
+    def run_here(task: Task) -> Outcome:
+        return check_instance(chosen[task.position][2], task, graphs)
+
+    def done(k: int, outcome: Outcome) -> None:
+        outcomes[k] = outcome
+
     try:
-        for plan in plans:
-            _check_spec(plan, limits, replay, res, graphs)
+        runner.run([inst.label for _, _, inst in chosen], make_task, run_here, run_task, done,
+                   missed.__setitem__, limits, jobs=jobs if graphs is None else 1,
+                   cluster=cluster, progress=progress)
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI: report what was finished
-        res.interrupted = (f"the run was interrupted after {res.checked} of {total} instance(s); "
+        res.interrupted = (f"the run was interrupted after {len(outcomes)} of {len(chosen)} instance(s); "
                            "the findings of the others are missing")
+    res.checked = len(outcomes)
+    for plan in plans:
+        mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
+        if mine or not select:  # a file --only or --param left out entirely is not reported on
+            _merge_file(plan, mine, outcomes, missed, res)
     res.findings.sort(key=_order)
     return res
+
+
+def _nothing_selected(plans: list[Plan], select: Selection) -> Diagnostic:
+    """What --only and --param could have named instead."""
+    lines = []
+    for plan in plans:
+        models: dict[tuple[str, str], dict[str, set]] = {}
+        for inst in plan.instances:
+            params = models.setdefault((inst.format, inst.reading), {})
+            for name, value in inst.params.items():
+                params.setdefault(name, set()).add(value)
+        for (fmt, reading), params in models.items():
+            name = (fmt + (f"/{reading}" if reading else "")) if fmt else (f"/{reading}" if reading else "(no format)")
+            shown = "; ".join(f"{k} = {', '.join(map(str, sorted(v)))}" for k, v in params.items())
+            lines.append((f"{plan.spec.path}: " if len(plans) > 1 else "") + name + (f" ({shown})" if shown else ""))
+    asked = [f"--only {o}" for o in select.only] + [f"--param {n}={','.join(map(str, v))}" for n, v in select.params]
+    return Diagnostic("E002", f"no instance matches {' '.join(asked)}", ir.Span(plans[0].spec.path if plans else "", 0, 0, 0, 0),
+                      "there are " + ("; ".join(lines) if lines else "no instances"))
+
+
+def _key(f: Finding) -> tuple:
+    return (f.model,) + f.signature()
 
 
 def _order(f: Finding):
@@ -179,58 +267,159 @@ def _order(f: Finding):
     return (f.model, kinds.index(f.kind), f.rules, f.message, f.instance)
 
 
-def _check_spec(plan: Plan, limits: Limits, replay: bool, res: Result, graphs) -> None:
-    """Check every instance of one file, then group, replay and apply expectations. On an
-    interrupt, the instances already checked are grouped and kept (not replayed) and the
-    interrupt goes on up."""
-    spec, instances = plan.spec, plan.instances
+def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, missed: dict, res: Result) -> None:
+    """One file's outcomes, in instance order whatever order they finished in: grouped, replay
+    verdicts applied, expectations and readings compared when everything they speak of was checked."""
+    spec = plan.spec
     linted = lint(spec)
     assign_fingerprints(linted)
     res.findings.extend(linted)
     raw: list[Finding] = []
     done: list[Instance] = []
-    replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
-    spare = 0.0  # seconds the instances left unused: the replays' time
-    interrupted = False
-    try:
-        for inst in instances:
-            found, left = _check_instance(inst, limits, replay, res, graphs, replayable)
-            raw.extend(found)
-            done.append(inst)
-            res.checked += 1
-            spare += left
-    except KeyboardInterrupt:
-        interrupted = True
+    notes: dict[int, str] = {}  # id(finding) -> why its replay did not run
+    whole = True  # every chosen instance of the file was checked to its end
+    for k, index in chosen:
+        inst = plan.instances[index]
+        o = outcomes.get(k)
+        if o is None:
+            whole = False
+            if k in missed:
+                res.incomplete.append(f"{inst.label}: {missed[k]}")
+            continue
+        if o.instance is not None:
+            res.instances.append(o.instance)
+        res.incomplete.extend(o.incomplete)
+        raw.extend(o.findings)
+        notes.update((id(o.findings[j]), why) for j, why in o.replay_notes.items())
+        done.append(inst)
+        whole = whole and not o.interrupted
+    kept = []
     grouped = _group(raw, done)
     _say_where_dead(grouped, done, raw, res)
-    budget = Budget(limits, seconds=spare)
-    kept = []
-    for f in grouped:  # replayed once per reported finding, after grouping
-        if id(f) in replayable:
-            if not interrupted:
-                try:
-                    f.replay = _replay_within(budget, *replayable[id(f)], f, res)
-                except KeyboardInterrupt:
-                    interrupted = True
-            if interrupted:
-                f.replay = "not run: the run was interrupted"
-            if f.replay.startswith("FAILED"):
-                res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
-                continue
+    for f in grouped:
+        if id(f) in notes:
+            res.incomplete.append(notes[id(f)])
+        if f.replay.startswith("FAILED"):
+            res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
+            continue
         kept.append(f)
-    # an interrupted file cannot tell an unmet expectation or a difference between readings
+    # a model not wholly checked (interrupted, out of time, or only a part of it selected)
+    # cannot tell an unmet expectation; a file not wholly checked cannot compare its readings
+    position = {i: k for k, i in chosen}
+    whole_model: dict[str, bool] = {}
+    for i, inst in enumerate(plan.instances):
+        o = outcomes.get(position.get(i, -1))
+        whole_model[inst.model_name] = whole_model.get(inst.model_name, True) and o is not None and not o.interrupted
     assign_fingerprints(kept)
-    kept.extend(_apply_expectations(done, kept, report_unmet=not interrupted))
-    if not interrupted:
-        differ = _compare_readings(instances, kept)
+    kept.extend(_apply_expectations(done, kept, {m for m, whole in whole_model.items() if whole}))
+    if whole:
+        differ = _compare_readings(done, kept)
         assign_fingerprints(differ)
         kept.extend(differ)
     res.findings.extend(kept)
-    if interrupted:
-        raise KeyboardInterrupt
 
 
-def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res: Result) -> str:
+@dataclass
+class Task:
+    """What a worker needs to rebuild one instance by itself and check it: the file (as named,
+    with its include root and the folder it was named from), the instance's place among the
+    file's instances, what the front end must give there (its label and a digest of the parsed
+    file, so an edit during the run is noticed), and this instance's limits."""
+    path: str
+    root: str
+    cwd: str
+    index: int
+    label: str
+    digest: str
+    limits: Limits
+    why: str  # what hitting the time limit says
+    replay: bool
+    skip: frozenset = frozenset()  # finding keys whose replay is not needed
+    position: int = 0  # in the run
+
+
+@dataclass
+class Outcome:
+    """One instance checked: its findings (replayed), size and what stopped short."""
+    findings: list[Finding] = field(default_factory=list)
+    instance: InstanceResult | None = None
+    incomplete: list[str] = field(default_factory=list)
+    replay_notes: dict[int, str] = field(default_factory=dict)  # finding index -> why not replayed
+    interrupted: bool = False  # stopped by Ctrl-C during its replays (only in this process)
+    short_of_time: bool = False  # incomplete because its share of the run's time ran out
+
+
+def spec_digest(spec: ir.SpecFile) -> str:
+    """A digest of a parsed file, includes spliced in: equal in every process that parses the same text."""
+    return hashlib.sha256(repr(spec).encode("utf-8")).hexdigest()
+
+
+_plans: dict[tuple[str, str, str], tuple[str, list[Instance]]] = {}  # per worker process: files it parsed
+
+
+def run_task(task: Task) -> Outcome:
+    """A worker's entry: rebuild the instance through the (deterministic) front end, once per
+    file and process, and check it."""
+    if os.getcwd() != task.cwd:
+        os.chdir(task.cwd)  # the paths are as the user gave them, relative to where the run started
+    key = (task.path, task.root, task.cwd)
+    for fresh in (key not in _plans, True):  # a file parsed for an earlier run may have changed since
+        if fresh:
+            res = Result()
+            plan = front_end_file(task.path, Path(task.root), res)
+            _plans[key] = (spec_digest(plan.spec) if plan else "", plan.instances if plan else [])
+        digest, instances = _plans[key]
+        if digest == task.digest and task.index < len(instances) and instances[task.index].label == task.label:
+            return check_instance(instances[task.index], task)
+        if fresh:
+            break
+    return Outcome(incomplete=[f"{task.label}: not checked: {task.path} reads differently in the worker "
+                               "(edited during the run, or not the same file on a cluster worker)"])
+
+
+def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Outcome:
+    """Everything about one instance, within its limits: the contradiction check, exploration,
+    the checks, and the Z3 replay of each finding that may be reported (its trace is the first
+    of its group). The findings come back without their replay context, ready to travel."""
+    limits = task.limits
+    budget = Budget(limits, why=task.why)
+    o = Outcome()
+    found: list[Finding] = []
+    replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
+    try:
+        with watchdog(budget):
+            _explore_and_check(inst, limits, budget, task.replay, o, graphs, replayable, found)
+    except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
+        o.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
+    except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
+        replayable.clear()
+        gc.collect()
+        o.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
+        return o
+    o.findings = found
+    for j, f in enumerate(found):
+        if id(f) not in replayable or _key(f) in task.skip:
+            continue
+        if o.interrupted:
+            f.replay = "not run: the run was interrupted"
+            continue
+        notes = Outcome()
+        try:
+            f.replay = _replay_within(budget, *replayable[id(f)], f, notes)
+        except KeyboardInterrupt:  # keep this instance's findings; the run stops after it
+            o.interrupted = True
+            f.replay = "not run: the run was interrupted"
+        if notes.incomplete:
+            o.replay_notes[j] = notes.incomplete[0]
+    for f in found:
+        f.context = {}  # what the replay needed: big, and not part of any report
+    lines = o.incomplete + list(o.replay_notes.values())
+    o.short_of_time = (bool(lines) and task.why.startswith("its share")
+                       and not any(w in line for line in lines for w in ("memory", "state limit", "initial states)")))
+    return o
+
+
+def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res) -> str:
     try:
         budget.check()
         with watchdog(budget):
@@ -240,26 +429,7 @@ def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, r
         return f"not replayed: {exc}"
 
 
-def _check_instance(inst: Instance, limits: Limits, replay: bool, res: Result, graphs,
-                    replayable: dict) -> tuple[list[Finding], float]:
-    """The findings of one instance and the seconds of its time limit it left unused."""
-    budget = Budget(limits)
-    out: list[Finding] = []
-    try:
-        with watchdog(budget):
-            _explore_and_check(inst, limits, budget, replay, res, graphs, replayable, out)
-    except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
-        res.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
-    except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
-        for f in out:  # ids of dropped findings may be reused by later ones
-            replayable.pop(id(f), None)
-        gc.collect()
-        res.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
-        return [], 0.0
-    return out, max(0.0, budget.remaining())
-
-
-def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Result, graphs,
+def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding]) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
@@ -267,8 +437,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     graph = explore(machine, limits, budget.share(EXPLORE_SHARE))
     if graphs is not None:
         graphs[inst.label] = graph
-    res.instances.append(InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,
-                                        graph.complete, graph.stop_reason))
+    res.instance = InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,
+                                  graph.complete, graph.stop_reason)
     if not graph.complete:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
@@ -278,9 +448,9 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
     found, stopped = run_checks_within(graph, budget)
+    found = _fold_into_contradiction(out, found, graph)
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
-    found = _fold_into_contradiction(out, found, graph)
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)
@@ -310,7 +480,7 @@ def _fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Gr
     return [f for f in found if f.kind not in FOLLOW_ON]
 
 
-def _contradiction(inst: Instance, budget: Budget, res: Result) -> list[Finding]:
+def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
     """The Z3 contradiction check within its part of the instance's time (building the formulas
     included: a quantifier over 0..10^8 is built term by term); "unknown" makes it incomplete."""
     seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
@@ -400,14 +570,15 @@ def _params_of(labels: list[str]) -> str:
     return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
 
 
-def _apply_expectations(instances, findings: list[Finding], report_unmet: bool = True) -> list[Finding]:
-    """Mark what each model's `expect`s accept (checker.analyses.expectations); the unmet ones."""
+def _apply_expectations(instances, findings: list[Finding], report_unmet_for: set[str]) -> list[Finding]:
+    """Mark what each model's `expect`s accept (checker.analyses.expectations); the unmet ones of
+    the models in `report_unmet_for` (those wholly checked)."""
     models: dict[str, Instance] = {}
     for inst in instances:
         models.setdefault(inst.model_name, inst)
     expectations = [Expectation(model, e.kind, e.tags, e.subject, e.measures, e.fingerprint, e.note, e.span)
                     for model, inst in models.items() for e in inst.model.expects]  # kinds checked by resolve
-    unmet = apply_expectations(findings, expectations, report_unmet)
+    unmet = [f for f in apply_expectations(findings, expectations) if f.model in report_unmet_for]
     assign_fingerprints(unmet)
     return unmet
 

@@ -1,0 +1,219 @@
+"""Side by side: rulewright's explorer, a plain Python BFS and SPIN on the same model, the
+turn-marker ring of the 2004 MTG multiplayer draft (607.7a-c), at growing n.
+
+    python bench/peers.py                                  # small n, 3 runs, SPIN if installed
+    python bench/peers.py --departures 12,13 --fixed 35,43 --runs 3
+    python bench/peers.py --skip-spec --no-spin --fixed 27 --departures ""
+    python bench/peers.py --departures 10 --fixed 16 --check   # and `rulewright check --param N=10 ...`
+
+The model's three forms are in bench/peers/ (copied from the project's shared peers folder):
+`markers.rw` (rulewright), `markers_bfs.py` (a breadth-first search over bitmask tuples) and
+`gen_promela.py` (writes the Promela model; SPIN installs with `apt-get install -y spin`).
+Each measurement runs in a fresh child process whose own peak memory (ru_maxrss, from wait4) is
+reported; the sides are alternated within each run so that load on the machine hits them
+alike, and the median of --runs runs is printed. Times: rulewright's `explore()` alone (no
+front end, checks or replays), the BFS's search, pan's own elapsed time (not `spin -a` + gcc).
+Then the median wall time of `rulewright check spec/` in a fresh process, with --jobs 1 and
+with the default (one worker per core).
+
+The state and transition counts must agree with the BFS (SPIN counts one state more: its state
+before initialisation); a disagreement is printed as a loud MISMATCH line. Nothing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PEERS = Path(__file__).resolve().parent / "peers"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600, ok=(0,)) -> tuple[str, float, float]:
+    """Run cmd as a direct child and read its peak memory from wait4 (Linux: KiB)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, text=True)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+            time.sleep(0.01)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, problem = out.read(), err.read()
+    if proc.returncode not in ok:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {problem.strip()[-500:]}")
+    peak = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
+    return text, wall, peak
+
+
+# ---------------------------------------------------------------- the three sides
+
+def rulewright(n: int, departures: bool, max_seconds: float) -> dict:
+    out, _, peak = _peak_of([sys.executable, __file__, "--one", str(n), str(int(departures)), str(max_seconds)])
+    row = json.loads(out.strip().splitlines()[-1])
+    row["peak"] = peak
+    return row
+
+
+def _one(n: int, departures: int, max_seconds: float) -> None:
+    """In a child: explore the ring of n seats and print its sizes as JSON."""
+    from checker.engine import load_instances
+    from checker.explicit.explore import explore
+    from checker.explicit.machine import Machine
+    from checker.limits import Limits
+
+    text = (PEERS / "markers.rw").read_text(encoding="utf-8")
+    text = re.sub(r"(param N \[[^\]]*\] in )\S+", rf"\g<1>{n}..{n}", text)
+    text = re.sub(r"(param DEPARTURES \[[^\]]*\] in )\S+", rf"\g<1>{departures}..{departures}", text)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "markers.rw"
+        path.write_text(text, encoding="utf-8")
+        (inst,) = load_instances(str(path))
+    start = time.perf_counter()
+    machine = Machine(inst)
+    graph = explore(machine, Limits(max_states=50_000_000, max_seconds=max_seconds))
+    seconds = time.perf_counter() - start
+    edges = getattr(graph, "nedges", None)
+    if edges is None:
+        edges = len(graph.edges)
+    print(json.dumps({"states": len(graph.states), "transitions": edges, "seconds": seconds,
+                      "complete": graph.complete, "stop": graph.stop_reason}))
+
+
+def bfs(n: int, departures: bool) -> dict:
+    cmd = [sys.executable, str(PEERS / "markers_bfs.py"), "-n", str(n)] + (["--elim"] if departures else [])
+    out, _, peak = _peak_of(cmd)
+    m = re.search(r"states=(\d+) transitions=(\d+) .*search_s=([\d.]+)", out)
+    return {"states": int(m[1]), "transitions": int(m[2]), "seconds": float(m[3]), "peak": peak, "complete": True}
+
+
+def build_spin(n: int, departures: bool, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    pml = folder / "model.pml"
+    subprocess.run([sys.executable, str(PEERS / "gen_promela.py"), str(n), "-o", str(pml)]
+                   + (["--elim", "--lazy"] if departures else []), check=True, capture_output=True)
+    subprocess.run(["spin", "-a", pml.name], cwd=folder, check=True, capture_output=True)
+    subprocess.run(["gcc", "-O2", "-DSAFETY", "-o", "pan", "pan.c"], cwd=folder, check=True, capture_output=True)
+    return folder / "pan"
+
+
+def spin(pan: Path) -> dict:
+    out, wall, peak = _peak_of([str(pan), "-c0", "-n"], cwd=str(pan.parent))
+    states = int(re.search(r"([\d.e+]+) states, stored", out)[1].split(".")[0])
+    trans = re.search(r"([\d.e+]+) transitions \(= stored\+matched\)", out)
+    elapsed = re.search(r"pan: elapsed time ([\d.e+-]+) seconds", out)
+    return {"states": states, "transitions": int(float(trans[1])) if trans else None,
+            "seconds": float(elapsed[1]) if elapsed else wall, "peak": peak, "complete": True}
+
+
+# ---------------------------------------------------------------- the table
+
+def median_row(rows: list[dict]) -> dict:
+    row = dict(rows[0])
+    row["seconds"] = statistics.median(r["seconds"] for r in rows)
+    row["peak"] = statistics.median(r["peak"] for r in rows)
+    return row
+
+
+def show(model: str, n: int, tool: str, row: dict, ours: dict | None) -> str:
+    rate = f"{row['states'] / row['seconds']:>11,.0f}" if row["seconds"] else f"{'-':>11}"
+    ratio = ""
+    if ours is not None and tool != "rulewright" and ours["seconds"]:
+        ratio = f"{ours['seconds'] / row['seconds']:8.1f}x" if row["seconds"] else "       -"
+    done = "" if row.get("complete", True) else f"  INCOMPLETE ({row.get('stop', '')})"
+    trans = f"{row['transitions']:>12,}" if row.get("transitions") is not None else f"{'-':>12}"
+    return (f"{model:11} {n:>3} {tool:11} {row['states']:>11,} {trans} {row['seconds']:>9.2f} {rate} "
+            f"{row['peak']:>8.0f} {ratio:>9}{done}")
+
+
+def check_counts(model: str, n: int, ours: dict, peer: dict, spin_row: dict | None) -> list[str]:
+    out = []
+    if ours.get("complete", True) and (ours["states"], ours["transitions"]) != (peer["states"], peer["transitions"]):
+        out.append(f"!!! MISMATCH {model} n={n}: rulewright {ours['states']:,} states / {ours['transitions']:,} "
+                   f"transitions, plain BFS {peer['states']:,} / {peer['transitions']:,}")
+    if spin_row is not None and spin_row["states"] != peer["states"] + 1:
+        out.append(f"!!! MISMATCH {model} n={n}: SPIN {spin_row['states']:,} states, expected the BFS's "
+                   f"{peer['states']:,} + 1 (its state before initialisation)")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--departures", default="8,10", help="ring sizes with departures (comma-separated)")
+    ap.add_argument("--fixed", default="16,20,24", help="ring sizes with fixed players (comma-separated)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--max-seconds", type=float, default=600.0, help="rulewright's time limit per exploration")
+    ap.add_argument("--no-spin", action="store_true")
+    ap.add_argument("--skip-spec", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="also time `rulewright check markers.rw --param N=n --param DEPARTURES=d` end to end "
+                         "(front end, exploration, every check, the Z3 replays) for n in the spec's 8..16")
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        _one(int(args.one[0]), int(args.one[1]), float(args.one[2]))
+        return
+    use_spin = not args.no_spin and shutil.which("spin") and shutil.which("gcc")
+    if not args.no_spin and not use_spin:
+        print("(SPIN not installed: apt-get install -y spin; its column is left out)")
+    cases = [("departures", int(n), True) for n in args.departures.split(",") if n.strip()]
+    cases += [("fixed", int(n), False) for n in args.fixed.split(",") if n.strip()]
+    print(f"{'model':11} {'n':>3} {'tool':11} {'states':>11} {'transitions':>12} {'seconds':>9} {'states/s':>11} "
+          f"{'peak MiB':>8} {'rw/this':>9}   (median of {args.runs} runs, sides alternated)")
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model, n, departures in cases:
+            pan = build_spin(n, departures, Path(tmp) / f"{model}{n}") if use_spin else None
+            rows: dict[str, list[dict]] = {"rulewright": [], "plain BFS": [], "SPIN": []}
+            for _ in range(args.runs):
+                rows["rulewright"].append(rulewright(n, departures, args.max_seconds))
+                rows["plain BFS"].append(bfs(n, departures))
+                if pan is not None:
+                    rows["SPIN"].append(spin(pan))
+            ours = median_row(rows["rulewright"])
+            for tool, got in rows.items():
+                if got:
+                    print(show(model, n, tool, median_row(got), ours), flush=True)
+            if args.check and 8 <= n <= 16:
+                ends = [_peak_of([sys.executable, "-m", "checker", "check", str(PEERS / "markers.rw"), "--jobs", "1",
+                                  "--param", f"N={n}", "--param", f"DEPARTURES={int(departures)}",
+                                  "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
+                                 ok=(0, 1, 3)) for _ in range(args.runs)]
+                print(f"{model:11} {n:>3} {'check':11} end to end: median {statistics.median(w for _, w, _ in ends):.2f}s, "
+                      f"peak {statistics.median(m for _, _, m in ends):.0f} MiB", flush=True)
+            found = check_counts(model, n, ours, median_row(rows["plain BFS"]),
+                                 median_row(rows["SPIN"]) if rows["SPIN"] else None)
+            for line in found:
+                print(line, flush=True)
+            problems.extend(found)
+    if not args.skip_spec and (ROOT / "spec").exists():
+        # imported only now: on Linux a child's peak memory includes what this process held
+        # when it forked, so nothing big may be loaded here before the measurements
+        from run import time_check_spec
+        for name, extra in (("--jobs 1", ["--jobs", "1"]), ("default jobs", [])):
+            times = time_check_spec(args.runs, extra)
+            print(f"rulewright check spec/ ({name}): median {statistics.median(times):.2f}s over {args.runs} runs "
+                  f"(min {min(times):.2f}s, max {max(times):.2f}s)")
+    if problems:
+        print(f"!!! {len(problems)} count mismatch(es) with the peers: see above")
+
+
+if __name__ == "__main__":
+    main()

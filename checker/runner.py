@@ -1,0 +1,272 @@
+"""Where a run's instances are checked: in this process, in a pool of local processes, or on a
+Dask cluster, with the run's time limit shared fairly among them.
+
+The instances of a run are independent. Each is handed to a worker as a task it can rebuild
+the instance from by itself (the caller's `make_task`; see checker.engine.Task), at the moment
+a worker is free, with its share of the time that is left: the time left times the number of
+workers over the number of instances not finished (all of it once no more are waiting than
+there are free workers), so the share is re-divided as instances finish early; an instance cut
+short by its share gets a second try with what the others left over. Whatever order
+results come back in, the caller merges them in instance order: the report does not depend on
+the number of workers.
+
+Local workers are processes (not threads: the watchdog's timer signal and the memory budget
+both need a process of their own) started by the "forkserver" method where there is one (a
+fork of a server that already imported rulewright, so a worker starts in milliseconds, and no
+fork of a process that runs threads), else "spawn". They ignore SIGINT: Ctrl-C reaches the
+whole process group, and only this process decides what to keep. On an interrupt, the results
+already back are kept, the rest is cancelled and the workers are terminated.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Callable
+
+from .limits import Limits
+
+
+class PoolError(Exception):
+    """Worker processes cannot be started here (a process limit, a main module that cannot be
+    imported again); `--jobs 1` checks in this process."""
+
+
+
+@dataclass(frozen=True)
+class Share:
+    """One instance's part of the run's limits."""
+    seconds: float
+    memory: float  # MiB, for the process that checks it
+    why: str  # what hitting the time limit says
+
+
+class Shares:
+    """The run's time limit, divided among instances as they start (see the module's docstring)."""
+
+    def __init__(self, limits: Limits, slots: int, memory: float):
+        self.total = limits.max_seconds
+        self.slots = max(1, slots)
+        self.memory = memory
+        self.deadline = time.perf_counter() + self.total
+
+    def next(self, waiting: int, running: int = 0) -> Share | None:
+        """The share of an instance starting now, with `waiting` instances (it included) not yet
+        started and `running` under way; None once the run's time is spent."""
+        left = round(self.deadline - time.perf_counter(), 3)  # whole milliseconds: messages stay short
+        if left <= 0:
+            return None
+        if waiting <= self.slots - running:  # the last ones: they all run now, until the end
+            return Share(min(left, self.total), self.memory, f"time limit of {self.total:g}s reached")
+        seconds = left * self.slots / (waiting + running)
+        return Share(seconds, self.memory,
+                     f"its share ({seconds:.3g}s) of the run's time limit of {self.total:g}s ran out")
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (a container's or taskset's limit, not the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Callable, done: Callable,
+        missed: Callable, limits: Limits, jobs: int = 1, cluster: str | None = None, progress=None) -> None:
+    """Check instances 0..len(labels)-1: `make_task(k, share)` builds instance k's task when it
+    starts, `run_here(task)` checks it in this process, `run_task(task)` (a module-level
+    function, sent by reference) in a worker; `done(k, outcome)` receives each result (a
+    second one replaces the first, see `_schedule`), `missed(k, why)` each instance not checked
+    (the run's time ran out before it started, or its worker process died). KeyboardInterrupt
+    goes on up after the results already back were handed to `done`."""
+    n = len(labels)
+    if progress is not None:
+        progress.begin(n)
+    try:
+        if cluster:
+            from . import remote
+            with remote.Cluster(cluster, run_task) as pool:
+                _schedule(pool, labels, make_task, done, missed, Shares(limits, pool.slots, limits.max_memory), progress)
+        elif min(jobs, n) <= 1:
+            pool = _InProcess(run_here)
+            _schedule(pool, labels, make_task, done, missed, Shares(limits, 1, limits.max_memory), progress)
+        else:
+            workers = min(jobs, n)
+            with _LocalPool(workers, run_task) as pool:
+                # every worker holds its own instance: the run's memory is shared among them
+                _schedule(pool, labels, make_task, done, missed, Shares(limits, workers, limits.max_memory / workers),
+                          progress)
+    finally:
+        if progress is not None:
+            progress.end()
+
+
+RETRY_GAIN = 2.0  # a second try must have at least this many times the first one's time
+
+
+def _schedule(pool, labels, make_task, done, missed, shares: Shares, progress) -> None:
+    """Every instance once with its fair share; then, with the time the run has left, a second
+    try for those whose share ran out (outcome.short_of_time) if that gives each at least
+    RETRY_GAIN times its first share. The first round guarantees every instance its fair
+    share; the second keeps a run that fits in its limit from reporting an instance incomplete
+    only because it started early, before the others had shown how little they need."""
+    first: dict[int, float] = {}
+    retry = _round(pool, labels, range(len(labels)), make_task, done, missed, shares, progress, first)
+    share = shares.next(len(retry)) if retry else None
+    if share is not None:
+        again = [k for k in retry if RETRY_GAIN * first[k] <= share.seconds]
+        if again:
+            _round(pool, labels, again, make_task, done, None, shares, progress, first)
+
+
+def _round(pool, labels, order, make_task, done, missed, shares: Shares, progress, first: dict) -> list[int]:
+    """Check the instances of `order`, as many at a time as the pool has slots; the ones whose
+    share of the time ran out, to try again."""
+    waiting = deque(order)
+    running: dict = {}  # future -> instance
+    retry = []
+    try:
+        while waiting or running:
+            while waiting and len(running) < pool.slots:
+                share = shares.next(len(waiting), len(running))
+                if share is None:
+                    if missed is not None:
+                        for k in waiting:
+                            missed(k, _too_late(shares.total))
+                    waiting.clear()
+                    break
+                k = waiting.popleft()
+                first.setdefault(k, share.seconds)
+                if progress is not None:
+                    progress.started(k, labels[k])
+                running[pool.submit(make_task(k, share))] = k
+            if not running:
+                break
+            for fut in sorted(pool.wait_first(list(running)), key=running.get):
+                k = running.pop(fut)
+                try:
+                    outcome = fut.result()
+                except pool.lost as exc:  # the worker process died (killed, out of memory...)
+                    if missed is not None:  # (on a second try, the first one's outcome stands)
+                        missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
+                    pool.recover()
+                    outcome = None
+                if outcome is not None:
+                    done(k, outcome)
+                    if outcome.short_of_time:
+                        retry.append(k)
+                if progress is not None:
+                    progress.finished(k, outcome)
+                if outcome is not None and outcome.interrupted:
+                    raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        for fut, k in sorted(running.items(), key=lambda item: item[1]):  # back already: keep them
+            if pool.finished_ok(fut):
+                done(k, fut.result())
+        pool.abandon()
+        raise
+    return sorted(retry)
+
+
+def _too_late(seconds: float) -> str:
+    return f"not checked: the run's time limit of {seconds:g}s was spent before it could start"
+
+
+class _InProcess:
+    """The pool interface, checking each instance right here when it is submitted."""
+    slots = 1
+    lost = ()
+
+    def __init__(self, run_here: Callable):
+        self.run_here = run_here
+
+    def submit(self, task):
+        fut = cf.Future()
+        fut.set_result(self.run_here(task))
+        return fut
+
+    @staticmethod
+    def wait_first(futures):
+        return set(futures)
+
+    @staticmethod
+    def finished_ok(fut) -> bool:
+        return True
+
+    def recover(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
+
+
+class _LocalPool:
+    """A ProcessPoolExecutor with the start method, signal handling and recovery the run needs."""
+
+    lost = (BrokenProcessPool,)
+
+    def __init__(self, workers: int, run_task: Callable):
+        self.slots = workers
+        self.run_task = run_task
+        self._executor = self._new()
+        self._abandoned = False
+
+    def _new(self) -> cf.ProcessPoolExecutor:
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if ctx.get_start_method() == "forkserver":
+            ctx.set_forkserver_preload(["checker.engine"])
+        return cf.ProcessPoolExecutor(self.slots, mp_context=ctx, initializer=_worker_init)
+
+    def submit(self, task):
+        for attempt in (1, 2):  # a worker that died since the last result broke the pool: one new pool
+            try:
+                return self._executor.submit(self.run_task, task)
+            except BrokenProcessPool as exc:
+                problem = exc
+                self.recover()
+            except (OSError, EOFError) as exc:
+                problem = exc
+                break
+        self.abandon()
+        raise PoolError(f"cannot start worker processes ({problem.__class__.__name__}: {problem}); "
+                        "--jobs 1 checks in this process")
+
+    def wait_first(self, futures):
+        return cf.wait(futures, return_when=cf.FIRST_COMPLETED).done
+
+    @staticmethod
+    def finished_ok(fut) -> bool:
+        return fut.done() and not fut.cancelled() and fut.exception() is None
+
+    def recover(self) -> None:
+        """A worker died: the pool is broken for good; the instances still running in it are
+        lost too (their futures fail the same way), the ones not started go to a new pool."""
+        if getattr(self._executor, "_broken", False):
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._new()
+
+    def abandon(self) -> None:
+        """Cancel what has not started and stop the workers now (an interrupt)."""
+        self._abandoned = True
+        processes = list((getattr(self._executor, "_processes", None) or {}).values())  # no public way before 3.14
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self._abandoned:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
