@@ -81,7 +81,7 @@ class Writer:
     def allowed(self, func, pol) -> bool:
         """May lost()/won() stand here (the polarity rules of docs/language.md, Outcomes)?"""
         phase = self.phase
-        if phase in ("", "draw"):
+        if phase in ("", "draw", "finish"):
             return True
         if phase == "win" and func == "lost":
             return True
@@ -201,7 +201,7 @@ class Writer:
 
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
-        forms = ["assign"] * 3 + ["lose", "win", "draw"] + (["if", "forall"] if d > 0 else [])
+        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish"] + (["if", "forall"] if d > 0 else [])
         form = self.pick(forms)
         if form == "assign":
             return self.assign(sc)
@@ -209,8 +209,8 @@ class Writer:
             if self.teams and self.chance(0.3):
                 return f"{form} {self.team(1, sc)};"
             return f"{form} {self.player(1, sc)};"
-        if form == "draw":
-            return "draw;"
+        if form in ("draw", "finish"):
+            return form + ";"
         if form == "if":
             text = f"if {self.bool_(1, sc, 0)} then {self.stmts(d - 1, sc)}"
             if self.chance(0.3):
@@ -283,12 +283,12 @@ class Writer:
             flag = self.pick(["progress", "progress", "", "leave"])
             guard = f" when {self.bool_(2, sc, 0)}" if self.chance(0.8) else ""
             out.append(f"action a{i}{head} {flag}{guard} do {self.stmts(2, sc)} end")
-        kinds = ["lose player", "win player", "draw"] + (["lose team", "win team"] if self.teams else [])
+        kinds = ["lose player", "win player", "draw", "finish"] + (["lose team", "win team"] if self.teams else [])
         for i in range(self.draw(st.integers(0, 3))):
             kind = self.pick(kinds)
             self.phase, self.safe = kind.split()[0], True
-            if kind == "draw":
-                out.append(f"outcome o{i}: draw when {self.bool_(3, {}, 1)}")
+            if kind in ("draw", "finish"):
+                out.append(f"outcome o{i}: {kind} when {self.bool_(3, {}, 1)}")
             else:
                 b = self.binder()
                 out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[1]: [b]}, 1)}")

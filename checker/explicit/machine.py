@@ -8,7 +8,7 @@ Outcome resolution after each step works in strata (docs/language.md, "Outcomes"
 1. losses to a fixpoint; `in_game` and the seat functions see who was out when the step began;
 2. wins to a fixpoint, judged against the statuses after those losses: whoever lost in this
    step is no longer in the game;
-3. draws;
+3. draws, and `finish` rules (the game ends without a winner);
 and again from 1 while a loss rule that reads `won()` has new wins to read. Then facts about
 players already out are dropped, `precedence` applies, and losers leave the game.
 """
@@ -59,11 +59,15 @@ class OutcomeRule:
     cell: list | None
     cond: object
     reads_own: bool  # reads what its stratum derives: re-applied while the stratum derives more
-    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams
+    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams; draw, fin
     subjects: range = range(0)  # the players or teams it is tried for
 
     def __post_init__(self):
-        if self.kind != "draw":
+        if self.kind == "draw":
+            self.fact = "draw"
+        elif self.kind == "finish":
+            self.fact = "fin"
+        else:
             self.fact = ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
 
 
@@ -126,7 +130,8 @@ class Machine:
             self.outcomes.append(OutcomeRule(r, r.rule, r.kind, r.subject, cell, comp.expr(r.cond), reads_own(r)))
         self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
-        self.draw_rules = [r for r in self.outcomes if r.kind == "draw"]
+        # `finish` rules share the draws' stratum: neither has a subject, both end the game
+        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish")]
         self._own = {id(rs): [r for r in rs if r.reads_own] for rs in (self.loss_rules, self.win_rules, self.draw_rules)}
         for r in self.outcomes:
             r.subjects = range(self.n if r.subject == "player" else inst.nteams if r.subject == "team" else 0)
@@ -305,7 +310,7 @@ class Machine:
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw)
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin)
                 done = self._resolved.get(key)
                 if done is None:
                     before = len(c.hits)
@@ -364,7 +369,8 @@ class Machine:
         conflict = self._conflict(c)
         c.out |= c.lp
         c.tout |= c.lt
-        if c.wp or c.wt or c.draw:
+        if c.wp or c.wt or c.draw or c.fin:
+            # a finish alone leaves (0, 0, False): an end without a winner, a loser or a draw
             return (c.wp, c.wt, c.draw), conflict
         return self._must_end(c), conflict
 
@@ -378,9 +384,9 @@ class Machine:
         while True:
             changed = False
             for r in todo:
-                if r.kind == "draw":
-                    if not c.draw and r.cond(c):
-                        c.draw = True
+                if r.subject is None:  # a draw or a finish
+                    if not getattr(c, r.fact) and r.cond(c):
+                        setattr(c, r.fact, True)
                         c.hits.append(r.rid)
                         changed = True
                     continue
@@ -411,8 +417,8 @@ class Machine:
         for r in rules:
             if r.rid in c.hits:
                 continue
-            if r.kind == "draw":
-                if c.draw and _holds(r.cond, c):
+            if r.subject is None:
+                if getattr(c, r.fact) and _holds(r.cond, c):
                     c.hits.append(r.rid)
                 continue
             facts = getattr(c, r.fact)
@@ -455,6 +461,8 @@ class Machine:
             return f"team {_names_of(inst.teams, both_t)} both wins and loses"
         if c.draw and (c.wp or c.wt):
             return "the game is both drawn and won"
+        if c.fin and (c.draw or c.wp or c.wt):
+            return f"the game both ends without a winner and is {'drawn' if c.draw else 'won'}"
         if not self.winners_many:
             sides = set()
             for p in range(self.n):
@@ -490,6 +498,7 @@ class Machine:
         c.over = bool(end)
         if end and end[0] != "gap":
             c.wp, c.wt, c.draw = end
+            c.fin = not (c.wp or c.wt or c.draw)
         return c
 
     def is_active(self, state: tuple, p: int) -> bool:

@@ -32,7 +32,7 @@ ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mista
 class Ctx:
     """Where an expression stands."""
     const: str = ""  # "" state may be read; "params": parameters only; "sizes": also nplayers & co
-    phase: str = ""  # lose | win | draw inside an outcome rule's condition
+    phase: str = ""  # lose | win | draw | finish inside an outcome rule's condition
     init_of: int = -1  # inside the initial value of variable number init_of: only earlier ones
     play: bool = True  # False where only the setup is read (init, constraint, initial values)
 
@@ -529,7 +529,7 @@ class Resolver:
         if not ctx.phase:
             return
         reads_lost = entry.key.startswith("lost")
-        if ctx.phase == "draw" or (ctx.phase == "win" and reads_lost):
+        if ctx.phase in ("draw", "finish") or (ctx.phase == "win" and reads_lost):
             return
         if pol == 1:
             if ctx.phase == "lose" and not reads_lost:
@@ -612,8 +612,8 @@ class Resolver:
         if isinstance(s, sx.RunStmt):
             return self.run_routine(s, scope, ctx, rid)
         if isinstance(s, sx.OutcomeStmt):
-            if s.kind == "draw":
-                return T.OutcomeStmt("draw", None, rid, s.span)
+            if s.kind in ("draw", "finish"):
+                return T.OutcomeStmt(s.kind, None, rid, s.span)
             x = self.ex(s.subject, scope, ctx, 0)
             if x.type != ERROR:
                 x = self.coerce(x, TEAM if x.type.kind == "team" else PLAYER, f"the subject of `{s.kind}`")

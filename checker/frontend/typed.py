@@ -238,8 +238,8 @@ class Forall:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw
-    subject: Expr | None  # a player or a team; None for draw
+    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    subject: Expr | None  # a player or a team; None for draw and finish
     rule: int | None
     span: Span = _span()
 
@@ -369,8 +369,8 @@ class Action:
 @dataclass(frozen=True)
 class OutcomeRule:
     name: str
-    kind: str  # lose | win | draw
-    subject: str | None  # player | team | None for a draw
+    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    subject: str | None  # player | team | None for a draw or a finish
     binder: Binder | None
     cond: Expr
     reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step

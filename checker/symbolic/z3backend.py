@@ -105,6 +105,7 @@ class SymState:
         self.lt = [FALSE] * nt
         self.wt = [FALSE] * nt
         self.draw = FALSE
+        self.fin = FALSE  # the game ends without a winner (`finish`); a state read: it ended so
         self.overflow = FALSE
         self.error = FALSE
         self.over = FALSE  # the state read has ended (properties of end states only)
@@ -114,6 +115,7 @@ class SymState:
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
         s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
+        s.fin = self.fin
         s.hits = dict(self.hits)
         return s
 
@@ -128,6 +130,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     s.over = m(a.over, b.over)
+    s.fin = m(a.fin, b.fin)
     s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
     return s
 
@@ -532,6 +535,9 @@ class Encoder:
     def b_game_drawn(self, e, a, st):
         return z3.And(st.over, st.draw)
 
+    def b_game_finished(self, e, a, st):
+        return z3.And(st.over, st.fin)
+
     def b_nplayers(self, e, a, st):
         return z3.IntVal(self.n)
 
@@ -630,8 +636,8 @@ class Encoder:
             return self.stmts(s.body, st, env)
         if isinstance(s, T.OutcomeStmt):
             st = st.copy()
-            if s.kind == "draw":
-                st.draw = TRUE
+            if s.kind in ("draw", "finish"):
+                setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
                 return st
             x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
             team = s.subject.type.kind == "team"
@@ -665,17 +671,18 @@ class Encoder:
         todo = rules
         derived = []
         for _ in range(self._ground(rules) + 1):
-            before = st.lp + st.wp + st.lt + st.wt + [st.draw]
+            before = st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin]
             fired = []
             for r in todo:
                 fails = self.can_fail(r.cond)
-                if r.kind == "draw":
-                    enabled = z3.Not(st.draw)
+                if r.subject is None:  # a draw or a finish
+                    attr = "draw" if r.kind == "draw" else "fin"
+                    enabled = z3.Not(getattr(st, attr))
                     with self.under(z3.And(ran, enabled) if fails else TRUE):
                         cond = self.expr(r.cond, st, {})
                     fire = z3.simplify(z3.And(enabled, cond))
                     fired.append(fire)
-                    st.draw = z3.simplify(z3.Or(st.draw, fire))
+                    setattr(st, attr, z3.simplify(z3.Or(getattr(st, attr), fire)))
                     continue
                 team = r.subject == "team"
                 attr = ("lt" if r.kind == "lose" else "wt") if team else ("lp" if r.kind == "lose" else "wp")
@@ -694,7 +701,7 @@ class Encoder:
             derived.append(step)
             ran = z3.simplify(z3.And(ran, step))
             # the same facts out as in: nothing can change in a further pass
-            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw])):
+            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin])):
                 break
             todo = [r for r in todo if _reads_own(r)]
             if not todo:
@@ -710,7 +717,7 @@ class Encoder:
         model = self.model
         losses = [r for r in model.outcomes if r.kind == "lose"]
         wins = [r for r in model.outcomes if r.kind == "win"]
-        draws = [r for r in model.outcomes if r.kind == "draw"]
+        draws = [r for r in model.outcomes if r.kind in ("draw", "finish")]  # one stratum, as in the explorer
         loss_reads_won = any(r.reads_won for r in losses)
         out0, tout0 = list(st.out), list(st.tout)
         saved_path, saved_errs = self.path, self.errs
@@ -751,7 +758,7 @@ class Encoder:
                 st.draw = z3.And(st.draw, z3.Not(_or(st.lp + st.lt)))
         st.out = [z3.Or(a, b) for a, b in zip(st.out, st.lp)]
         st.tout = [z3.Or(a, b) for a, b in zip(st.tout, st.lt)]
-        ended = _or([st.draw] + st.wp + st.wt)
+        ended = _or([st.draw, st.fin] + st.wp + st.wt)
         # why the game must be over, in the explorer's order: each test only where the ones before failed
         reasons = [z3.And(*st.out)]
         for d in model.ends:
@@ -889,6 +896,7 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
         st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
         st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
         st.draw = z3.BoolVal(bool(end[2]))
+        st.fin = z3.BoolVal(not any(end))
     st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
