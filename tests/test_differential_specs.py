@@ -81,6 +81,8 @@ class Writer:
     def allowed(self, func, pol) -> bool:
         """May lost()/won() stand here (the polarity rules of docs/language.md, Outcomes)?"""
         phase = self.phase
+        if phase == "cannot":  # "cannot" rules read no outcome facts
+            return False
         if phase in ("", "draw", "finish"):
             return True
         if phase == "win" and func == "lost":
@@ -283,7 +285,9 @@ class Writer:
             flag = self.pick(["progress", "progress", "", "leave"])
             guard = f" when {self.bool_(2, sc, 0)}" if self.chance(0.8) else ""
             out.append(f"action a{i}{head} {flag}{guard} do {self.stmts(2, sc)} end")
-        kinds = ["lose player", "win player", "draw", "finish"] + (["lose team", "win team"] if self.teams else [])
+        kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
+            ["lose team", "win team", "cannot lose team"] if self.teams else [])
+        rules = []
         for i in range(self.draw(st.integers(0, 3))):
             kind = self.pick(kinds)
             self.phase, self.safe = kind.split()[0], True
@@ -291,11 +295,15 @@ class Writer:
                 out.append(f"outcome o{i}: {kind} when {self.bool_(3, {}, 1)}")
             else:
                 b = self.binder()
-                out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[1]: [b]}, 1)}")
+                out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[-1]: [b]}, 1)}")
+                rules.append((f"o{i}", kind))
             self.phase, self.safe = "", False
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
             out.append(f"precedence {w} over {l}")
+        exempt = [(a, b) for a, ka in rules for b, kb in rules if kb == "cannot " + ka]
+        if exempt and self.chance(0.5):
+            out.append("precedence {} over {}".format(*self.pick(exempt)))
         if self.chance(0.3):
             out.append("winners many")
         if self.chance(0.2):

@@ -5,6 +5,9 @@ and the end marker: `()` while the game runs, `(winning players, winning teams, 
 has ended, or `("gap", why)` when the game must be over but no outcome rule decides it.
 
 Outcome resolution after each step works in strata (docs/language.md, "Outcomes"):
+0. "cannot" rules (`cannot lose player p when ...`) are judged on the state as the step left it
+   and the statuses when it began; a loss or win they forbid is never derived, from a statement
+   or from a rule, unless `precedence RULE over CANNOT_RULE` exempts that rule;
 1. losses to a fixpoint; `in_game` and the seat functions see who was out when the step began;
 2. wins to a fixpoint, judged against the statuses after those losses: whoever lost in this
    step is no longer in the game;
@@ -61,14 +64,16 @@ class OutcomeRule:
     reads_own: bool  # reads what its stratum derives: re-applied while the stratum derives more
     fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams; draw, fin
     subjects: range = range(0)  # the players or teams it is tried for
+    cannot: tuple = ()  # the "cannot" rules that forbid its facts (all but those it has precedence over)
+    blocked: int = 0  # while a step is resolved: the subjects those rules forbid
 
     def __post_init__(self):
         if self.kind == "draw":
             self.fact = "draw"
         elif self.kind == "finish":
             self.fact = "fin"
-        else:
-            self.fact = ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
+        else:  # a "cannot" rule names the facts it forbids
+            self.fact = ("l" if self.kind.endswith("lose") else "w") + ("p" if self.subject == "player" else "t")
 
 
 @dataclass
@@ -132,6 +137,10 @@ class Machine:
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
         # `finish` rules share the draws' stratum: neither has a subject, both end the game
         self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish")]
+        self.cannot_rules = [r for r in self.outcomes if r.kind.startswith("cannot_")]
+        exempt = set(model.exempt)
+        for r in self.loss_rules + self.win_rules:
+            r.cannot = tuple(k for k in self.cannot_rules if k.fact == r.fact and (r.decl.name, k.decl.name) not in exempt)
         self._own = {id(rs): [r for r in rs if r.reads_own] for rs in (self.loss_rules, self.win_rules, self.draw_rules)}
         for r in self.outcomes:
             r.subjects = range(self.n if r.subject == "player" else inst.nteams if r.subject == "team" else 0)
@@ -332,6 +341,8 @@ class Machine:
     def resolve(self, c: Ctx) -> tuple[tuple, str]:
         """Apply the outcome rules in strata, then precedence; returns (end marker, conflict)."""
         out0, tout0 = c.out, c.tout
+        if self.cannot_rules:
+            self._forbid(c)
         first = True
         while True:
             before = (c.lp, c.lt)
@@ -392,7 +403,7 @@ class Machine:
                     continue
                 attr, cell, cond = r.fact, r.cell, r.cond
                 facts = getattr(c, attr)
-                skip = (c.out if r.subject == "player" else c.tout) | facts
+                skip = (c.out if r.subject == "player" else c.tout) | facts | r.blocked
                 for x in r.subjects:
                     if (skip >> x) & 1:
                         continue
@@ -409,6 +420,38 @@ class Machine:
                 break
         if first:
             self._cite_redundant(c, rules)
+
+    def _forbid(self, c: Ctx) -> None:
+        """Stratum 0: which subjects each "cannot" rule forbids a loss or a win in this step.
+        Facts the step's statements derived for them are dropped (the rule is cited), and each
+        loss or win rule skips them unless it has precedence over the "cannot" rule. A "cannot"
+        rule whose forbidden fact a rule would have derived is cited too (a trace shows why the
+        player did not lose)."""
+        masks = {}
+        for k in self.cannot_rules:
+            done = c.out if k.subject == "player" else c.tout
+            mask = 0
+            for x in k.subjects:
+                if not (done >> x) & 1:
+                    k.cell[0] = x
+                    if k.cond(c):
+                        mask |= 1 << x
+            masks[id(k)] = mask
+            facts = getattr(c, k.fact)
+            if facts & mask:
+                setattr(c, k.fact, facts & ~mask)
+                c.hits.append(k.rid)
+        for r in self.loss_rules + self.win_rules:
+            r.blocked = 0
+            for k in r.cannot:
+                r.blocked |= masks[id(k)]
+        for k in self.cannot_rules:
+            if k.rid in c.hits or not masks[id(k)]:
+                continue
+            for r in self.loss_rules + self.win_rules:
+                if k in r.cannot and any((masks[id(k)] >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
+                    c.hits.append(k.rid)
+                    break
 
     def _cite_redundant(self, c: Ctx, rules) -> None:
         """A rule whose fact another rule derived first applies all the same: the step cites it
@@ -524,6 +567,11 @@ def _holds(cond, c: Ctx) -> bool:
         return bool(cond(c))
     except EvalError:
         return False
+
+
+def _holds_at(r: OutcomeRule, x: int, c: Ctx) -> bool:
+    r.cell[0] = x
+    return _holds(r.cond, c)
 
 
 def _size(values) -> int:

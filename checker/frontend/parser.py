@@ -405,6 +405,12 @@ class ToIR(Transformer):
     def head_finish(self, meta, c):
         return ("finish", None, None)
 
+    def head_cannot_lose(self, meta, c):
+        return ("cannot_lose",) + c[0]
+
+    def head_cannot_win(self, meta, c):
+        return ("cannot_win",) + c[0]
+
     def subj_player(self, meta, c):
         return ("player", str(c[0]))
 

@@ -369,7 +369,7 @@ class Action:
 @dataclass(frozen=True)
 class OutcomeRule:
     name: str
-    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win
     subject: str | None  # player | team | None for a draw or a finish
     binder: Binder | None
     cond: Expr
@@ -448,6 +448,8 @@ class Model:
     across_used: tuple[Span, ...]  # across() needs an even number of players: checked per instance
     nbinders: int
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
+    # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
+    exempt: tuple[tuple[str, str], ...] = ()
 
     @property
     def has_teams(self) -> bool:

@@ -661,7 +661,26 @@ class Encoder:
         return TRUE
 
     # ------------------------------------------------------------ outcomes
-    def _fixpoint(self, st: SymState, rules, ran):
+    def _forbid(self, st: SymState, cannot):
+        """Stratum 0, as the explorer's: per "cannot" rule, the subjects (in the game when the
+        step began) it forbids a loss or a win; the step's statement facts for them are dropped.
+        Returns {rule name: [forbidden, per subject]}."""
+        masks = {}
+        for k in cannot:
+            team = k.subject == "team"
+            done = st.tout if team else st.out
+            fails = self.can_fail(k.cond)
+            mask = []
+            for x in range(len(done)):
+                with self.under(z3.Not(done[x]) if fails else TRUE):
+                    cond = self.expr(k.cond, st, {k.binder.uid: x})
+                mask.append(z3.simplify(z3.And(z3.Not(done[x]), cond)))
+            masks[k.name] = mask
+            attr = ("l" if k.kind == "cannot_lose" else "w") + ("t" if team else "p")
+            setattr(st, attr, [z3.And(f, z3.Not(m)) for f, m in zip(getattr(st, attr), mask)])
+        return masks
+
+    def _fixpoint(self, st: SymState, rules, ran, blocked=None):
         """The explorer's fixpoint. Facts only grow, so a pass after one that derived nothing
         derives nothing either: `ran` (whether the explorer runs a pass at all) only gates
         where evaluation errors count. Each subject is tried while it lacks the fact and is in
@@ -688,15 +707,16 @@ class Encoder:
                 attr = ("lt" if r.kind == "lose" else "wt") if team else ("lp" if r.kind == "lose" else "wp")
                 done = st.tout if team else st.out
                 facts = getattr(st, attr)
+                forbidden = (blocked or {}).get(r.name) or [FALSE] * len(facts)
                 for x in range(len(facts)):
-                    enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x])))
+                    enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x]), z3.Not(forbidden[x])))
                     if z3.is_false(enabled):
                         continue
                     with self.under(z3.And(ran, enabled) if fails else TRUE):
                         cond = self.expr(r.cond, st, {r.binder.uid: x})
                     fired.append(z3.simplify(z3.And(enabled, cond)))
                     # without the "lacks the fact" part the facts come out the same when nothing changed
-                    facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), cond)))
+                    facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), z3.Not(forbidden[x]), cond)))
             step = z3.simplify(_or(fired))
             derived.append(step)
             ran = z3.simplify(z3.And(ran, step))
@@ -722,17 +742,27 @@ class Encoder:
         out0, tout0 = list(st.out), list(st.tout)
         saved_path, saved_errs = self.path, self.errs
         self.path, self.errs = TRUE, []
+        blocked = {}  # loss or win rule -> the subjects the "cannot" rules forbid it
+        cannot = [r for r in model.outcomes if r.kind.startswith("cannot_")]
+        if cannot:
+            masks = self._forbid(st, cannot)
+            exempt = set(model.exempt)
+            for r in losses + wins:
+                ks = [k for k in cannot if k.kind == "cannot_" + r.kind and k.subject == r.subject
+                      and (r.name, k.name) not in exempt]
+                if ks:
+                    blocked[r.name] = [_or([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
         go = TRUE  # whether this round runs
         for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
             st.out, st.tout = list(out0), list(tout0)
-            changed = self._fixpoint(st, losses, go)
+            changed = self._fixpoint(st, losses, go, blocked)
             if round_ > 0:
                 go = z3.simplify(z3.And(go, changed))
                 if z3.is_false(go):
                     break
             st.out = [z3.Or(a, b) for a, b in zip(out0, st.lp)]
             st.tout = [z3.Or(a, b) for a, b in zip(tout0, st.lt)]
-            self._fixpoint(st, wins, go)
+            self._fixpoint(st, wins, go, blocked)
             self._fixpoint(st, draws, go)
         st.out, st.tout = list(out0), list(tout0)
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
