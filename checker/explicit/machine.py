@@ -169,6 +169,7 @@ class Machine:
         self.rules = model.rules
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
+        self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -356,6 +357,8 @@ class Machine:
             first = False
             if not self.loss_reads_won:
                 break
+        if self.cannot_rules:
+            self._cite_forbidding(c, out0, tout0)
         c.out, c.tout = out0, tout0
         # facts about players or teams already out are not news
         c.lp &= ~out0
@@ -424,9 +427,7 @@ class Machine:
     def _forbid(self, c: Ctx) -> None:
         """Stratum 0: which subjects each "cannot" rule forbids a loss or a win in this step.
         Facts the step's statements derived for them are dropped (the rule is cited), and each
-        loss or win rule skips them unless it has precedence over the "cannot" rule. A "cannot"
-        rule whose forbidden fact a rule would have derived is cited too (a trace shows why the
-        player did not lose)."""
+        loss or win rule skips them unless it has precedence over the "cannot" rule."""
         masks = {}
         for k in self.cannot_rules:
             done = c.out if k.subject == "player" else c.tout
@@ -445,11 +446,21 @@ class Machine:
             r.blocked = 0
             for k in r.cannot:
                 r.blocked |= masks[id(k)]
+        self._masks = masks
+
+    def _cite_forbidding(self, c: Ctx, out0: int, tout0: int) -> None:
+        """A "cannot" rule that forbade a fact some rule would have derived applies in this step:
+        cited, so a trace shows why the player did not lose or win and dead-rule does not call
+        it dead. Judged after the strata, each rule seeing the statuses its stratum sees."""
         for k in self.cannot_rules:
-            if k.rid in c.hits or not masks[id(k)]:
+            mask = self._masks[id(k)]
+            if k.rid in c.hits or not mask:
                 continue
             for r in self.loss_rules + self.win_rules:
-                if k in r.cannot and any((masks[id(k)] >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
+                if k not in r.cannot:
+                    continue
+                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (out0 | c.lp, tout0 | c.lt)
+                if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
                     c.hits.append(k.rid)
                     break
 
