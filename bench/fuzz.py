@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIMITS = ["--max-states", "300", "--max-seconds", "0.5", "--max-memory", "1500"]
+LIMITS = ["--max-states", "300", "--max-seconds", "0.5", "--max-memory", "1500", "--jobs", "1"]  # in-process: no worker pool per input
 
 
 # ---------------------------------------------------------------- the corpus
