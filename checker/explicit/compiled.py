@@ -13,6 +13,8 @@ it changes the speed, never a result.
 """
 from __future__ import annotations
 
+import os
+
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
@@ -224,7 +226,7 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
                   f"{pad}{PAD}{PAD}continue",
-                  f"{pad}steps.append(({ai}, {binding}, vals + (done[0], done[1], done[2]), tuple(hits) + done[4], done[3]))"]
+                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), vals + (done[0], done[1], done[2]), done[3]))"]
         lines += [f"{PAD}for pre, exc in failed:",
                   f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
         return "\n".join(lines)
@@ -239,7 +241,7 @@ class CompiledMachine(Machine):
                 parts.append(f"*_unbits({x}, {_lit(count)})")
             else:
                 parts.append(f"*_unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})")
-        return "\n".join([f"def unpack(state):", f"{PAD}{self._state_names()}, = state",
+        return "\n".join(["def unpack(state):", f"{PAD}{self._state_names()}, = state",
                           f"{PAD}return ({''.join(p + ', ' for p in parts)}out, tout, _end)"])
 
     def _pack_source(self) -> str:
@@ -263,8 +265,8 @@ class CompiledMachine(Machine):
 
     def successors(self, state: tuple, budget=None) -> list:
         """Every step out of `state`, as `Machine.successors` gives them, in the same order; a
-        step that goes through is a tuple (action, binding, target, hits, conflict), one that
-        fails a `Step`."""
+        step that goes through is a tuple ((action, binding, hits), target, conflict), its first
+        part the graph's label key, one that fails a `Step`."""
         check = budget.check if budget is not None else _nothing
         steps: list = []
         for fn in self._action_fns:
@@ -294,7 +296,10 @@ class CompiledMachine(Machine):
 
 
 def machine_for(inst: Instance) -> Machine:
-    """The compiled machine, or the closures' where the instance cannot be compiled."""
+    """The compiled machine, or the closures' where the instance cannot be compiled (or where
+    RULEWRIGHT_SUCCESSORS=closures asks for the reference, to compare whole runs)."""
+    if os.environ.get("RULEWRIGHT_SUCCESSORS") == "closures":
+        return Machine(inst)
     try:
         return CompiledMachine(inst)
     except CannotCompile:

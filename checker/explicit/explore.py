@@ -192,12 +192,12 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             break
         queue_pos += 1
         for step in steps:
-            if step.__class__ is tuple:  # a compiled step that went through
-                action, binding, target, hits, conflict = step
-                lid = label_get((action, binding, hits))
+            if step.__class__ is tuple:  # a compiled step that went through: (label key, target, conflict)
+                key, target, conflict = step
+                lid = label_get(key)
                 if lid is None:
-                    lid = g.label(action, binding, hits)
-                    g.hit_rules.update(hits)
+                    lid = g.label(*key)
+                    g.hit_rules.update(key[2])
                 tid = index_get(target)
                 if tid is None:
                     tid, _ = g.add(target, (sid, lid))

@@ -426,7 +426,6 @@ class Machine:
 
     def _must_end(self, c: Ctx) -> tuple:
         """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
-        inst = self.inst
         if c.out == self.all:
             return ("gap", "no player is left in the game")
         for d, f in self.ends:  # the writer's own reasons first: they cite the writer's rules
