@@ -221,6 +221,9 @@ class Generator:
         items = ", ".join(self.expr(x) for x in e.items)
         if e.type.elem.kind == "int":
             return f"frozenset(({items},))" if e.items else "frozenset()"
+        one = e.items[0] if len(e.items) == 1 else None
+        if one is not None and not one.type.optional and one.type.kind != "none" and not isinstance(one, T.Aggregate):
+            return f"(1 << {items})"  # `{p}`: p is never none here
         return f"_mask_of(({items},))" if e.items else "0"
 
     def domain(self, d) -> str:

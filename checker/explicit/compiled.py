@@ -138,7 +138,7 @@ class CompiledMachine(Machine):
             "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
             "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
             "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
-            "_ring": ring_step, "_dist_in_game": dist_in_game,
+            "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
             "_mask_of": _mask_of, "_bits": _bits, "_count": _count,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
@@ -395,6 +395,13 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
     for v in values:
         dom_mask |= 1 << (v - base)
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
+
+
+def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
+    """`ring_step`, with the common case first: nobody out, the k-th seat that way."""
+    if not out and k > 0:
+        return (p + direction * k) % n
+    return ring_step(p, k, direction, out, n)
 
 
 def _mask_of(items) -> int:
