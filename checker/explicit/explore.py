@@ -120,17 +120,7 @@ class Graph:
 
     def path_to(self, sid: int) -> list[tuple[int, int]]:
         """[(state, label that led to it)] from an initial state to `sid`; label -1 for the first."""
-        out = []
-        cur = sid
-        while True:
-            par = self.parent[cur]
-            if par is None:
-                out.append((cur, -1))
-                break
-            out.append((cur, par[1]))
-            cur = par[0]
-        out.reverse()
-        return out
+        return path_from(self.parent, sid)
 
     def to_networkx(self, game_only: bool = True, readable: bool = True) -> nx.DiGraph:
         """The finished graph; each edge keeps its label ids and (if `readable`) its actions and rules."""
@@ -148,6 +138,22 @@ class Graph:
             data["actions"] = [a for a, _ in described]
             data["rules"] = sorted({r for _, rules in described for r in rules})
         return g
+
+
+def path_from(parent, sid: int) -> list[tuple[int, int]]:
+    """[(state, label that led to it)] from an initial state to `sid` along `parent` (per state:
+    (predecessor, label) or None); label -1 for the first."""
+    out = []
+    cur = sid
+    while True:
+        par = parent[cur]
+        if par is None:
+            out.append((cur, -1))
+            break
+        out.append((cur, par[1]))
+        cur = par[0]
+    out.reverse()
+    return out
 
 
 def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None) -> Graph:
