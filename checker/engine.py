@@ -292,7 +292,7 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
         raw.extend(o.findings)
         notes.update((id(o.findings[j]), why) for j, why in o.replay_notes.items())
         done.append(inst)
-        whole = whole and not o.interrupted
+        whole = whole and not o.interrupted and not o.dropped
     kept = []
     grouped = _group(raw, done)
     _say_where_dead(grouped, done, raw, res)
@@ -309,7 +309,8 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     whole_model: dict[str, bool] = {}
     for i, inst in enumerate(plan.instances):
         o = outcomes.get(position.get(i, -1))
-        whole_model[inst.model_name] = whole_model.get(inst.model_name, True) and o is not None and not o.interrupted
+        whole_model[inst.model_name] = (whole_model.get(inst.model_name, True) and o is not None
+                                        and not o.interrupted and not o.dropped)
     assign_fingerprints(kept)
     kept.extend(_apply_expectations(done, kept, {m for m, whole in whole_model.items() if whole}))
     if whole:
@@ -347,6 +348,7 @@ class Outcome:
     replay_notes: dict[int, str] = field(default_factory=dict)  # finding index -> why not replayed
     interrupted: bool = False  # stopped by Ctrl-C during its replays (only in this process)
     short_of_time: bool = False  # incomplete because its share of the run's time ran out
+    dropped: bool = False  # memory ran out: nothing of the instance is reported
 
 
 def spec_digest(spec: ir.SpecFile) -> str:
@@ -395,6 +397,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
         replayable.clear()
         gc.collect()
         o.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
+        o.dropped = True
         return o
     o.findings = found
     for j, f in enumerate(found):

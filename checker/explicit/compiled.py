@@ -20,7 +20,8 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
 from .compile import Compiler, Ctx, EvalError, Overflow, dist_in_game, ring_step
-from .machine import Machine, Step, _static_domain
+from ..limits import GENERATED
+from .machine import Machine, Step, _size, _static_domain
 
 PAD = "    "
 
@@ -44,7 +45,7 @@ class CompiledMachine(Machine):
         self.source = src
         ns = self._namespace()
         try:
-            code = compile(src, f"<rulewright: compiled successors of {len(self.actions)} action(s)>", "exec")
+            code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
             raise CannotCompile(str(exc)) from None
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
@@ -167,9 +168,13 @@ class CompiledMachine(Machine):
         if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
+        if all_static and any(_size(v) == 0 for v in statics):
+            return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
+            if i > 0:  # the budget is read in every loop: an outer one may turn long over empty inner ones
+                lines += [f"{pad}count += 1", f"{pad}if not count & 255:", f"{pad}{PAD}check()"]
             marks = _marker_filter(gen, b, values, conjuncts) if all_static else None
             if marks is not None:
                 mask_src, base = marks
