@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import runner
+from . import live, runner
 from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
@@ -390,7 +390,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
     try:
         with watchdog(budget):
-            _explore_and_check(inst, limits, budget, task.replay, o, graphs, replayable, found)
+            _explore_and_check(inst, limits, budget, task.replay, o, graphs, replayable, found, task.position)
     except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
         o.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
     except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
@@ -433,11 +433,11 @@ def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, r
 
 
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
-                       replayable: dict, out: list[Finding]) -> None:
+                       replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
     machine = machine_for(inst)
-    graph = explore(machine, limits, budget.share(EXPLORE_SHARE))
+    graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
     if graphs is not None:
         graphs[inst.label] = graph
     res.instance = InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,

@@ -156,9 +156,13 @@ def path_from(parent, sid: int) -> list[tuple[int, int]]:
     return out
 
 
-def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None) -> Graph:
+LIVE_EVERY = 4096  # states expanded between two calls of `on_states`
+
+
+def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None, on_states=None) -> Graph:
     """Every state reachable within the limits; `budget` (by default one of `limits`) may end
-    before the time limit does, to leave the rest of it to the checks."""
+    before the time limit does, to leave the rest of it to the checks. `on_states(n)` hears how
+    many states the graph holds every LIVE_EVERY expansions (the progress line)."""
     start = time.perf_counter()
     budget = budget or Budget(limits, start)
     g = Graph(machine)
@@ -197,6 +201,8 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             g.stop_reason = str(exc)
             break
         queue_pos += 1
+        if on_states is not None and not queue_pos % LIVE_EVERY:
+            on_states(len(states))
         for step in steps:
             if step.__class__ is tuple:  # a compiled step that went through: (label key, target, conflict)
                 key, target, conflict = step
