@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIMITS = ["--max-states", "300", "--max-seconds", "0.5", "--max-memory", "1500"]
+LIMITS = ["--max-states", "300", "--max-seconds", "0.5", "--max-memory", "1500", "--jobs", "1"]  # in-process: no worker pool per input
 
 
 # ---------------------------------------------------------------- the corpus
@@ -503,7 +503,7 @@ def campaign(args) -> int:
                     disagree.append(i)
                     save(out_dir / "disagree", args.seed, i, make_input(args.seed, i, texts), msg)
                 if done % args.report == 0:
-                    print(f"{done:,} inputs, {time.perf_counter() - t0:,.0f}s: {dict(sorted(counts.items()))}, "
+                    print(f"{done:,} inputs, {time.perf_counter() - t0:,.0f}s: {dict(sorted(counts.items(), key=lambda kv: str(kv[0])))}, "
                           f"{len(bad)} broken", flush=True)
             hung = time.perf_counter() - st["seen"] > args.hang
             if p.poll() is not None or hung:

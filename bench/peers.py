@@ -65,16 +65,20 @@ def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600, ok=(
 
 # ---------------------------------------------------------------- the three sides
 
+ENGINE = "compiled"  # --engine: compiled successors (the default engine) or the reference closures
+
+
 def rulewright(n: int, departures: bool, max_seconds: float) -> dict:
-    out, _, peak = _peak_of([sys.executable, __file__, "--one", str(n), str(int(departures)), str(max_seconds)])
+    out, _, peak = _peak_of([sys.executable, __file__, "--one", str(n), str(int(departures)), str(max_seconds), ENGINE])
     row = json.loads(out.strip().splitlines()[-1])
     row["peak"] = peak
     return row
 
 
-def _one(n: int, departures: int, max_seconds: float) -> None:
+def _one(n: int, departures: int, max_seconds: float, engine: str) -> None:
     """In a child: explore the ring of n seats and print its sizes as JSON."""
     from checker.engine import load_instances
+    from checker.explicit.compiled import CompiledMachine
     from checker.explicit.explore import explore
     from checker.explicit.machine import Machine
     from checker.limits import Limits
@@ -87,7 +91,7 @@ def _one(n: int, departures: int, max_seconds: float) -> None:
         path.write_text(text, encoding="utf-8")
         (inst,) = load_instances(str(path))
     start = time.perf_counter()
-    machine = Machine(inst)
+    machine = CompiledMachine(inst) if engine == "compiled" else Machine(inst)
     graph = explore(machine, Limits(max_states=50_000_000, max_seconds=max_seconds))
     seconds = time.perf_counter() - start
     edges = getattr(graph, "nedges", None)
@@ -165,11 +169,15 @@ def main() -> None:
     ap.add_argument("--check", action="store_true",
                     help="also time `rulewright check markers.rw --param N=n --param DEPARTURES=d` end to end "
                          "(front end, exploration, every check, the Z3 replays) for n in the spec's 8..16")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--engine", choices=("compiled", "closures"), default="compiled",
+                    help="rulewright's successors: compiled (what `check` runs) or the reference closures")
+    ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        _one(int(args.one[0]), int(args.one[1]), float(args.one[2]))
+        _one(int(args.one[0]), int(args.one[1]), float(args.one[2]), args.one[3])
         return
+    global ENGINE
+    ENGINE = args.engine
     use_spin = not args.no_spin and shutil.which("spin") and shutil.which("gcc")
     if not args.no_spin and not use_spin:
         print("(SPIN not installed: apt-get install -y spin; its column is left out)")

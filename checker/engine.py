@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import runner
+from . import live, runner
 from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
@@ -292,7 +292,7 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
         raw.extend(o.findings)
         notes.update((id(o.findings[j]), why) for j, why in o.replay_notes.items())
         done.append(inst)
-        whole = whole and not o.interrupted
+        whole = whole and not o.interrupted and not o.dropped
     kept = []
     grouped = _group(raw, done)
     _say_where_dead(grouped, done, raw, res)
@@ -309,7 +309,8 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     whole_model: dict[str, bool] = {}
     for i, inst in enumerate(plan.instances):
         o = outcomes.get(position.get(i, -1))
-        whole_model[inst.model_name] = whole_model.get(inst.model_name, True) and o is not None and not o.interrupted
+        whole_model[inst.model_name] = (whole_model.get(inst.model_name, True) and o is not None
+                                        and not o.interrupted and not o.dropped)
     assign_fingerprints(kept)
     kept.extend(_apply_expectations(done, kept, {m for m, whole in whole_model.items() if whole}))
     if whole:
@@ -347,6 +348,7 @@ class Outcome:
     replay_notes: dict[int, str] = field(default_factory=dict)  # finding index -> why not replayed
     interrupted: bool = False  # stopped by Ctrl-C during its replays (only in this process)
     short_of_time: bool = False  # incomplete because its share of the run's time ran out
+    dropped: bool = False  # memory ran out: nothing of the instance is reported
 
 
 def spec_digest(spec: ir.SpecFile) -> str:
@@ -388,13 +390,14 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
     try:
         with watchdog(budget):
-            _explore_and_check(inst, limits, budget, task.replay, o, graphs, replayable, found)
+            _explore_and_check(inst, limits, budget, task.replay, o, graphs, replayable, found, task.position)
     except LimitHit as exc:  # spent where no cooperative check stopped it: keep what was found
         o.incomplete.append(f"{inst.label}: stopped ({exc}); findings that need more were not checked")
     except MemoryError:  # an allocation failed, maybe half way through the graph: trust none of it
         replayable.clear()
         gc.collect()
         o.incomplete.append(f"{inst.label}: memory ran out (MemoryError); nothing of this instance is reported")
+        o.dropped = True
         return o
     o.findings = found
     for j, f in enumerate(found):
@@ -430,11 +433,11 @@ def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, r
 
 
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
-                       replayable: dict, out: list[Finding]) -> None:
+                       replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
     machine = machine_for(inst)
-    graph = explore(machine, limits, budget.share(EXPLORE_SHARE))
+    graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
     if graphs is not None:
         graphs[inst.label] = graph
     res.instance = InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,

@@ -132,16 +132,20 @@ class Budget:
 # Python: ctypes wraps an exception raised while it converts an argument into an ArgumentError
 # (an internal error, found by bench/fuzz.py), and one raised in a callback is only printed.
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
-    ("explicit", "compile.py"), ("explicit", "machine.py"), ("symbolic", "z3backend.py"),
+    ("explicit", "compile.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"), ("symbolic", "z3backend.py"),
     ("analyses", "checks.py"), ("analyses", "traces.py"))) + (os.sep + "networkx" + os.sep,)
 TICK = 0.1  # seconds between the watchdog's looks
 RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
 GRACE = 0.5  # how far past the deadline it lets the cooperative checks stop things first
 
 
+GENERATED = "<rulewright: compiled"  # how the compiled successors' code names its file: safe too
+
+
 def _safe(frame) -> bool:
     code = frame.f_code
-    return code.co_name != "__del__" and any(part in code.co_filename for part in _SAFE)
+    return code.co_name != "__del__" and (any(part in code.co_filename for part in _SAFE)
+                                          or code.co_filename.startswith(GENERATED))
 
 
 @contextmanager

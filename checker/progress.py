@@ -2,9 +2,9 @@
 
     rulewright: 37/132 instances  48,211 states  6,020 states/s  0:08  spec/x.rw | duel | N=3 (2.1s)
 
-States are counted as instances finish (an instance's explorer does not report from inside),
-so the rate is that of the finished instances; the instance running longest is shown with its
-time so far. The line is redrawn in place every half second, from a thread that only reads,
+States are those of the finished instances plus what the explorers of the running ones hold
+so far (they report every few thousand states, through checker.live, from worker processes
+too; not from a cluster); the instance running longest is shown with its time so far. The line is redrawn in place every half second, from a thread that only reads,
 and erased at the end, so the report on stdout and any message on stderr start on a clean
 line. It is only shown when stderr is a terminal: piped, redirected or captured (tests, CI)
 the run prints nothing extra.
@@ -34,13 +34,15 @@ class Progress:
         self.total = self.done = self.states = 0
         self.running: dict[int, tuple[str, float]] = {}  # instance -> (label, start)
         self.finished_states: dict[int, int] = {}
+        self.cells = None  # live state counts of the instances running (checker.live)
         self.start = time.perf_counter()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._width = 0
 
-    def begin(self, total: int) -> None:
-        self.total, self.start = total, time.perf_counter()
+    def begin(self, total: int, cells=None) -> None:
+        """`cells`: per instance, the states its explorer holds so far (checker.live), or None."""
+        self.total, self.start, self.cells = total, time.perf_counter(), cells
         self._thread = threading.Thread(target=self._tick, name="rulewright-progress", daemon=True)
         self._thread.start()
 
@@ -73,9 +75,10 @@ class Progress:
         format, reading and parameters, tells instances apart)."""
         now = time.perf_counter() if now is None else now
         elapsed = now - self.start
-        rate = self.states / elapsed if elapsed > 0 else 0.0
+        states = self.states + self._live()
+        rate = states / elapsed if elapsed > 0 else 0.0
         m, s = divmod(int(elapsed), 60)
-        text = (f"rulewright: {self.done}/{self.total} instances  {self.states:,} states  "
+        text = (f"rulewright: {self.done}/{self.total} instances  {states:,} states  "
                 f"{rate:,.0f} states/s  {m}:{s:02d}")
         if self.running:
             label, began = min(self.running.values(), key=lambda r: r[1])
@@ -85,6 +88,18 @@ class Progress:
                 label = "..." + label[-max(0, room - 3):] if room > 3 else ""
             text += f"  {label}{more}"
         return text[:columns - 1]
+
+    def _live(self) -> int:
+        """States held by the explorers of the instances running (a finished one counts in full)."""
+        if self.cells is None:
+            return 0
+        total = 0
+        for k in self.running:
+            try:
+                total += int(self.cells[k])
+            except (IndexError, ValueError, OSError):
+                pass
+        return total
 
     def draw(self) -> None:
         with self.lock:

@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Callable
 
+from . import live
 from .limits import Limits
 
 
@@ -85,8 +86,10 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
     (the run's time ran out before it started, or its worker process died). KeyboardInterrupt
     goes on up after the results already back were handed to `done`."""
     n = len(labels)
+    cells = _live_cells(n, jobs, cluster) if progress is not None else None
+    live.install(cells)
     if progress is not None:
-        progress.begin(n)
+        progress.begin(n, cells)
     try:
         if cluster:
             from . import remote
@@ -97,13 +100,32 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
             _schedule(pool, labels, make_task, done, missed, Shares(limits, 1, limits.max_memory), progress)
         else:
             workers = min(jobs, n)
-            with _LocalPool(workers, run_task) as pool:
+            with _LocalPool(workers, run_task, cells) as pool:
                 # every worker holds its own instance: the run's memory is shared among them
                 _schedule(pool, labels, make_task, done, missed, Shares(limits, workers, limits.max_memory / workers),
                           progress)
     finally:
+        live.install(None)
         if progress is not None:
             progress.end()
+
+
+def _live_cells(n: int, jobs: int, cluster: str | None):
+    """Where the explorers report their live state counts: a list in this process, an array the
+    worker processes share, nothing from a cluster."""
+    if cluster:
+        return None
+    if min(jobs, n) <= 1:
+        return [0] * n
+    return _context().Array("q", n, lock=False)  # each instance's cell is written by one worker only
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(["checker.engine"])
+    return ctx
 
 
 RETRY_GAIN = 2.0  # a second try must have at least this many times the first one's time
@@ -210,18 +232,16 @@ class _LocalPool:
 
     lost = (BrokenProcessPool,)
 
-    def __init__(self, workers: int, run_task: Callable):
+    def __init__(self, workers: int, run_task: Callable, cells=None):
         self.slots = workers
         self.run_task = run_task
+        self.cells = cells
         self._executor = self._new()
         self._abandoned = False
 
     def _new(self) -> cf.ProcessPoolExecutor:
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        if ctx.get_start_method() == "forkserver":
-            ctx.set_forkserver_preload(["checker.engine"])
-        return cf.ProcessPoolExecutor(self.slots, mp_context=ctx, initializer=_worker_init)
+        return cf.ProcessPoolExecutor(self.slots, mp_context=_context(), initializer=_worker_init,
+                                      initargs=(self.cells,))
 
     def submit(self, task):
         for attempt in (1, 2):  # a worker that died since the last result broke the pool: one new pool
@@ -268,5 +288,6 @@ class _LocalPool:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _worker_init() -> None:
+def _worker_init(cells=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    live.install(cells)

@@ -109,3 +109,16 @@ def test_an_instance_too_deep_for_pythons_parser_runs_on_the_closures(tmp_path):
     m = machine_for(inst)
     assert type(m) is Machine
     assert len(explore(m).states) == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["spec", "tests/fixtures"])
+def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_successors(target, monkeypatch, capsys):
+    from checker.cli import main
+
+    reports = []
+    for engine in ("compiled", "closures"):
+        monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", engine)
+        code = main(["check", target, "--jobs", "1", "--output-format", "json", "--max-seconds", "600"])
+        reports.append((code, capsys.readouterr().out))
+    assert reports[0] == reports[1]

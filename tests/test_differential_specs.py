@@ -12,6 +12,7 @@ For each spec the explorer's graph (states at BFS depth <= 3) and Z3's bounded m
 whether a deadlock is reachable, and, per invariant, whether a state violating it is reachable
 and whether a state where it cannot be evaluated is reachable.
 
+The grammar includes min/max of values, set comprehensions and simultaneous assignments.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -124,7 +125,7 @@ class Writer:
         leaves = ["players", "remaining", "{}"] + self.of_kind("set")
         if d <= 0 or self.chance(0.4):
             return self.pick(leaves)
-        forms = ["opponents", "lit", "union", "diff"] + (["members", "teammates"] if self.teams else [])
+        forms = ["opponents", "lit", "union", "diff", "comp"] + (["members", "teammates"] if self.teams else [])
         form = self.pick(forms)
         if form in ("opponents", "teammates"):
             return f"{form}({self.player(d - 1, sc)})"
@@ -134,6 +135,11 @@ class Writer:
             items = [self.player(d - 1, sc)] + [self.pick(self.players + self.of_kind("opt") + ["none"])
                                                  for _ in range(self.pick([0, 1]))]
             return "{" + ", ".join(items) + "}"
+        if form == "comp":  # a set comprehension, sometimes with a filter
+            b = self.binder()
+            inner = {**sc, "player": sc.get("player", []) + [b]}
+            cond = f": {self.bool_(d - 1, inner, 0)}" if self.chance(0.5) else ""
+            return f"{{{self.player(d - 1, inner)} | {b} in {self.set_(d - 1, sc)}{cond}}}"
         op = "+" if form == "union" else "-"
         return f"({self.set_(d - 1, sc)} {op} {self.set_(d - 1, sc)})"
 
@@ -141,7 +147,8 @@ class Writer:
         leaves = [str(self.pick([0, 1, 2, 3]))] + self.of_kind("int") + sc.get("int", [])
         if d <= 0 or self.chance(0.35):
             return self.pick(leaves)
-        forms = ["add", "sub", "abs", "size", "seat", "dist", "dist_in_game", "count", "sum", "min", "max", "ite"]
+        forms = ["add", "sub", "abs", "size", "seat", "dist", "dist_in_game", "count", "sum", "min", "max", "ite",
+                 "min2", "max2"]
         forms += ["hp"] * bool(self.of_kind("hp"))
         if not self.safe:
             forms += ["div", "mod"] + ["slot"] * bool(self.of_kind("slot"))
@@ -153,6 +160,8 @@ class Writer:
             return f"({sub()} {'/' if form == 'div' else '%'} {self.pick(['0', '1', '2'] + self.of_kind('int'))})"
         if form == "abs":
             return f"abs({sub()})"
+        if form in ("min2", "max2"):
+            return f"{form[:3]}({', '.join(sub() for _ in range(self.pick([2, 3])))})"
         if form == "size":
             return f"size({self.set_(d - 1, sc)})"
         if form == "seat":
@@ -203,10 +212,16 @@ class Writer:
 
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
-        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish"] + (["if", "forall"] if d > 0 else [])
+        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish", "at_once"] + (["if", "forall"] if d > 0 else [])
         form = self.pick(forms)
         if form == "assign":
             return self.assign(sc)
+        if form == "at_once":  # two places at once: `a, b := x, y;` (values read the state before)
+            one, two = self.assign(sc), self.assign(sc)
+            (p1, v1), (p2, v2) = one[:-1].split(" := ", 1), two[:-1].split(" := ", 1)
+            if p1 == p2:
+                return one
+            return f"{p1}, {p2} := {v1}, {v2};"
         if form in ("lose", "win"):
             if self.teams and self.chance(0.3):
                 return f"{form} {self.team(1, sc)};"

@@ -476,3 +476,24 @@ def test_a_fuzz_reproducer_gets_a_clear_error_or_a_replayed_finding(name):
         assert res.diagnostics == [] and res.disagreements == []
         (f,) = [f for f in res.findings if f.kind == code]
         assert f.trace and f.replay == "confirmed"
+
+
+@pytest.mark.parametrize("successors", ["compiled", "closures"])
+def test_a_huge_domain_beside_an_empty_one_has_no_binding_and_ends_at_once(capsys, monkeypatch, successors):
+    monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", successors)
+    start = time.perf_counter()
+    code, text = check(capsys, HOSTILE / "F01_huge_domain_beside_an_empty_one.rw", "--jobs", "1", "--max-seconds", "5")
+    assert time.perf_counter() - start < 10
+    assert code == 1 and "incomplete" not in text and "dead-rule" in text
+
+
+@pytest.mark.parametrize("successors", ["compiled", "closures"])
+def test_an_outer_parameter_over_ten_billion_values_stops_at_the_time_limit(capsys, monkeypatch, tmp_path, successors):
+    # the inner domain depends on the state and is empty: no binding is ever complete
+    monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", successors)
+    spec = tmp_path / "outer.rw"
+    spec.write_text("players 2\nvar x: 0..3 = 0\naction a(k: 0..10000000000, j: 1..x) when k == j do x := 1; end\n")
+    start = time.perf_counter()
+    code, text = check(capsys, spec, "--jobs", "1", "--max-seconds", "1")
+    assert time.perf_counter() - start < 6
+    assert code == 3 and "time limit" in text

@@ -65,6 +65,11 @@ action attack(q: player, n: 1..2) [1] progress when q in opponents(turn) and dis
   turn := after(turn, A1, B1, A2, B2);
 end
 action pass [1] progress do turn := next_in_game(turn); end
+action pass_all_markers [1] progress when markers != {} do markers := {next_in_game(p) | p in markers}; end
+action trade_places [1] when true do
+  turn, attacked := after(turn, A1, B1), turn;
+  life[turn], life[A2] := life[A2], min(life[turn], 2);
+end
 action concede(p: player) [1] leave when in_game(p) do lose p; end
 outcome dead [1]: lose player p when life[p] <= 0
 outcome team_out [1]: lose team t when forall p in members(t): lost(p)

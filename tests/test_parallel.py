@@ -217,6 +217,30 @@ def test_the_progress_line_counts_instances_and_states_and_names_the_running_one
     assert drawn.endswith("\r")  # erased at the end: the report starts on a clean line
 
 
+class Watching(Progress):
+    """Remembers, as each instance finishes, the live count its explorer had reported."""
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.seen: list[int] = []
+
+    def finished(self, k, outcome):
+        self.seen.append(int(self.cells[k]) if self.cells is not None else -1)
+        super().finished(k, outcome)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_progress_line_counts_the_states_of_instances_still_running(tmp_path, jobs):
+    # 8,192 values of a counter: the explorer reports while it runs (every 4,096 states
+    # expanded it says how many it holds), in this process and from worker processes alike
+    path = tmp_path / "count.rw"
+    path.write_text("param N in {2, 3}\nplayers N\nvar c: 0..8191 = 0\n"
+                    "action up progress when c < 8191 do c := c + 1; end\n"
+                    "action jump progress when c < 4000 do c := c + 4000; end\n")
+    progress = Watching(Terminal())
+    engine.check([str(path)], jobs=jobs, progress=progress)
+    assert progress.seen and all(seen >= 4096 for seen in progress.seen)
+
+
 def test_worker_processes_that_cannot_start_are_a_clear_error(monkeypatch, capsys):
     def no_processes(self, *args, **kwargs):
         raise OSError("fork: Resource temporarily unavailable")

@@ -229,6 +229,27 @@ ROWS = [
     ("solo", "start", "count(p in players: exists q in opponents(p): dist(p, q) == 2)", 4),
     ("teams", "B1 out", "sum(t in teams: pts[t])", 7),
     ("teams", "A gone", "count(t in teams: in_game(t))", 1),
+    # min / max of two or more numbers (the aggregate keywords, called with values)
+    ("solo", "start", "min(x, 5)", 3),
+    ("solo", "mid", "max(x, 5)", 7),
+    ("solo", "start", "min(x, 5, 1 - x)", -2),
+    ("solo", "mid", "max(life[P1], life[P2], life[P3])", 10),
+    ("solo", "start", "max(k in 1..3: min(k, 2))", 2),
+    ("solo", "start", "min(x, 1 / 0)", ERROR),
+    # SetComp: `{e | x in S: cond}`, e of the elements that pass; cond first, e only where it holds
+    ("solo", "mid", "{next_in_game(p) | p in marks}", {"P3", "P4"}),
+    ("solo", "mid", "{p | p in players: life[p] >= 10}", {"P3", "P4"}),
+    ("solo", "mid", "{life[p] | p in remaining}", {0, 10, 20}),
+    ("solo", "start", "{k * k | k in 1..3: k != 2}", {1, 9}),
+    ("solo", "start", "{maybe | p in players}", set()),  # none adds nothing, as in a set literal
+    ("solo", "mid", "{maybe | p in players}", {"P2"}),
+    ("solo", "mid", "{m | m in {main, combat, ending}: m != phase}", {"main", "ending"}),
+    ("teams", "start", "{team(p) | p in players: seat(p) < 2}", {"A", "B"}),
+    ("solo", "start", "{6 / (3 - k) | k in 1..3}", ERROR),
+    ("solo", "start", "{6 / (3 - k) | k in 1..3: k < 3}", {3, 6}),
+    ("solo", "start", "{p | p in {}}", set()),
+    ("solo", "mid", "size({seat(p) / 2 | p in players})", 2),
+    ("solo", "mid", "P4 in {next_in_game(p) | p in marks}", True),
     # Narrow: a `player?` where a player is needed; none there is an error
     ("solo", "start", "next(maybe)", ERROR),
     ("solo", "mid", "next(maybe)", "P3"),
@@ -341,6 +362,19 @@ ROWS = [
     ("solo", "start", "x := 10;", OVERFLOW),
     ("solo", "start", "x := x - 4;", OVERFLOW),
     ("solo", "start", "x := 1 / 0;", ERROR),
+    # simultaneous assignment: every value and index is computed before any place is written
+    ("solo", "start", "x, flag := 9, x == 9;", {"x": 9, "flag": False}),
+    ("solo", "mid", "x, pick[1] := pick[1], x;", {"x": 9, "pick[1]": 7}),
+    ("solo", "mid", "life[P1], life[P4] := life[P4], life[P1];", {"life[P1]": 20, "life[P4]": 0}),
+    ("solo", "start", "turn, life[turn] := next(turn), 1;", {"turn": "P2", "life[P1]": 1}),
+    ("solo", "mid", "life[turn], life[maybe] := 1, 2;", {"life[P4]": 1, "life[P2]": 2}),
+    ("solo", "mid", "life[turn], life[P4] := 1, 2;", {"life[P4]": 2}),  # one place twice: the later wins
+    ("solo", "start", "x, flag := 10, false;", OVERFLOW),
+    ("solo", "start", "x, flag := 1 / 0, false;", ERROR),
+    ("solo", "start", "life[maybe], x := 1, 2;", ERROR),
+    ("solo", "start", "[S1] x, flag := 1, false;", {"x": 1, "flag": False, "rules": {"S1"}}),
+    ("solo", "mid", "marks := {next_in_game(p) | p in marks};", {"marks": {"P3", "P4"}}),
+    ("solo", "start", "marks := {next(p) | p in marks + {P1, P4}};", {"marks": {"P1", "P2"}}),
     # local names and routines: a value bound once, a block run where it is called
     ("solo", "start", "let y = x; x := 0; x := y + 1;", {"x": 4}),
     ("solo", "start", "bump(x + 1);", {"x": 4}),

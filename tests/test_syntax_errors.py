@@ -46,6 +46,19 @@ SEMANTIC = [
     ("players 3\nvar t: player = P1\naction a do t := across(t); end\n", "E013", "even number of players"),
     ("players 3\naction a do x := 1; end\n", "E010", "`x` is not defined"),
     ("teams A, B size 2\nseating A1, A2, B1\n", "E015", "name each player once"),
+    # min / max of values, set comprehension, simultaneous assignment
+    ("players 3\nvar x: 0..2\naction a do x := min(x, true); end\n", "E013", "arguments of min() do not fit"),
+    ("players 3\nvar x: 0..2\naction a do x := count(x, 1); end\n", "E012", "count is an aggregate"),
+    ("players 3\nvar m: set player\naction a do m := {p == P1 | p in players}; end\n", "E013",
+     "sets of boolean are not supported"),
+    ("players 3\nvar m: set player\naction a do m := {p | p in players: seat(p)}; end\n", "E013", "expected a boolean"),
+    ("players 3\nvar m: set player\naction a do m := {q | p in players}; end\n", "E010", "`q` is not defined"),
+    ("players 3\nvar m: set player\naction a do m := {seat(p) | p in players}; end\n", "E013", "must be a set of players"),
+    ("players 3\nvar x: 0..2\nvar y: 0..2\naction a do x, y := y; end\n", "E012", "2 places are assigned 1 values"),
+    ("players 3\nvar x: 0..2\naction a do x, x := 1, 2; end\n", "E012", "x is assigned twice"),
+    ("players 3\nvar l(p: player): 0..2\naction a do l[P1], l[P1] := 1, 2; end\n", "E012", "l[...] is assigned twice"),
+    ("players 3\nvar x: 0..2\nvar t: player = P1\naction a do x, t := t, x; end\n", "E013",
+     "the value assigned to x must be a number"),
 ]
 
 

@@ -17,11 +17,10 @@ from functools import cached_property
 import networkx as nx
 
 from ..explicit.compile import EvalError
-from ..explicit.explore import Graph
+from ..explicit.explore import Graph, describe_action, describe_label, path_from, rules_of
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
-from ..explicit.explore import describe_action, describe_label, rules_of
-from .traces import build_trace, path_from, preferred_parents
+from .traces import build_trace, preferred_parents
 
 
 @dataclass

@@ -87,21 +87,6 @@ def preferred_parents(graph: Graph) -> list:
     return parent
 
 
-def path_from(parent: list, sid: int) -> list[tuple[int, int]]:
-    """[(state, label that led to it)] from an initial state to `sid` along `parent`; -1 for the first."""
-    out = []
-    cur = sid
-    while True:
-        par = parent[cur]
-        if par is None:
-            out.append((cur, -1))
-            break
-        out.append((cur, par[1]))
-        cur = par[0]
-    out.reverse()
-    return out
-
-
 def build_trace(graph: Graph, path: list[tuple[int, int]]) -> list[TraceStep]:
     steps: list[TraceStep] = []
     prev: dict[str, object] = {}

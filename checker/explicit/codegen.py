@@ -118,7 +118,7 @@ class Generator:
         `DEPARTURES == 1`), computed once here by the closure engine; None if it has no
         constant value or its value is not a number or a boolean (or it fails: then it fails
         where it is evaluated, as in the closures)."""
-        if isinstance(e, (T.Const, T.BinderRef, T.VarRef, T.Quant, T.Aggregate)) or not self.closed(e):
+        if isinstance(e, (T.Const, T.BinderRef, T.VarRef, T.Quant, T.Aggregate, T.SetComp)) or not self.closed(e):
             return None
         try:
             v = self.comp.expr(e)(Ctx(()))
@@ -132,7 +132,7 @@ class Generator:
         if got is None:
             # loops are not folded: a sum over 0..10^9 is for the budget to stop, at run time
             got = self._closed[key] = not any(
-                isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate))
+                isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp))
                 or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
                 for n in T.walk(e))
         return got
@@ -221,7 +221,16 @@ class Generator:
         items = ", ".join(self.expr(x) for x in e.items)
         if e.type.elem.kind == "int":
             return f"frozenset(({items},))" if e.items else "frozenset()"
+        one = e.items[0] if len(e.items) == 1 else None
+        if one is not None and not one.type.optional and one.type.kind != "none" and not isinstance(one, T.Aggregate):
+            return f"(1 << {items})"  # `{p}`: p is never none here
         return f"_mask_of(({items},))" if e.items else "0"
+
+    def x_SetComp(self, e):
+        b, dom = self.x_BinderRef(e.binder), self.domain(e.domain)
+        cond, elem = self.expr(e.cond), self.expr(e.elem)
+        items = f"[{elem} for {b} in {dom} if {cond}]"
+        return f"frozenset({items})" if e.type.elem.kind == "int" else f"_mask_of({items})"
 
     def domain(self, d) -> str:
         """Source for a binder's values, ascending (the order the closure engine uses)."""
@@ -346,6 +355,12 @@ class Generator:
 
     def b_abs(self, e, a):
         return f"abs({a[0]})"
+
+    def b_min(self, e, a):
+        return f"min({', '.join(a)})"
+
+    def b_max(self, e, a):
+        return f"max({', '.join(a)})"
 
     def b_after(self, e, a):
         return f"_after({a[0]}, ({', '.join(a[1:])},))"

@@ -217,6 +217,29 @@ class Compiler:
             return m
         return mk
 
+    def e_SetComp(self, e):
+        dom, cell, cond, elem = self.domain(e.domain), self.cell(e.binder), self.expr(e.cond), self.expr(e.elem)
+        if e.type.elem.kind == "int":
+            def ints(c):
+                out = set()
+                for v in dom(c):
+                    cell[0] = v
+                    if cond(c):
+                        out.add(elem(c))
+                return frozenset(out)
+            return ints
+
+        def mask(c):
+            m = 0
+            for v in dom(c):
+                cell[0] = v
+                if cond(c):
+                    x = elem(c)
+                    if x >= 0:  # none adds nothing, as in a set literal
+                        m |= 1 << x
+            return m
+        return mask
+
     def domain(self, d):
         """A closure giving the values of a binder's domain, in ascending order."""
         if isinstance(d, T.RangeDom):
@@ -392,6 +415,12 @@ class Compiler:
     def b_abs(self, e, args):
         (f,) = args
         return lambda c: abs(f(c))
+
+    def b_min(self, e, args):
+        return lambda c: min(f(c) for f in args)
+
+    def b_max(self, e, args):
+        return lambda c: max(f(c) for f in args)
 
     def b_after(self, e, args):
         x, fs = args[0], args[1:]

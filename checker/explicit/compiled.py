@@ -13,12 +13,15 @@ it changes the speed, never a result.
 """
 from __future__ import annotations
 
+import os
+
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
 from .compile import Compiler, Ctx, EvalError, Overflow, dist_in_game, ring_step
-from .machine import Machine, Step, _static_domain
+from ..limits import GENERATED
+from .machine import Machine, Step, _size, _static_domain
 
 PAD = "    "
 
@@ -42,7 +45,7 @@ class CompiledMachine(Machine):
         self.source = src
         ns = self._namespace()
         try:
-            code = compile(src, f"<rulewright: compiled successors of {len(self.actions)} action(s)>", "exec")
+            code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
             raise CannotCompile(str(exc)) from None
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
@@ -136,7 +139,7 @@ class CompiledMachine(Machine):
             "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
             "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
             "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
-            "_ring": ring_step, "_dist_in_game": dist_in_game,
+            "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
             "_mask_of": _mask_of, "_bits": _bits, "_count": _count,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
@@ -165,9 +168,13 @@ class CompiledMachine(Machine):
         if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
+        if all_static and any(_size(v) == 0 for v in statics):
+            return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
+            if i > 0:  # the budget is read in every loop: an outer one may turn long over empty inner ones
+                lines += [f"{pad}count += 1", f"{pad}if not count & 255:", f"{pad}{PAD}check()"]
             marks = _marker_filter(gen, b, values, conjuncts) if all_static else None
             if marks is not None:
                 mask_src, base = marks
@@ -224,7 +231,7 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
                   f"{pad}{PAD}{PAD}continue",
-                  f"{pad}steps.append(({ai}, {binding}, vals + (done[0], done[1], done[2]), tuple(hits) + done[4], done[3]))"]
+                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), vals + (done[0], done[1], done[2]), done[3]))"]
         lines += [f"{PAD}for pre, exc in failed:",
                   f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
         return "\n".join(lines)
@@ -239,7 +246,7 @@ class CompiledMachine(Machine):
                 parts.append(f"*_unbits({x}, {_lit(count)})")
             else:
                 parts.append(f"*_unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})")
-        return "\n".join([f"def unpack(state):", f"{PAD}{self._state_names()}, = state",
+        return "\n".join(["def unpack(state):", f"{PAD}{self._state_names()}, = state",
                           f"{PAD}return ({''.join(p + ', ' for p in parts)}out, tout, _end)"])
 
     def _pack_source(self) -> str:
@@ -263,8 +270,8 @@ class CompiledMachine(Machine):
 
     def successors(self, state: tuple, budget=None) -> list:
         """Every step out of `state`, as `Machine.successors` gives them, in the same order; a
-        step that goes through is a tuple (action, binding, target, hits, conflict), one that
-        fails a `Step`."""
+        step that goes through is a tuple ((action, binding, hits), target, conflict), its first
+        part the graph's label key, one that fails a `Step`."""
         check = budget.check if budget is not None else _nothing
         steps: list = []
         for fn in self._action_fns:
@@ -294,7 +301,10 @@ class CompiledMachine(Machine):
 
 
 def machine_for(inst: Instance) -> Machine:
-    """The compiled machine, or the closures' where the instance cannot be compiled."""
+    """The compiled machine, or the closures' where the instance cannot be compiled (or where
+    RULEWRIGHT_SUCCESSORS=closures asks for the reference, to compare whole runs)."""
+    if os.environ.get("RULEWRIGHT_SUCCESSORS") == "closures":
+        return Machine(inst)
     try:
         return CompiledMachine(inst)
     except CannotCompile:
@@ -390,6 +400,13 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
     for v in values:
         dom_mask |= 1 << (v - base)
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
+
+
+def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
+    """`ring_step`, with the common case first: nobody out, the k-th seat that way."""
+    if not out and k > 0:
+        return (p + direction * k) % n
+    return ring_step(p, k, direction, out, n)
 
 
 def _mask_of(items) -> int:

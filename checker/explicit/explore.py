@@ -120,17 +120,7 @@ class Graph:
 
     def path_to(self, sid: int) -> list[tuple[int, int]]:
         """[(state, label that led to it)] from an initial state to `sid`; label -1 for the first."""
-        out = []
-        cur = sid
-        while True:
-            par = self.parent[cur]
-            if par is None:
-                out.append((cur, -1))
-                break
-            out.append((cur, par[1]))
-            cur = par[0]
-        out.reverse()
-        return out
+        return path_from(self.parent, sid)
 
     def to_networkx(self, game_only: bool = True, readable: bool = True) -> nx.DiGraph:
         """The finished graph; each edge keeps its label ids and (if `readable`) its actions and rules."""
@@ -150,9 +140,29 @@ class Graph:
         return g
 
 
-def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None) -> Graph:
+def path_from(parent, sid: int) -> list[tuple[int, int]]:
+    """[(state, label that led to it)] from an initial state to `sid` along `parent` (per state:
+    (predecessor, label) or None); label -1 for the first."""
+    out = []
+    cur = sid
+    while True:
+        par = parent[cur]
+        if par is None:
+            out.append((cur, -1))
+            break
+        out.append((cur, par[1]))
+        cur = par[0]
+    out.reverse()
+    return out
+
+
+LIVE_EVERY = 4096  # states expanded between two calls of `on_states`
+
+
+def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None, on_states=None) -> Graph:
     """Every state reachable within the limits; `budget` (by default one of `limits`) may end
-    before the time limit does, to leave the rest of it to the checks."""
+    before the time limit does, to leave the rest of it to the checks. `on_states(n)` hears how
+    many states the graph holds every LIVE_EVERY expansions (the progress line)."""
     start = time.perf_counter()
     budget = budget or Budget(limits, start)
     g = Graph(machine)
@@ -191,13 +201,15 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             g.stop_reason = str(exc)
             break
         queue_pos += 1
+        if on_states is not None and not queue_pos % LIVE_EVERY:
+            on_states(len(states))
         for step in steps:
-            if step.__class__ is tuple:  # a compiled step that went through
-                action, binding, target, hits, conflict = step
-                lid = label_get((action, binding, hits))
+            if step.__class__ is tuple:  # a compiled step that went through: (label key, target, conflict)
+                key, target, conflict = step
+                lid = label_get(key)
                 if lid is None:
-                    lid = g.label(action, binding, hits)
-                    g.hit_rules.update(hits)
+                    lid = g.label(*key)
+                    g.hit_rules.update(key[2])
                 tid = index_get(target)
                 if tid is None:
                     tid, _ = g.add(target, (sid, lid))

@@ -192,6 +192,8 @@ class Machine:
         if not binders:
             yield ()
             return
+        if any(b.static is not None and _size(b.static) == 0 for b in binders):
+            return  # an empty domain: no binding (itertools.product would first list 0..10^10 of another)
         if all(b.static is not None for b in binders) and math.prod(_size(b.static) for b in binders) <= PRODUCT_CACHE:
             # every domain is fixed: the product is the same in every state, so build it once
             key = id(binders)
@@ -486,7 +488,6 @@ class Machine:
 
     def _must_end(self, c: Ctx) -> tuple:
         """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
-        inst = self.inst
         if c.out == self.all:
             return ("gap", "no player is left in the game")
         for d, f in self.ends:  # the writer's own reasons first: they cite the writer's rules

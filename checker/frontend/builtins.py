@@ -59,6 +59,8 @@ TABLE: tuple[Builtin, ...] = (
     # values
     Builtin("size", "size", ("set",), INT, "the number of elements of a set"),
     Builtin("abs", "abs", (INT,), INT, "the absolute value"),
+    Builtin("min", "min", (INT, INT, "*"), INT, "the smallest of two or more numbers"),
+    Builtin("max", "max", (INT, INT, "*"), INT, "the largest of two or more numbers"),
     Builtin("after", "after", ("any", "any", "*"), "first",
             "the element after x in the list a, b, ... (the first after the last, and if x is not listed)"),
     # built-in names

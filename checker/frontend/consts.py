@@ -1,6 +1,6 @@
 """Constant expressions (parameter values, player counts, type bounds), evaluated per instance.
 
-The resolve pass admits only numbers, parameters, arithmetic, comparisons, `if`, `abs` and
+The resolve pass admits only numbers, parameters, arithmetic, comparisons, `if`, `abs`, `min`, `max` and
 (in types) nplayers, nteams and team_size in these places, so this small evaluator covers them.
 It walks with an explicit stack of pending work, so no nesting depth can exhaust Python's.
 """
@@ -45,7 +45,7 @@ def evaluate(e, params: dict[str, int], sizes: dict[str, int] | None = None):
                 # of the calls only abs() is constant: dist(player_at(1), P2) in an initial value
                 # is a player's seat arithmetic, left to the engines (it popped an empty stack)
                 if not isinstance(node, (T.Neg, T.Not, T.Arith, T.Compare, T.Logic)) \
-                        and not (isinstance(node, T.Call) and node.func == "abs"):
+                        and not (isinstance(node, T.Call) and node.func in ("abs", "min", "max")):
                     raise ConstError("this is not a constant", node.span)
                 todo.append(("apply", node))
                 todo.extend(("eval", k) for k in reversed(kids))
@@ -60,6 +60,9 @@ def _apply(node, out: list):
             return not out.pop()
         case T.Call(func="abs"):
             return abs(out.pop())
+        case T.Call(func="min" | "max", args=args):
+            vals = [out.pop() for _ in args]
+            return min(vals) if node.func == "min" else max(vals)
         case T.Ite():
             other, then, cond = out.pop(), out.pop(), out.pop()
             return then if cond else other

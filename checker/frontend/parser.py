@@ -305,7 +305,7 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
-            elif isinstance(c, (ir.Assign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)):
+            elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
@@ -346,10 +346,17 @@ class ToIR(Transformer):
         return _with_tags(stmt, tags)
 
     def assign(self, meta, children):
-        name = str(children[0])
-        if len(children) == 3:
-            return ir.Assign(name, children[1], children[2], (), self.sp(meta))
-        return ir.Assign(name, None, children[-1], (), self.sp(meta))
+        places = [c for c in children if isinstance(c, tuple) and c and c[0] == "place"]
+        values = tuple(c for c in children if not (isinstance(c, tuple) and c and c[0] == "place"))
+        if len(places) == 1 and len(values) == 1:
+            _, name, index, _ = places[0]
+            return ir.Assign(name, index, values[0], (), self.sp(meta))
+        targets = tuple(ir.Name(name, span) if index is None else ir.Index(name, index, span)
+                        for _, name, index, span in places)
+        return ir.MultiAssign(targets, values, (), self.sp(meta))
+
+    def place(self, meta, children):
+        return ("place", str(children[0]), children[1] if len(children) > 1 else None, self.sp(meta))
 
     def if_stmt(self, meta, children):
         cond = children[0]
@@ -541,6 +548,13 @@ class ToIR(Transformer):
     def call(self, meta, c):
         args = tuple(x for x in c[1:] if x is not None)
         return ir.Call(str(c[0]), args, self.sp(meta))
+
+    def agg_values(self, meta, c):
+        # `min(a, b)`: the aggregate keywords also name functions of two or more values
+        return ir.Call(str(c[0]), tuple(c[1:]), self.sp(meta))
+
+    def set_comp(self, meta, c):
+        return ir.SetComp(c[0], str(c[1]), c[2], c[3] if len(c) > 3 else None, self.sp(meta))
 
     def set_expr(self, meta, c):
         return ir.SetLit(tuple(x for x in c if x is not None), self.sp(meta))

@@ -142,7 +142,7 @@ class Resolver:
         that no variable declares, written where a parameter ranges over them."""
         found = []
         for n in sx.walk(list(decls)):
-            dom = n.domain if isinstance(n, (sx.Param, sx.Quant, sx.Aggregate, sx.ForallStmt)) else None
+            dom = n.domain if isinstance(n, (sx.Param, sx.Quant, sx.Aggregate, sx.SetComp, sx.ForallStmt)) else None
             if not (isinstance(dom, sx.SetDomain) and isinstance(dom.expr, sx.SetLit) and dom.expr.items
                     and all(isinstance(x, sx.Name) for x in dom.expr.items)):
                 continue
@@ -422,6 +422,22 @@ class Resolver:
             return T.Const(0, ERROR, e.span)
         return T.SetLit(tuple(items), set_of(ty), e.span)
 
+    def x_SetComp(self, e, scope, ctx, pol):
+        dom, et = self.domain(e.domain, scope, ctx)
+        b = self.binder(e.var, et, e.span, scope)
+        inner = {**scope, e.var: ("binder", b)}
+        cond = T.Const(True, BOOL, e.span) if e.cond is None else self.want(self.ex(e.cond, inner, ctx, 0), BOOL)
+        x = self.ex(e.elem, inner, ctx, 0)
+        if ERROR in (x.type, et, cond.type):
+            return T.Const(0, ERROR, e.span)
+        ty = OPT_PLAYER if x.type.kind == "none" else x.type
+        if ty.kind not in ("player", "team", "enum", "int"):
+            self.error("E013", f"sets of {ty} are not supported", e.elem.span,
+                       "a set comprehension `{e | x in S}` collects players, teams, numbers or members; "
+                       "to pick elements of S by a condition write `{x | x in S: condition}`")
+            return T.Const(0, ERROR, e.span)
+        return T.SetComp(x, b, dom, cond, set_of(ty), e.span)
+
     def domain(self, d, scope, ctx):
         """(typed domain, element type)."""
         if isinstance(d, sx.RangeDomain):
@@ -460,6 +476,11 @@ class Resolver:
                 self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(e.args)}", e.span)
                 return T.Const(0, ERROR, e.span)
             return self.inline(let, e.args, scope, ctx, pol, e.span)
+        if name in ("count", "sum", "argmin", "argmax"):  # `count(a, b)`: the keywords parse as calls
+            self.error("E012", f"{name} is an aggregate over a domain, not a function of values", e.span,
+                       f"write `{name}(x in DOMAIN: ...)`; of a list of numbers only `min(a, b, ...)` and "
+                       "`max(a, b, ...)` are written as functions")
+            return T.Const(0, ERROR, e.span)
         if name not in bi.FUNCTIONS:
             if name in bi.NAMES:
                 self.error("E012", f"{name} is a built-in name, not a function", e.span, f"write `{name}` without (...)")
@@ -476,7 +497,7 @@ class Resolver:
         if entry is None:
             arity = {len(b.params) for b in entries}
             if not any(len(b.params) == len(args) or "*" in b.params and len(args) >= len(b.params) - 1 for b in entries):
-                want = "at least 2" if name == "after" else " or ".join(str(n) for n in sorted(arity))
+                want = "at least 2" if any("*" in b.params for b in entries) else " or ".join(str(n) for n in sorted(arity))
                 self.error("E012", f"{name}() takes {want} argument(s), given {len(args)}", e.span)
             else:
                 shown = " or ".join(f"a {p}" for b in entries for p in b.params[:1] if isinstance(p, Ty))
@@ -493,7 +514,7 @@ class Resolver:
             self.error("E013", f"{entry.name}() needs teams, and this format has none" if entry.params
                        else f"`{entry.name}` needs teams, and this format has none", span, "declare `teams ... size ...`")
             return T.Const(0, ERROR, span)
-        if ctx.const and not (entry.key == "abs" or ctx.const == "sizes" and entry.key in ("nplayers", "nteams", "team_size")):
+        if ctx.const and not (entry.key in ("abs", "min", "max") or ctx.const == "sizes" and entry.key in ("nplayers", "nteams", "team_size")):
             return self.not_const(entry.name + ("()" if entry.params else ""), span)
         if entry.reads == "outcome":
             self.check_polarity(entry, span, ctx, pol)
@@ -607,6 +628,8 @@ class Resolver:
         rid = self.rule("statement", type(s).__name__, s.tags, s.span) if s.tags else None
         if isinstance(s, sx.Assign):
             return self.assign(s, scope, ctx, rid)
+        if isinstance(s, sx.MultiAssign):
+            return self.multi_assign(s, scope, ctx, rid)
         if isinstance(s, sx.If):
             branches = tuple((self.want(self.ex(c, scope, ctx, 0), BOOL), self.stmts(b, scope, ctx)) for c, b in s.branches)
             return T.If(branches, self.stmts(s.otherwise, scope, ctx), rid, s.span)
@@ -656,6 +679,35 @@ class Resolver:
             self.inlining.pop()
         block = T.Block(tuple(body), self.rule("routine", r.name, r.tags, r.span), s.span)
         return block if rid is None else T.Block((block,), rid, s.span)
+
+    def multi_assign(self, s, scope, ctx, rid):
+        """`a, b[i] := x, y;` is a block that binds every value and index to a local name, in
+        the order written (each value, then its index, as a single assignment does), and then
+        writes the places in the order written: no value reads a place written by this statement."""
+        if len(s.places) != len(s.values):
+            self.error("E012", f"{len(s.places)} places are assigned {len(s.values)} values", s.span,
+                       "write one value per place, in the same order: `a, b := b, a;`")
+            return T.Block((), rid, s.span)
+        seen: dict = {}
+        for p in s.places:
+            key = (p.name, getattr(p, "index", None))
+            if key in seen:
+                self.error("E012", f"{_place_text(p)} is assigned twice in one statement", p.span,
+                           "a simultaneous assignment writes each place once")
+                return T.Block((), rid, s.span)
+            seen[key] = p
+        lets, writes = [], []
+        for p, v in zip(s.places, s.values):
+            one = self.assign(sx.Assign(p.name, getattr(p, "index", None), v, (), p.span), scope, ctx, None)
+            vb = self.fresh(p.name + "'", one.value.type, v.span)
+            lets.append(T.LetStmt(vb, one.value, None, v.span))
+            index = None
+            if one.index is not None:
+                kb = self.fresh(p.name + "'index", one.index.type, p.span)
+                lets.append(T.LetStmt(kb, one.index, None, p.span))
+                index = T.BinderRef(kb.uid, kb.name, kb.type, p.span)
+            writes.append(T.Assign(one.var, index, T.BinderRef(vb.uid, vb.name, vb.type, v.span), None, p.span))
+        return T.Block(tuple(lets + writes), rid, s.span)
 
     def assign(self, s, scope, ctx, rid):
         d = self.var_decls.get(s.target)
@@ -862,6 +914,10 @@ class Resolver:
         rid = self.rule("outcome", d.name, d.tags, d.span)
         return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
                              rid, d.tags, d.span)
+
+
+def _place_text(p) -> str:
+    return p.name + ("[...]" if isinstance(p, sx.Index) else "")
 
 
 def _pick(entries, args):

@@ -101,6 +101,16 @@ class SetLit:
 
 
 @dataclass(frozen=True)
+class SetComp:
+    """`{elem | var in domain: cond}`: the set of the values of elem for the elements that pass."""
+    elem: Expr
+    var: str
+    domain: Domain
+    cond: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RangeDomain:
     low: Expr
     high: Expr
@@ -134,7 +144,7 @@ class Aggregate:
     span: Span = _span()
 
 
-Expr = Union[Num, Bool, NoneLit, Name, Index, Call, Unary, Binary, Ite, SetLit, Quant, Aggregate]
+Expr = Union[Num, Bool, NoneLit, Name, Index, Call, Unary, Binary, Ite, SetLit, SetComp, Quant, Aggregate]
 
 
 # ---------------------------------------------------------------- types
@@ -214,6 +224,15 @@ class OutcomeStmt:
 
 
 @dataclass(frozen=True)
+class MultiAssign:
+    """`a, b[i] := x, y;`: every value and index is computed before any place is written."""
+    places: tuple[Expr, ...]  # Name or Index
+    values: tuple[Expr, ...]
+    tags: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class LocalLet:
     """`let x = e;` in an action body: e is evaluated once, where the statement stands."""
     name: str
@@ -231,7 +250,7 @@ class RunStmt:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, ForallStmt, OutcomeStmt, LocalLet, RunStmt]
+Stmt = Union[Assign, MultiAssign, If, ForallStmt, OutcomeStmt, LocalLet, RunStmt]
 
 
 # ---------------------------------------------------------------- declarations

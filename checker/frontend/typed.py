@@ -150,6 +150,18 @@ class SetLit:
 
 
 @dataclass(frozen=True)
+class SetComp:
+    """`{elem | binder in domain: cond}`: elem of every element of the domain that passes cond
+    (cond is evaluated first, elem only where it holds; a `none` elem adds nothing)."""
+    elem: Expr
+    binder: Binder
+    domain: Domain
+    cond: Expr
+    type: Ty
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RangeDom:
     low: Expr
     high: Expr
@@ -202,10 +214,10 @@ class Narrow:
 
 
 Expr = Union[Const, PlayerName, TeamName, Param, VarRef, BinderRef, Not, Neg, Logic, Compare, Arith, SetOp,
-             Member, Ite, SetLit, Quant, Aggregate, Call, Narrow]
+             Member, Ite, SetLit, SetComp, Quant, Aggregate, Call, Narrow]
 
 EXPR_KINDS = (Const, PlayerName, TeamName, Param, VarRef, BinderRef, Not, Neg, Logic, Compare, Arith, SetOp,
-              Member, Ite, SetLit, Quant, Aggregate, Call, Narrow)
+              Member, Ite, SetLit, SetComp, Quant, Aggregate, Call, Narrow)
 
 
 # ---------------------------------------------------------------- statements
@@ -287,6 +299,8 @@ def children(node) -> tuple:
             return tuple(getattr(node, "items", None) or getattr(node, "args", ()))
         case Quant() | Aggregate():
             return _domain_children(node.domain) + (node.body,)
+        case SetComp():
+            return _domain_children(node.domain) + (node.cond, node.elem)
         case Assign():
             return ((node.index,) if node.index is not None else ()) + (node.value,)
         case If():

@@ -319,6 +319,21 @@ class Encoder:
             return SymSet([TRUE] * len(items), "int", items)
         return SymSet([_or([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
 
+    def z_SetComp(self, e, st, env):
+        picked = []  # (element value, condition under which it is in the set)
+        for v, c in self.candidates(e.domain, st, env):
+            inner = {**env, e.binder.uid: v}
+            with self.under(c):  # as the explorer: cond only for elements of the domain, elem only where cond holds
+                cond = self.expr(e.cond, st, inner)
+            take = z3.And(c, cond)
+            with self.under(take):
+                x = self.expr(e.elem, st, inner)
+            picked.append((x, take))
+        elem = e.type.elem
+        if elem.kind == "int":
+            return SymSet([t for _, t in picked], "int", [_tz(x) for x, _ in picked])
+        return SymSet([_or([z3.And(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
+
     def candidates(self, d, st, env):
         """[(value, condition)] for a domain, in the explorer's order."""
         if isinstance(d, T.RangeDom):
@@ -512,6 +527,18 @@ class Encoder:
 
     def b_abs(self, e, a, st):
         return z3.If(a[0] < 0, -a[0], a[0])
+
+    def b_min(self, e, a, st):
+        out = a[0]
+        for x in a[1:]:
+            out = z3.If(x < out, x, out)
+        return out
+
+    def b_max(self, e, a, st):
+        out = a[0]
+        for x in a[1:]:
+            out = z3.If(x > out, x, out)
+        return out
 
     def b_after(self, e, a, st):
         x, rest = a[0], a[1:]
