@@ -82,7 +82,9 @@ class Writer:
     def allowed(self, func, pol) -> bool:
         """May lost()/won() stand here (the polarity rules of docs/language.md, Outcomes)?"""
         phase = self.phase
-        if phase in ("", "draw"):
+        if phase == "cannot":  # "cannot" rules read no outcome facts
+            return False
+        if phase in ("", "draw", "finish"):
             return True
         if phase == "win" and func == "lost":
             return True
@@ -210,7 +212,7 @@ class Writer:
 
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
-        forms = ["assign"] * 3 + ["lose", "win", "draw", "at_once"] + (["if", "forall"] if d > 0 else [])
+        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish", "at_once"] + (["if", "forall"] if d > 0 else [])
         form = self.pick(forms)
         if form == "assign":
             return self.assign(sc)
@@ -224,8 +226,8 @@ class Writer:
             if self.teams and self.chance(0.3):
                 return f"{form} {self.team(1, sc)};"
             return f"{form} {self.player(1, sc)};"
-        if form == "draw":
-            return "draw;"
+        if form in ("draw", "finish"):
+            return form + ";"
         if form == "if":
             text = f"if {self.bool_(1, sc, 0)} then {self.stmts(d - 1, sc)}"
             if self.chance(0.3):
@@ -298,19 +300,25 @@ class Writer:
             flag = self.pick(["progress", "progress", "", "leave"])
             guard = f" when {self.bool_(2, sc, 0)}" if self.chance(0.8) else ""
             out.append(f"action a{i}{head} {flag}{guard} do {self.stmts(2, sc)} end")
-        kinds = ["lose player", "win player", "draw"] + (["lose team", "win team"] if self.teams else [])
+        kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
+            ["lose team", "win team", "cannot lose team"] if self.teams else [])
+        rules = []
         for i in range(self.draw(st.integers(0, 3))):
             kind = self.pick(kinds)
             self.phase, self.safe = kind.split()[0], True
-            if kind == "draw":
-                out.append(f"outcome o{i}: draw when {self.bool_(3, {}, 1)}")
+            if kind in ("draw", "finish"):
+                out.append(f"outcome o{i}: {kind} when {self.bool_(3, {}, 1)}")
             else:
                 b = self.binder()
-                out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[1]: [b]}, 1)}")
+                out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[-1]: [b]}, 1)}")
+                rules.append((f"o{i}", kind))
             self.phase, self.safe = "", False
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
             out.append(f"precedence {w} over {l}")
+        exempt = [(a, b) for a, ka in rules for b, kb in rules if kb == "cannot " + ka]
+        if exempt and self.chance(0.5):
+            out.append("precedence {} over {}".format(*self.pick(exempt)))
         if self.chance(0.3):
             out.append("winners many")
         if self.chance(0.2):

@@ -10,7 +10,7 @@ must give the row's value:
   of names (or of numbers), or ERROR: the explicit closure raises EvalError and Z3's error
   condition simplifies to true (for every other row it must simplify to false);
 - statements (rows whose text has a `;`): the changes to the state, the outcome facts of the
-  step (`lost`, `won`, `draw`) and the tagged statements that applied (`rules`: traces cite
+  step (`lost`, `won`, `draw`, `finish`) and the tagged statements that applied (`rules`: traces cite
   them, dead-rule judges by them), or ERROR / OVERFLOW: the explicit body raises EvalError /
   Overflow and Z3's error / overflow condition simplifies to true.
 
@@ -261,6 +261,7 @@ ROWS = [
     # the end of the game: a state being played is neither over nor drawn
     ("solo", "start", "game_over", False),
     ("solo", "start", "game_drawn", False),
+    ("solo", "start", "game_finished", False),
     # argmax / argmin: the first best element; none of no players, an error of no numbers
     ("solo", "start", "argmax(p in players: life[p])", "P1"),
     ("solo", "start", "argmin(k in 1..3: (k - 2) * (k - 2))", 2),
@@ -426,6 +427,10 @@ ROWS = [
     ("solo", "start", "draw;", {"draw": True}),
     ("solo", "start", "lose maybe;", ERROR),
     ("solo", "start", "lose P1; win P2; draw;", {"lost": {"P1"}, "won": {"P2"}, "draw": True}),
+    # finish: the game ends with no winner and no draw; it is a fact of its own, not a draw
+    ("solo", "start", "finish;", {"finish": True}),
+    ("solo", "start", "lose P3; finish;", {"lost": {"P3"}, "finish": True}),
+    ("solo", "start", "if x > 5 then finish; else draw; end", {"draw": True}),
     ("solo", "start", "forall p in opponents(turn) do lose p; end", {"lost": {"P2", "P3", "P4"}}),
     ("teams", "start", "lose A;", {"lost": {"A"}}),
     ("teams", "B1 out", "win team(turn); lose turn;", {"won": {"B"}, "lost": {"B2"}}),
@@ -594,7 +599,7 @@ def state_in_words(inst, vals) -> dict:
 def expected_after(inst, pre, expected: dict) -> dict:
     """The whole post state and facts the row describes: the pre state with its changes."""
     want = state_in_words(inst, pre)
-    facts = {"lost": set(), "won": set(), "draw": False, "rules": set()}
+    facts = {"lost": set(), "won": set(), "draw": False, "finish": False, "rules": set()}
     for k, v in expected.items():
         if k in facts:
             facts[k] = v
@@ -643,7 +648,7 @@ def eval_statements(inst, body, slots, out, tout, facts):
         Compiler(inst).stmts(body)(c)
         mine = {**state_in_words(inst, c.vals),
                 "lost": _names(inst, c.lp, c.lt), "won": _names(inst, c.wp, c.wt), "draw": c.draw,
-                "rules": _tags(inst, c.hits)}
+                "finish": c.fin, "rules": _tags(inst, c.hits)}
     except Overflow:
         mine = OVERFLOW
     except EvalError:
@@ -663,7 +668,7 @@ def eval_statements(inst, body, slots, out, tout, facts):
         bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if _concrete(b)) for f in ("lp", "lt", "wp", "wt")}
         theirs = {**state_in_words(inst, vals), "lost": _names(inst, bits["lp"], bits["lt"]),
                   "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(_concrete(st.draw)),
-                  "rules": _tags(inst, statement_hits(inst, st))}
+                  "finish": bool(_concrete(st.fin)), "rules": _tags(inst, statement_hits(inst, st))}
     return mine, theirs, error, overflow
 
 

@@ -456,6 +456,8 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
         if not end or end[0] == "gap" or end[2]:
             continue
         wp, wt, _ = end
+        if not (wp or wt):  # ended by `finish`: nobody is meant to have an outcome
+            continue
         left = [p for p in range(inst.nplayers) if not (state[-3] >> p) & 1 and not (wp >> p) & 1
                 and not (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
         sides = {inst.team_of[p] if inst.has_teams else p for p in left}

@@ -380,6 +380,9 @@ class Generator:
     def b_game_drawn(self, e, a):
         return "False"
 
+    def b_game_finished(self, e, a):
+        return "False"
+
     def b_nplayers(self, e, a):
         return _lit(self.n)
 
@@ -466,6 +469,8 @@ class Generator:
     def s_OutcomeStmt(self, s, pad):
         if s.kind == "draw":
             return [f"{pad}draw = True"]
+        if s.kind == "finish":
+            return [f"{pad}fin = True"]
         team = s.subject.type.kind == "team"
         fact = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
         return [f"{pad}{fact} |= 1 << {self.expr(s.subject)}"]

@@ -33,7 +33,7 @@ class Overflow(Exception):
 
 class Ctx:
     """One evaluation: the values being read or written and the outcome facts of this step."""
-    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "hits", "over")
+    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over")
 
     def __init__(self, vals, out=0, tout=0):
         self.vals = vals
@@ -41,6 +41,7 @@ class Ctx:
         self.tout = tout
         self.lp = self.lt = self.wp = self.wt = 0
         self.draw = False
+        self.fin = False  # the game ends without a winner (`finish`); a state read: it ended so
         self.hits: list[int] = []
         self.over = False  # the state read has ended (only properties of states read this)
 
@@ -451,6 +452,9 @@ class Compiler:
     def b_game_drawn(self, e, args):
         return lambda c: c.over and c.draw
 
+    def b_game_finished(self, e, args):
+        return lambda c: c.over and c.fin
+
     def b_nplayers(self, e, args):
         v = self.n
         return lambda c: v
@@ -562,6 +566,10 @@ class Compiler:
             def draw(c):
                 c.draw = True
             return draw
+        if s.kind == "finish":
+            def finish(c):
+                c.fin = True
+            return finish
         f = self.expr(s.subject)
         team = s.subject.type.kind == "team"
         attr = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")

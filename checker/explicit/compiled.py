@@ -203,7 +203,7 @@ class CompiledMachine(Machine):
                   f"{pad}check()",
                   f"{pad}hits = [{_lit(a.rid)}]",
                   f"{pad}lp = lt = wp = wt = 0",
-                  f"{pad}draw = False"]
+                  f"{pad}draw = fin = False"]
         written = written_vars(decl.body)
         gen.written = {}
         for f in self.fields:
@@ -224,7 +224,7 @@ class CompiledMachine(Machine):
         gen.written = {}
         post_t = f"({post},)" if self.fields else "()"
         lines += [f"{pad}vals = {post_t}",
-                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw)",
+                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw, fin)",
                   f"{pad}done = RESOLVED.get(key)",
                   f"{pad}if done is None:",
                   f"{pad}{PAD}done = resolve(key, hits)",
@@ -279,9 +279,9 @@ class CompiledMachine(Machine):
         return steps
 
     def _resolve_packed(self, key, hits):
-        vals, out, tout, lp, lt, wp, wt, draw = key
+        vals, out, tout, lp, lt, wp, wt, draw, fin = key
         c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if vals else [], out, tout)
-        c.lp, c.lt, c.wp, c.wt, c.draw = lp, lt, wp, wt, draw
+        c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
         c.hits = list(hits)
         before = len(c.hits)
         try:

@@ -5,10 +5,13 @@ and the end marker: `()` while the game runs, `(winning players, winning teams, 
 has ended, or `("gap", why)` when the game must be over but no outcome rule decides it.
 
 Outcome resolution after each step works in strata (docs/language.md, "Outcomes"):
+0. "cannot" rules (`cannot lose player p when ...`) are judged on the state as the step left it
+   and the statuses when it began; a loss or win they forbid is never derived, from a statement
+   or from a rule, unless `precedence RULE over CANNOT_RULE` exempts that rule;
 1. losses to a fixpoint; `in_game` and the seat functions see who was out when the step began;
 2. wins to a fixpoint, judged against the statuses after those losses: whoever lost in this
    step is no longer in the game;
-3. draws;
+3. draws, and `finish` rules (the game ends without a winner);
 and again from 1 while a loss rule that reads `won()` has new wins to read. Then facts about
 players already out are dropped, `precedence` applies, and losers leave the game.
 """
@@ -59,12 +62,18 @@ class OutcomeRule:
     cell: list | None
     cond: object
     reads_own: bool  # reads what its stratum derives: re-applied while the stratum derives more
-    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams
+    fact: str = ""  # the Ctx field holding its facts: lp/wp for players, lt/wt for teams; draw, fin
     subjects: range = range(0)  # the players or teams it is tried for
+    cannot: tuple = ()  # the "cannot" rules that forbid its facts (all but those it has precedence over)
+    blocked: int = 0  # while a step is resolved: the subjects those rules forbid
 
     def __post_init__(self):
-        if self.kind != "draw":
-            self.fact = ("l" if self.kind == "lose" else "w") + ("p" if self.subject == "player" else "t")
+        if self.kind == "draw":
+            self.fact = "draw"
+        elif self.kind == "finish":
+            self.fact = "fin"
+        else:  # a "cannot" rule names the facts it forbids
+            self.fact = ("l" if self.kind.endswith("lose") else "w") + ("p" if self.subject == "player" else "t")
 
 
 @dataclass
@@ -126,7 +135,12 @@ class Machine:
             self.outcomes.append(OutcomeRule(r, r.rule, r.kind, r.subject, cell, comp.expr(r.cond), reads_own(r)))
         self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
-        self.draw_rules = [r for r in self.outcomes if r.kind == "draw"]
+        # `finish` rules share the draws' stratum: neither has a subject, both end the game
+        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish")]
+        self.cannot_rules = [r for r in self.outcomes if r.kind.startswith("cannot_")]
+        exempt = set(model.exempt)
+        for r in self.loss_rules + self.win_rules:
+            r.cannot = tuple(k for k in self.cannot_rules if k.fact == r.fact and (r.decl.name, k.decl.name) not in exempt)
         self._own = {id(rs): [r for r in rs if r.reads_own] for rs in (self.loss_rules, self.win_rules, self.draw_rules)}
         for r in self.outcomes:
             r.subjects = range(self.n if r.subject == "player" else inst.nteams if r.subject == "team" else 0)
@@ -155,6 +169,7 @@ class Machine:
         self.rules = model.rules
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
+        self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -307,7 +322,7 @@ class Machine:
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw)
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin)
                 done = self._resolved.get(key)
                 if done is None:
                     before = len(c.hits)
@@ -329,6 +344,8 @@ class Machine:
     def resolve(self, c: Ctx) -> tuple[tuple, str]:
         """Apply the outcome rules in strata, then precedence; returns (end marker, conflict)."""
         out0, tout0 = c.out, c.tout
+        if self.cannot_rules:
+            self._forbid(c)
         first = True
         while True:
             before = (c.lp, c.lt)
@@ -342,6 +359,8 @@ class Machine:
             first = False
             if not self.loss_reads_won:
                 break
+        if self.cannot_rules:
+            self._cite_forbidding(c, out0, tout0)
         c.out, c.tout = out0, tout0
         # facts about players or teams already out are not news
         c.lp &= ~out0
@@ -366,7 +385,8 @@ class Machine:
         conflict = self._conflict(c)
         c.out |= c.lp
         c.tout |= c.lt
-        if c.wp or c.wt or c.draw:
+        if c.wp or c.wt or c.draw or c.fin:
+            # a finish alone leaves (0, 0, False): an end without a winner, a loser or a draw
             return (c.wp, c.wt, c.draw), conflict
         return self._must_end(c), conflict
 
@@ -380,15 +400,15 @@ class Machine:
         while True:
             changed = False
             for r in todo:
-                if r.kind == "draw":
-                    if not c.draw and r.cond(c):
-                        c.draw = True
+                if r.subject is None:  # a draw or a finish
+                    if not getattr(c, r.fact) and r.cond(c):
+                        setattr(c, r.fact, True)
                         c.hits.append(r.rid)
                         changed = True
                     continue
                 attr, cell, cond = r.fact, r.cell, r.cond
                 facts = getattr(c, attr)
-                skip = (c.out if r.subject == "player" else c.tout) | facts
+                skip = (c.out if r.subject == "player" else c.tout) | facts | r.blocked
                 for x in r.subjects:
                     if (skip >> x) & 1:
                         continue
@@ -406,6 +426,46 @@ class Machine:
         if first:
             self._cite_redundant(c, rules)
 
+    def _forbid(self, c: Ctx) -> None:
+        """Stratum 0: which subjects each "cannot" rule forbids a loss or a win in this step.
+        Facts the step's statements derived for them are dropped (the rule is cited), and each
+        loss or win rule skips them unless it has precedence over the "cannot" rule."""
+        masks = {}
+        for k in self.cannot_rules:
+            done = c.out if k.subject == "player" else c.tout
+            mask = 0
+            for x in k.subjects:
+                if not (done >> x) & 1:
+                    k.cell[0] = x
+                    if k.cond(c):
+                        mask |= 1 << x
+            masks[id(k)] = mask
+            facts = getattr(c, k.fact)
+            if facts & mask:
+                setattr(c, k.fact, facts & ~mask)
+                c.hits.append(k.rid)
+        for r in self.loss_rules + self.win_rules:
+            r.blocked = 0
+            for k in r.cannot:
+                r.blocked |= masks[id(k)]
+        self._masks = masks
+
+    def _cite_forbidding(self, c: Ctx, out0: int, tout0: int) -> None:
+        """A "cannot" rule that forbade a fact some rule would have derived applies in this step:
+        cited, so a trace shows why the player did not lose or win and dead-rule does not call
+        it dead. Judged after the strata, each rule seeing the statuses its stratum sees."""
+        for k in self.cannot_rules:
+            mask = self._masks[id(k)]
+            if k.rid in c.hits or not mask:
+                continue
+            for r in self.loss_rules + self.win_rules:
+                if k not in r.cannot:
+                    continue
+                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (out0 | c.lp, tout0 | c.lt)
+                if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
+                    c.hits.append(k.rid)
+                    break
+
     def _cite_redundant(self, c: Ctx, rules) -> None:
         """A rule whose fact another rule derived first applies all the same: the step cites it
         (once), so traces name every rule that decided the outcome and dead-rule does not call it
@@ -413,8 +473,8 @@ class Machine:
         for r in rules:
             if r.rid in c.hits:
                 continue
-            if r.kind == "draw":
-                if c.draw and _holds(r.cond, c):
+            if r.subject is None:
+                if getattr(c, r.fact) and _holds(r.cond, c):
                     c.hits.append(r.rid)
                 continue
             facts = getattr(c, r.fact)
@@ -456,6 +516,8 @@ class Machine:
             return f"team {_names_of(inst.teams, both_t)} both wins and loses"
         if c.draw and (c.wp or c.wt):
             return "the game is both drawn and won"
+        if c.fin and (c.draw or c.wp or c.wt):
+            return f"the game both ends without a winner and is {'drawn' if c.draw else 'won'}"
         if not self.winners_many:
             sides = set()
             for p in range(self.n):
@@ -491,6 +553,7 @@ class Machine:
         c.over = bool(end)
         if end and end[0] != "gap":
             c.wp, c.wt, c.draw = end
+            c.fin = not (c.wp or c.wt or c.draw)
         return c
 
     def is_active(self, state: tuple, p: int) -> bool:
@@ -516,6 +579,11 @@ def _holds(cond, c: Ctx) -> bool:
         return bool(cond(c))
     except EvalError:
         return False
+
+
+def _holds_at(r: OutcomeRule, x: int, c: Ctx) -> bool:
+    r.cell[0] = x
+    return _holds(r.cond, c)
 
 
 def _size(values) -> int:

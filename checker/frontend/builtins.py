@@ -73,6 +73,8 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("game_over", "game_over", (), BOOL, "the game has ended, or must be over (never in a step or an outcome rule)",
             reads="end"),
     Builtin("game_drawn", "game_drawn", (), BOOL, "the game has ended in a draw", reads="end"),
+    Builtin("game_finished", "game_finished", (), BOOL,
+            "the game has ended by `finish`: without a winner and without a draw", reads="end"),
 )
 
 BY_KEY: dict[str, Builtin] = {b.key: b for b in TABLE}

@@ -220,7 +220,7 @@ class Instance:
         names += [self.players[p] for p in range(self.nplayers) if wp >> p & 1]
         if names:
             parts.append(" and ".join(names) + (" win" if len(names) > 1 else " wins"))
-        return "; ".join(parts)
+        return "; ".join(parts) or "the game ends without a winner"
 
 
 # ---------------------------------------------------------------- instantiation

@@ -391,6 +391,9 @@ class ToIR(Transformer):
     def draw_stmt(self, meta, c):
         return ir.OutcomeStmt("draw", None, (), self.sp(meta))
 
+    def finish_stmt(self, meta, c):
+        return ir.OutcomeStmt("finish", None, (), self.sp(meta))
+
     # --- outcomes
     def outcome_decl(self, meta, children):
         tags, rest = self._split(children[1:])
@@ -405,6 +408,15 @@ class ToIR(Transformer):
 
     def head_draw(self, meta, c):
         return ("draw", None, None)
+
+    def head_finish(self, meta, c):
+        return ("finish", None, None)
+
+    def head_cannot_lose(self, meta, c):
+        return ("cannot_lose",) + c[0]
+
+    def head_cannot_win(self, meta, c):
+        return ("cannot_win",) + c[0]
 
     def subj_player(self, meta, c):
         return ("player", str(c[0]))
@@ -585,7 +597,7 @@ def _with_tags(stmt, tags):
 
 # The mistakes `_friendly` names, and the hint each gets.
 _HINTS: dict[str, str] = {
-    'missing semicolon': 'end each assignment and each lose/win/draw statement with `;`',
+    'missing semicolon': 'end each assignment and each lose/win/draw/finish statement with `;`',
     '`=` used for assignment': 'inside `do ... end` assign with `:=`, e.g. `turn := next(turn);`',
     'rule tags before the keyword': 'write the rule tags after the keyword and name: `action pass [408.1c] ...`',
     'missing `end`': 'close every `do`, `then` and `else` block with `end`',

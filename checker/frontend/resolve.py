@@ -32,7 +32,7 @@ ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mista
 class Ctx:
     """Where an expression stands."""
     const: str = ""  # "" state may be read; "params": parameters only; "sizes": also nplayers & co
-    phase: str = ""  # lose | win | draw inside an outcome rule's condition
+    phase: str = ""  # lose | win | draw | finish | cannot_lose | cannot_win inside an outcome rule's condition
     init_of: int = -1  # inside the initial value of variable number init_of: only earlier ones
     play: bool = True  # False where only the setup is read (init, constraint, initial values)
 
@@ -550,7 +550,12 @@ class Resolver:
         if not ctx.phase:
             return
         reads_lost = entry.key.startswith("lost")
-        if ctx.phase == "draw" or (ctx.phase == "win" and reads_lost):
+        if ctx.phase.startswith("cannot"):
+            self.error("E014", f"a \"cannot\" rule may not read {entry.name}(): it says who cannot win or lose "
+                       "before this step's outcomes are derived", span,
+                       "state it on the game's state; in_game(x) says whether x was in the game when the step began")
+            return
+        if ctx.phase in ("draw", "finish") or (ctx.phase == "win" and reads_lost):
             return
         if pol == 1:
             if ctx.phase == "lose" and not reads_lost:
@@ -635,8 +640,8 @@ class Resolver:
         if isinstance(s, sx.RunStmt):
             return self.run_routine(s, scope, ctx, rid)
         if isinstance(s, sx.OutcomeStmt):
-            if s.kind == "draw":
-                return T.OutcomeStmt("draw", None, rid, s.span)
+            if s.kind in ("draw", "finish"):
+                return T.OutcomeStmt(s.kind, None, rid, s.span)
             x = self.ex(s.subject, scope, ctx, 0)
             if x.type != ERROR:
                 x = self.coerce(x, TEAM if x.type.kind == "team" else PLAYER, f"the subject of `{s.kind}`")
@@ -777,9 +782,24 @@ class Resolver:
                 self.check_expect(d)
         winners = of(sx.WinnersDecl)
         last_side = of(sx.LastSideDecl)
+        kinds = ("lose", "win", "draw")
+        exempt = []
+        by_name = {o.name: o for o in outcomes}
         for d in of(sx.PrecedenceDecl):
-            if d.winner == d.loser:
-                self.error("E013", f"`precedence {d.winner} over {d.loser}` says nothing", d.span)
+            if d.winner in kinds and d.loser in kinds:
+                if d.winner == d.loser:
+                    self.error("E013", f"`precedence {d.winner} over {d.loser}` says nothing", d.span)
+                continue
+            # a rule over a "cannot" rule: the rule's facts stand where the "cannot" rule holds
+            rule, cannot = by_name.get(d.winner), by_name.get(d.loser)
+            if (rule is None or cannot is None or not cannot.kind.startswith("cannot_")
+                    or cannot.kind != "cannot_" + rule.kind or cannot.subject != rule.subject):
+                self.error("E013", f"`precedence {d.winner} over {d.loser}` names neither two outcome kinds nor "
+                           "an outcome rule and a \"cannot\" rule about the same outcome", d.span,
+                           "write `precedence lose over win`, or `precedence RULE over CANNOT_RULE` where RULE is "
+                           "a `lose player` rule and CANNOT_RULE a `cannot lose player` rule (or win, or team)")
+                continue
+            exempt.append((rule.name, cannot.name))
         seating = self.seating
         return T.Model(
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
@@ -787,7 +807,9 @@ class Resolver:
             team_names=td.names if td is not None else None, team_count=team_count, team_size=team_size,
             seating=seating.kind if seating else "alternate", seating_order=seating.order if seating else (),
             vars=vars_, actions=actions, outcomes=outcomes,
-            precedence=tuple((d.winner, d.loser) for d in of(sx.PrecedenceDecl)),
+            precedence=tuple((d.winner, d.loser) for d in of(sx.PrecedenceDecl)
+                             if d.winner in kinds and d.loser in kinds),
+            exempt=tuple(exempt),
             winners_many=bool(winners and winners[-1].many),
             last_side_ends=not (last_side and last_side[-1].plays_on),
             active=active,

@@ -217,7 +217,7 @@ class ForallStmt:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw
+    kind: str  # lose | win | draw | finish (the game ends without a winner)
     subject: Expr | None
     tags: tuple[str, ...] = ()
     span: Span = _span()
@@ -356,8 +356,8 @@ class RoutineDecl:
 @dataclass(frozen=True)
 class OutcomeDecl:
     name: str
-    kind: str  # lose | win | draw
-    subject_kind: str | None  # player | team | None (draw)
+    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    subject_kind: str | None  # player | team | None (draw, finish)
     var: str | None
     cond: Expr
     tags: tuple[str, ...]

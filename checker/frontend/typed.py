@@ -250,8 +250,8 @@ class Forall:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw
-    subject: Expr | None  # a player or a team; None for draw
+    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    subject: Expr | None  # a player or a team; None for draw and finish
     rule: int | None
     span: Span = _span()
 
@@ -383,8 +383,8 @@ class Action:
 @dataclass(frozen=True)
 class OutcomeRule:
     name: str
-    kind: str  # lose | win | draw
-    subject: str | None  # player | team | None for a draw
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win
+    subject: str | None  # player | team | None for a draw or a finish
     binder: Binder | None
     cond: Expr
     reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step
@@ -462,6 +462,8 @@ class Model:
     across_used: tuple[Span, ...]  # across() needs an even number of players: checked per instance
     nbinders: int
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
+    # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
+    exempt: tuple[tuple[str, str], ...] = ()
 
     @property
     def has_teams(self) -> bool:

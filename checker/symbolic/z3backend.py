@@ -105,6 +105,7 @@ class SymState:
         self.lt = [FALSE] * nt
         self.wt = [FALSE] * nt
         self.draw = FALSE
+        self.fin = FALSE  # the game ends without a winner (`finish`); a state read: it ended so
         self.overflow = FALSE
         self.error = FALSE
         self.over = FALSE  # the state read has ended (properties of end states only)
@@ -114,6 +115,7 @@ class SymState:
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
         s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
+        s.fin = self.fin
         s.hits = dict(self.hits)
         return s
 
@@ -128,6 +130,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     s.over = m(a.over, b.over)
+    s.fin = m(a.fin, b.fin)
     s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
     return s
 
@@ -559,6 +562,9 @@ class Encoder:
     def b_game_drawn(self, e, a, st):
         return z3.And(st.over, st.draw)
 
+    def b_game_finished(self, e, a, st):
+        return z3.And(st.over, st.fin)
+
     def b_nplayers(self, e, a, st):
         return z3.IntVal(self.n)
 
@@ -657,8 +663,8 @@ class Encoder:
             return self.stmts(s.body, st, env)
         if isinstance(s, T.OutcomeStmt):
             st = st.copy()
-            if s.kind == "draw":
-                st.draw = TRUE
+            if s.kind in ("draw", "finish"):
+                setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
                 return st
             x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
             team = s.subject.type.kind == "team"
@@ -682,7 +688,26 @@ class Encoder:
         return TRUE
 
     # ------------------------------------------------------------ outcomes
-    def _fixpoint(self, st: SymState, rules, ran):
+    def _forbid(self, st: SymState, cannot):
+        """Stratum 0, as the explorer's: per "cannot" rule, the subjects (in the game when the
+        step began) it forbids a loss or a win; the step's statement facts for them are dropped.
+        Returns {rule name: [forbidden, per subject]}."""
+        masks = {}
+        for k in cannot:
+            team = k.subject == "team"
+            done = st.tout if team else st.out
+            fails = self.can_fail(k.cond)
+            mask = []
+            for x in range(len(done)):
+                with self.under(z3.Not(done[x]) if fails else TRUE):
+                    cond = self.expr(k.cond, st, {k.binder.uid: x})
+                mask.append(z3.simplify(z3.And(z3.Not(done[x]), cond)))
+            masks[k.name] = mask
+            attr = ("l" if k.kind == "cannot_lose" else "w") + ("t" if team else "p")
+            setattr(st, attr, [z3.And(f, z3.Not(m)) for f, m in zip(getattr(st, attr), mask)])
+        return masks
+
+    def _fixpoint(self, st: SymState, rules, ran, blocked=None):
         """The explorer's fixpoint. Facts only grow, so a pass after one that derived nothing
         derives nothing either: `ran` (whether the explorer runs a pass at all) only gates
         where evaluation errors count. Each subject is tried while it lacks the fact and is in
@@ -692,36 +717,38 @@ class Encoder:
         todo = rules
         derived = []
         for _ in range(self._ground(rules) + 1):
-            before = st.lp + st.wp + st.lt + st.wt + [st.draw]
+            before = st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin]
             fired = []
             for r in todo:
                 fails = self.can_fail(r.cond)
-                if r.kind == "draw":
-                    enabled = z3.Not(st.draw)
+                if r.subject is None:  # a draw or a finish
+                    attr = "draw" if r.kind == "draw" else "fin"
+                    enabled = z3.Not(getattr(st, attr))
                     with self.under(z3.And(ran, enabled) if fails else TRUE):
                         cond = self.expr(r.cond, st, {})
                     fire = z3.simplify(z3.And(enabled, cond))
                     fired.append(fire)
-                    st.draw = z3.simplify(z3.Or(st.draw, fire))
+                    setattr(st, attr, z3.simplify(z3.Or(getattr(st, attr), fire)))
                     continue
                 team = r.subject == "team"
                 attr = ("lt" if r.kind == "lose" else "wt") if team else ("lp" if r.kind == "lose" else "wp")
                 done = st.tout if team else st.out
                 facts = getattr(st, attr)
+                forbidden = (blocked or {}).get(r.name) or [FALSE] * len(facts)
                 for x in range(len(facts)):
-                    enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x])))
+                    enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x]), z3.Not(forbidden[x])))
                     if z3.is_false(enabled):
                         continue
                     with self.under(z3.And(ran, enabled) if fails else TRUE):
                         cond = self.expr(r.cond, st, {r.binder.uid: x})
                     fired.append(z3.simplify(z3.And(enabled, cond)))
                     # without the "lacks the fact" part the facts come out the same when nothing changed
-                    facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), cond)))
+                    facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), z3.Not(forbidden[x]), cond)))
             step = z3.simplify(_or(fired))
             derived.append(step)
             ran = z3.simplify(z3.And(ran, step))
             # the same facts out as in: nothing can change in a further pass
-            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw])):
+            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin])):
                 break
             todo = [r for r in todo if _reads_own(r)]
             if not todo:
@@ -737,22 +764,32 @@ class Encoder:
         model = self.model
         losses = [r for r in model.outcomes if r.kind == "lose"]
         wins = [r for r in model.outcomes if r.kind == "win"]
-        draws = [r for r in model.outcomes if r.kind == "draw"]
+        draws = [r for r in model.outcomes if r.kind in ("draw", "finish")]  # one stratum, as in the explorer
         loss_reads_won = any(r.reads_won for r in losses)
         out0, tout0 = list(st.out), list(st.tout)
         saved_path, saved_errs = self.path, self.errs
         self.path, self.errs = TRUE, []
+        blocked = {}  # loss or win rule -> the subjects the "cannot" rules forbid it
+        cannot = [r for r in model.outcomes if r.kind.startswith("cannot_")]
+        if cannot:
+            masks = self._forbid(st, cannot)
+            exempt = set(model.exempt)
+            for r in losses + wins:
+                ks = [k for k in cannot if k.kind == "cannot_" + r.kind and k.subject == r.subject
+                      and (r.name, k.name) not in exempt]
+                if ks:
+                    blocked[r.name] = [_or([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
         go = TRUE  # whether this round runs
         for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
             st.out, st.tout = list(out0), list(tout0)
-            changed = self._fixpoint(st, losses, go)
+            changed = self._fixpoint(st, losses, go, blocked)
             if round_ > 0:
                 go = z3.simplify(z3.And(go, changed))
                 if z3.is_false(go):
                     break
             st.out = [z3.Or(a, b) for a, b in zip(out0, st.lp)]
             st.tout = [z3.Or(a, b) for a, b in zip(tout0, st.lt)]
-            self._fixpoint(st, wins, go)
+            self._fixpoint(st, wins, go, blocked)
             self._fixpoint(st, draws, go)
         st.out, st.tout = list(out0), list(tout0)
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
@@ -778,7 +815,7 @@ class Encoder:
                 st.draw = z3.And(st.draw, z3.Not(_or(st.lp + st.lt)))
         st.out = [z3.Or(a, b) for a, b in zip(st.out, st.lp)]
         st.tout = [z3.Or(a, b) for a, b in zip(st.tout, st.lt)]
-        ended = _or([st.draw] + st.wp + st.wt)
+        ended = _or([st.draw, st.fin] + st.wp + st.wt)
         # why the game must be over, in the explorer's order: each test only where the ones before failed
         reasons = [z3.And(*st.out)]
         for d in model.ends:
@@ -916,6 +953,7 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
         st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
         st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
         st.draw = z3.BoolVal(bool(end[2]))
+        st.fin = z3.BoolVal(not any(end))
     st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
