@@ -343,8 +343,10 @@ def _safe_prefix(conjuncts: list) -> list:
 
 
 def _closed(e) -> bool:
-    return not any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
-                   for n in T.walk(e))
+    """Reads neither the state nor a binder, and has no loop (a sum over 0..10^9 is for the
+    budget to stop, when the guard is evaluated, not for compiling)."""
+    return not any(isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp))
+                   or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads for n in T.walk(e))
 
 
 def _folds_false(comp: Compiler, e) -> bool:
