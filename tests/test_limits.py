@@ -222,15 +222,20 @@ def test_the_memory_limit_stops_exploration_with_what_was_reached(capsys, tmp_pa
     assert states_reached(text) > 1000  # exploration stops at 80% of it: the checks may still run
 
 
-def test_a_memory_error_in_an_instance_is_incomplete_and_keeps_the_other_instances(capsys, monkeypatch, tmp_path):
-    path = spec(tmp_path, "param N in {2, 3}\nplayers N\nvar x: 0..2 = 0\ninvariant small: x < 2\n"
-                          "action a when x < 2 do x := x + 1; end\n")
+def run_out_of_memory_with_3_players(monkeypatch) -> None:
+    """Both machines raise MemoryError when asked for the successors of a 3-player state."""
     for machine_class in (Machine, CompiledMachine):
         def successors(self, state, budget=None, real=machine_class.successors):
             if self.inst.nplayers == 3:
                 raise MemoryError
             return real(self, state, budget)
         monkeypatch.setattr(machine_class, "successors", successors)
+
+
+def test_a_memory_error_in_an_instance_is_incomplete_and_keeps_the_other_instances(capsys, monkeypatch, tmp_path):
+    path = spec(tmp_path, "param N in {2, 3}\nplayers N\nvar x: 0..2 = 0\ninvariant small: x < 2\n"
+                          "action a when x < 2 do x := x + 1; end\n")
+    run_out_of_memory_with_3_players(monkeypatch)
     code, text, _ = run(capsys, path, "--jobs", "1")  # the patch is in this process only
     assert code == 1 and "error[invariant]" in text and "N=2" in text
     assert "N=3: memory ran out (MemoryError); nothing of this instance is reported" in text
@@ -240,12 +245,7 @@ def test_an_instance_lost_to_memory_cannot_leave_an_expectation_unmet(capsys, mo
     # only N=3 breaks the invariant the spec expects; N=3 runs out of memory: nobody can say
     path = spec(tmp_path, "param N in {2, 3}\nplayers N\nvar x: 0..2 = 0\nexpect invariant\n"
                           "invariant small: N == 2 or x < 2\naction a when x < 2 do x := x + 1; end\n")
-    for machine_class in (Machine, CompiledMachine):
-        def successors(self, state, budget=None, real=machine_class.successors):
-            if self.inst.nplayers == 3:
-                raise MemoryError
-            return real(self, state, budget)
-        monkeypatch.setattr(machine_class, "successors", successors)
+    run_out_of_memory_with_3_players(monkeypatch)
     code, text, _ = run(capsys, path, "--jobs", "1")
     assert code == 1 and "error[deadlock]" in text  # N=2 deadlocks at x = 2: that is still reported
     assert "expectation-unmet" not in text and "memory ran out" in text

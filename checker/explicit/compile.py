@@ -71,6 +71,34 @@ def dist_in_game(p: int, q: int, out: int, n: int) -> int:
     return min(d, len(ring) - d)
 
 
+def mask_of(values) -> int:
+    """The set of players, teams or members with these indexes; none (-1) adds nothing."""
+    m = 0
+    for v in values:
+        if v >= 0:
+            m |= 1 << v
+    return m
+
+
+def best_of(pairs, sign: int):
+    """The first value whose score times `sign` is greatest, of (value, score) pairs; None if
+    there are none (argmax: sign 1, argmin: -1)."""
+    best, best_value = None, None
+    for v, x in pairs:
+        x = x * sign
+        if best is None or x > best_value:  # strictly better: ties keep the first
+            best, best_value = v, x
+    return best
+
+
+def after_in(x, vals: list):
+    """The value after x in vals, round the end; the first if x is not there."""
+    for i, w in enumerate(vals):
+        if w == x:
+            return vals[(i + 1) % len(vals)]
+    return vals[0]
+
+
 def _le(a, b):
     return a <= b
 
@@ -208,14 +236,7 @@ class Compiler:
         if e.type.elem.kind == "int":
             return lambda c: frozenset(f(c) for f in fs)
 
-        def mk(c):
-            m = 0
-            for f in fs:
-                v = f(c)
-                if v >= 0:
-                    m |= 1 << v
-            return m
-        return mk
+        return lambda c: mask_of([f(c) for f in fs])
 
     def e_SetComp(self, e):
         dom, cell, cond, elem = self.domain(e.domain), self.cell(e.binder), self.expr(e.cond), self.expr(e.elem)
@@ -230,14 +251,12 @@ class Compiler:
             return ints
 
         def mask(c):
-            m = 0
+            elems = []
             for v in dom(c):
                 cell[0] = v
                 if cond(c):
-                    x = elem(c)
-                    if x >= 0:  # none adds nothing, as in a set literal
-                        m |= 1 << x
-            return m
+                    elems.append(elem(c))
+            return mask_of(elems)  # none adds nothing, as in a set literal
         return mask
 
     def domain(self, d):
@@ -281,13 +300,13 @@ class Compiler:
         if kind in ("argmin", "argmax"):
             sign, span, empty_ok = (1 if kind == "argmax" else -1), e.span, e.type.kind == "player"
 
-            def arg(c):
-                best, best_value = None, None
+            def scores(c):
                 for v in dom(c):
                     cell[0] = v
-                    x = body(c) * sign
-                    if best is None or x > best_value:  # strictly better: ties keep the first
-                        best, best_value = v, x
+                    yield v, body(c)
+
+            def arg(c):
+                best = best_of(scores(c), sign)
                 if best is None:
                     if empty_ok:
                         return -1
@@ -425,14 +444,7 @@ class Compiler:
     def b_after(self, e, args):
         x, fs = args[0], args[1:]
 
-        def after(c):
-            v = x(c)
-            vals = [f(c) for f in fs]
-            for i, w in enumerate(vals):
-                if w == v:
-                    return vals[(i + 1) % len(vals)]
-            return vals[0]
-        return after
+        return lambda c: after_in(x(c), [f(c) for f in fs])
 
     def b_players(self, e, args):
         a = self.all

@@ -19,9 +19,9 @@ from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
-from .compile import Compiler, Ctx, EvalError, Overflow, dist_in_game, ring_step
+from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
 from ..limits import GENERATED
-from .machine import Machine, Step, _size, _static_domain
+from .machine import Machine, Step, _nothing, _size, _static_domain
 
 PAD = "    "
 
@@ -86,11 +86,7 @@ class CompiledMachine(Machine):
             raise Overflow(key, v, span)
 
         def _arg(pairs, sign, empty_ok, sid):
-            best, best_value = None, None
-            for v, x in pairs:
-                x = x * sign
-                if best is None or x > best_value:  # strictly better: ties keep the first
-                    best, best_value = v, x
+            best = best_of(pairs, sign)
             if best is None:
                 if empty_ok:
                     return -1
@@ -102,12 +98,6 @@ class CompiledMachine(Machine):
 
         def _team_in_game(t, out, tout):
             return not (tout >> t) & 1 and (members[t] & ~out) != 0
-
-        def _after(x, vals):
-            for i, w in enumerate(vals):
-                if w == x:
-                    return vals[(i + 1) % len(vals)]
-            return vals[0]
 
         def _dist(p, q):
             return min((q - p) % n, (p - q) % n)
@@ -138,10 +128,10 @@ class CompiledMachine(Machine):
             "EvalError": EvalError, "Overflow": Overflow, "Step": Step,
             "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
             "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
-            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
+            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": after_in, "_dist": _dist,
             "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
-            "_mask_of": _mask_of, "_bits": _bits, "_count": _count,
+            "_mask_of": mask_of, "_bits": _bits, "_count": _count,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
             "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
             "FIELDS": fields,
@@ -411,22 +401,10 @@ def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
     return ring_step(p, k, direction, out, n)
 
 
-def _mask_of(items) -> int:
-    m = 0
-    for v in items:
-        if v >= 0:
-            m |= 1 << v
-    return m
-
-
 def _bits(mask: int, width: int) -> list:
     return [i for i in range(width) if (mask >> i) & 1]
 
 
 def _count(vals) -> int:
     return sum(1 for x in vals if x)
-
-
-def _nothing() -> None:
-    pass
 
