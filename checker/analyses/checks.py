@@ -300,7 +300,8 @@ def check_forced_loop(x: Explored) -> list[Finding]:
         return []
     trace, loop_start, _ = found
     cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules]
-    leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in set(doomed))
+    doomed_set = set(doomed)
+    leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in doomed_set)
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
                       x.action_spans(trace, loop_start + 1), trace, loop_start,
