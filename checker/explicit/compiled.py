@@ -51,6 +51,7 @@ class CompiledMachine(Machine):
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
         self._action_fns = [ns[f"a{ai}"] for ai in range(len(self.actions))]
         self.unpack = ns["unpack"]
+        self._last_packed, self._last_values = None, ()
         self.pack = ns["pack"]
 
     # ------------------------------------------------------------ the generated code's world
@@ -283,11 +284,15 @@ class CompiledMachine(Machine):
         return done
 
     def values(self, state: tuple) -> tuple:
-        return self.unpack(state)
+        """The slots of a packed state. The checks read one state for every player in turn
+        (`is_active`), so the last state unpacked is kept."""
+        if state is not self._last_packed:
+            self._last_packed, self._last_values = state, self.unpack(state)
+        return self._last_values
 
     def reader(self, state: tuple) -> Ctx:
         """A context for reading a packed state (`is_active` and the checks read through it)."""
-        return super().reader(self.unpack(state))
+        return super().reader(self.values(state))
 
 
 def machine_for(inst: Instance) -> Machine:
