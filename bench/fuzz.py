@@ -3,6 +3,7 @@ bundled specs and fixtures, each run through `checker.cli.main` with small limit
 
     python bench/fuzz.py --inputs 100000 --workers 2          # a long campaign
     python bench/fuzz.py --inputs 2000 --seed 7 --out fuzz-out  # another seed, another folder
+    python bench/fuzz.py --inputs 1000000 --cluster tcp://scheduler:8786 --batch 200  # on a Dask cluster
 
 Input i of seed s is always the same text (`make_input(s, i)`), so a campaign can be resumed
 (`--start`) and any input rebuilt from its number. Workers are processes that run inputs
@@ -447,14 +448,66 @@ def worker(seed: int, inputs: list[int]) -> None:
             print(json.dumps({"done": i, **result}), file=emit, flush=True)
 
 
+class Tally:
+    """What a campaign has seen so far, input by input, whichever way the inputs were run."""
+
+    def __init__(self, args, texts: list[str]):
+        self.args, self.texts = args, texts
+        self.out_dir = Path(args.out)
+        self.counts: Counter = Counter()
+        self.bad: list[tuple[int, list[str]]] = []
+        self.slow: list[tuple[float, int]] = []
+        self.disagree: list[int] = []
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def absorb(self, msg: dict) -> None:
+        """One "done" line of a worker."""
+        i, seed = msg["done"], self.args.seed
+        self.done += 1
+        self.counts[msg["code"]] += 1
+        if msg["seconds"] > 20:
+            self.slow.append((msg["seconds"], i))
+        if msg["problems"]:
+            self.bad.append((i, msg["problems"]))
+            save(self.out_dir, seed, i, make_input(seed, i, self.texts), msg)
+        elif msg["code"] == 4:  # allowed, but a bug in rulewright all the same: kept to look at
+            self.disagree.append(i)
+            save(self.out_dir / "disagree", seed, i, make_input(seed, i, self.texts), msg)
+        if self.done % self.args.report == 0:
+            print(f"{self.done:,} inputs, {time.perf_counter() - self.t0:,.0f}s: "
+                  f"{dict(sorted(self.counts.items(), key=lambda kv: str(kv[0])))}, {len(self.bad)} broken", flush=True)
+
+    def lost(self, i: int, why: str) -> None:
+        """The input a worker was on when it hung or died."""
+        self.done += 1
+        self.counts["hang" if why == "hang" else "died"] += 1
+        self.bad.append((i, [why]))
+        save(self.out_dir, self.args.seed, i, make_input(self.args.seed, i, self.texts), {"code": None})
+
+    def summary(self, where: str) -> int:
+        args = self.args
+        took = time.perf_counter() - self.t0
+        print(f"\n{self.done:,} inputs (seed {args.seed}, {args.start}..{args.start + args.inputs - 1}) in {took:,.0f}s {where}")
+        print("exit codes: " + ", ".join(f"{k}: {v:,}" for k, v in sorted(self.counts.items(), key=str)))
+        print(f"broken promises: {len(self.bad)}" + (f" (saved to {self.out_dir}/)" if self.bad else ""))
+        for i, why in self.bad:
+            print(f"  input {i}: {'; '.join(why)}")
+        if self.disagree:
+            print(f"engines disagree (exit 4) on {len(self.disagree)} input(s), saved to {self.out_dir}/disagree/: "
+                  + ", ".join(map(str, self.disagree[:20])))
+        if self.slow:
+            print("slowest: " + ", ".join(f"input {i} {s:.0f}s" for s, i in sorted(self.slow, reverse=True)[:10]))
+        return 1 if self.bad else 0
+
+
+def worker_command(seed: int, batch: list[int]) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--worker", "--seed", str(seed),
+            "--list", ",".join(map(str, batch))]
+
+
 def campaign(args) -> int:
-    out_dir = Path(args.out)
-    texts = corpus()
-    counts: Counter = Counter()
-    bad: list[tuple[int, list[str]]] = []
-    slow: list[tuple[float, int]] = []
-    disagree: list[int] = []
-    t0 = time.perf_counter()
+    tally = Tally(args, corpus())
     todo = list(range(args.start, args.start + args.inputs))
     chunks = [todo[w::args.workers] for w in range(args.workers)]
     procs: dict = {}
@@ -464,14 +517,12 @@ def campaign(args) -> int:
         if not rest:
             return
         batch, chunks[w] = rest[:args.batch], rest[args.batch:]
-        cmd = [sys.executable, __file__, "--worker", "--seed", str(args.seed), "--list", ",".join(map(str, batch))]
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+        p = subprocess.Popen(worker_command(args.seed, batch), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
         os.set_blocking(p.stdout.fileno(), False)
         procs[w] = {"proc": p, "current": None, "seen": time.perf_counter(), "buf": "", "left": set(batch)}
 
     for w in range(args.workers):
         spawn(w)
-    done = 0
     while procs:
         time.sleep(0.05)
         for w, st in list(procs.items()):
@@ -489,22 +540,9 @@ def campaign(args) -> int:
                 if "start" in msg:
                     st["current"] = msg["start"]
                     continue
-                i = msg["done"]
-                st["left"].discard(i)
+                st["left"].discard(msg["done"])
                 st["current"] = None
-                done += 1
-                counts[msg["code"]] += 1
-                if msg["seconds"] > 20:
-                    slow.append((msg["seconds"], i))
-                if msg["problems"]:
-                    bad.append((i, msg["problems"]))
-                    save(out_dir, args.seed, i, make_input(args.seed, i, texts), msg)
-                elif msg["code"] == 4:  # allowed, but a bug in rulewright all the same: kept to look at
-                    disagree.append(i)
-                    save(out_dir / "disagree", args.seed, i, make_input(args.seed, i, texts), msg)
-                if done % args.report == 0:
-                    print(f"{done:,} inputs, {time.perf_counter() - t0:,.0f}s: {dict(sorted(counts.items(), key=lambda kv: str(kv[0])))}, "
-                          f"{len(bad)} broken", flush=True)
+                tally.absorb(msg)
             hung = time.perf_counter() - st["seen"] > args.hang
             if p.poll() is not None or hung:
                 if hung:
@@ -513,26 +551,81 @@ def campaign(args) -> int:
                 lost = st["current"]
                 if lost is not None:  # the input it was on: a hang or a crash of the process
                     st["left"].discard(lost)
-                    done += 1
-                    counts["hang" if hung else "died"] += 1
-                    bad.append((lost, ["hang" if hung else f"worker died (exit {p.returncode})"]))
-                    save(out_dir, args.seed, lost, make_input(args.seed, lost, texts), {"code": None})
+                    tally.lost(lost, "hang" if hung else f"worker died (exit {p.returncode})")
                 chunks[w] = sorted(st["left"]) + chunks[w]  # anything not reached goes back
                 del procs[w]
                 spawn(w)
-    took = time.perf_counter() - t0
-    print(f"\n{done:,} inputs (seed {args.seed}, {args.start}..{args.start + args.inputs - 1}) in {took:,.0f}s "
-          f"with {args.workers} worker(s)")
-    print("exit codes: " + ", ".join(f"{k}: {v:,}" for k, v in sorted(counts.items(), key=str)))
-    print(f"broken promises: {len(bad)}" + (f" (saved to {out_dir}/)" if bad else ""))
-    for i, why in bad:
-        print(f"  input {i}: {'; '.join(why)}")
-    if disagree:
-        print(f"engines disagree (exit 4) on {len(disagree)} input(s), saved to {out_dir}/disagree/: "
-              + ", ".join(map(str, disagree[:20])))
-    if slow:
-        print("slowest: " + ", ".join(f"input {i} {s:.0f}s" for s, i in sorted(slow, reverse=True)[:10]))
-    return 1 if bad else 0
+    return tally.summary(f"with {args.workers} worker(s)")
+
+
+# ---------------------------------------------------------------- the campaign on a Dask cluster
+
+def run_batch(command: list[str], cwd: str, hang: float) -> list[dict]:
+    """On a cluster worker: run one worker process over a batch, as a local campaign does, and
+    return its messages. Silence longer than `hang` kills it; the input it was on comes back as
+    {"lost": i, "why": ...} and the inputs it did not reach are simply missing (the client
+    sends them again). Shipped to the workers by value, so bench/ need not be importable
+    there; the worker command needs the same checkout at the same path (as `--cluster` does
+    for `rulewright check`)."""
+    import select
+    p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+    msgs, buf, current = [], b"", None
+    while True:
+        ready, _, _ = select.select([p.stdout], [], [], hang)
+        if not ready:
+            p.kill()
+            p.wait()
+            return msgs + ([{"lost": current, "why": "hang"}] if current is not None else [])
+        chunk = os.read(p.stdout.fileno(), 1 << 16)
+        if not chunk:
+            break
+        *lines, buf = (buf + chunk).split(b"\n")
+        for line in lines:
+            msg = json.loads(line)
+            current = msg["start"] if "start" in msg else None
+            if "done" in msg:
+                msgs.append(msg)
+    code = p.wait()
+    if current is not None:
+        msgs.append({"lost": current, "why": f"worker died (exit {code})"})
+    return msgs
+
+
+def campaign_on_cluster(args) -> int:
+    """The same campaign with batches as Dask tasks (`--cluster ADDRESS`): a mutation and
+    generation run too large for one machine."""
+    try:
+        import cloudpickle
+        import distributed
+    except ImportError:
+        print("--cluster needs Dask's distributed scheduler: pip install 'rulewright[cluster]'", file=sys.stderr)
+        return 2
+    if __name__ != "__main__":  # imported (the tests): send run_batch by value all the same
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    tally = Tally(args, corpus())
+    todo = list(range(args.start, args.start + args.inputs))
+    with distributed.Client(args.cluster, set_as_default=False) as client:
+        queue = distributed.as_completed(loop=client.loop)
+        for k in range(0, len(todo), args.batch):
+            batch = todo[k:k + args.batch]
+            fut = client.submit(run_batch, worker_command(args.seed, batch), str(ROOT), args.hang, pure=False)
+            fut.batch = batch
+            queue.add(fut)
+        for fut in queue:
+            left = set(fut.batch)
+            for msg in fut.result():
+                if "lost" in msg:
+                    left.discard(msg["lost"])
+                    tally.lost(msg["lost"], msg["why"])
+                else:
+                    left.discard(msg["done"])
+                    tally.absorb(msg)
+            if left:  # not reached before a hang or a crash: another task
+                again = client.submit(run_batch, worker_command(args.seed, sorted(left)), str(ROOT), args.hang, pure=False)
+                again.batch = sorted(left)
+                queue.add(again)
+        slots = sum(client.nthreads().values())
+    return tally.summary(f"on a cluster of {slots} worker thread(s)")
 
 
 def save(out_dir: Path, seed: int, i: int, text: str, msg: dict) -> None:
@@ -545,6 +638,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cluster", metavar="ADDRESS", help="run the batches on a Dask scheduler instead of local processes")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--start", type=int, default=0, help="the first input's number (to resume a campaign)")
     ap.add_argument("--out", default="fuzz-out", help="where broken inputs are saved")
@@ -562,7 +656,7 @@ def main() -> int:
     if args.worker:
         worker(args.seed, [int(i) for i in args.list.split(",")])
         return 0
-    return campaign(args)
+    return campaign_on_cluster(args) if args.cluster else campaign(args)
 
 
 if __name__ == "__main__":

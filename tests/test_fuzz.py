@@ -150,3 +150,37 @@ def test_crediting_a_rule_never_makes_an_evaluation_error(tmp_path):
     assert res.disagreements == [] and res.exit_code() == 1
     assert not any(f.kind == "evaluation-error" for f in res.findings)
     assert any(f.kind == "dead-rule" and "`odd`" in f.message for f in res.findings)
+
+
+# ---------------------------------------------------------------- campaigns on a cluster
+
+def _script(code: str) -> list[str]:
+    return [sys.executable, "-c", "import json, sys, time\n" + code]
+
+
+def test_a_cluster_batch_reports_the_input_a_silent_worker_hung_on():
+    hung = _script("print(json.dumps({'start': 5}), flush=True); time.sleep(30)")
+    assert fuzz.run_batch(hung, str(ROOT), 0.5) == [{"lost": 5, "why": "hang"}]
+
+
+def test_a_cluster_batch_reports_the_input_a_worker_died_on_and_keeps_what_it_finished():
+    done = {"done": 4, "code": 0, "seconds": 0.1, "problems": []}
+    died = _script(f"print(json.dumps({{'start': 4}})); print(json.dumps({done!r})); "
+                   "print(json.dumps({'start': 5}), flush=True); sys.exit(3)")
+    assert fuzz.run_batch(died, str(ROOT), 30) == [done, {"lost": 5, "why": "worker died (exit 3)"}]
+
+
+def test_a_campaign_runs_on_a_dask_cluster_with_the_same_results_as_locally(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    import argparse
+    args = argparse.Namespace(seed=11, start=0, inputs=6, batch=4, hang=120, report=1000, workers=1,
+                              out=str(tmp_path / "out"))
+    assert fuzz.campaign(args) == 0
+    local = capsys.readouterr().out
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+        args.cluster = cluster.scheduler_address
+        assert fuzz.campaign_on_cluster(args) == 0
+    remote = capsys.readouterr().out
+    codes = [line for line in local.splitlines() if line.startswith("exit codes:")]
+    assert codes and codes == [line for line in remote.splitlines() if line.startswith("exit codes:")]
+    assert "6 inputs (seed 11, 0..5)" in remote and "on a cluster of 2 worker thread(s)" in remote
