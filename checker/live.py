@@ -4,7 +4,8 @@ The explorer reports how many states it holds every few thousand states; the pro
 adds the counts of the instances running to those of the finished ones, so a long instance is
 seen to move. In-process the table is a list; with worker processes it is a shared array of
 integers (one per instance of the run, indexed by the instance's position) handed to each
-worker when it starts. Nothing is reported where no table was installed (a cluster worker).
+worker when it starts; a cluster worker's child process sends its counts to the client as
+frames and Dask events (checker.remote). Nothing is reported where no table was installed.
 """
 from __future__ import annotations
 

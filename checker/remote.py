@@ -13,6 +13,11 @@ task): the instance is checked in that child's main thread with the limits of a 
 Dask's worker processes are daemons, which `multiprocessing` may not start children from, so
 the child is a plain subprocess speaking length-prefixed pickles on its stdin and stdout.
 
+Live progress: the child reports its explorer's state counts as frames before its answer; the
+worker thread forwards them as Dask events on a topic of this run's own, to which the client
+subscribes, and the counts land in the same table (checker.live) a local run's progress line
+reads.
+
 Every worker needs rulewright installed (the same version) and the spec files at the same
 paths as where the run was started (a shared file system or the same checkout): a worker
 rebuilds each instance from the files and refuses one that reads differently there.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import uuid
 import signal
 import struct
 import subprocess
@@ -39,7 +45,7 @@ class WorkerLost(Exception):
 class Cluster:
     """The pool interface of checker.runner over a Dask client."""
 
-    def __init__(self, address: str, run_task, timeout: float = 10.0):
+    def __init__(self, address: str, run_task, timeout: float = 10.0, cells=None):
         try:
             import distributed
         except ImportError:
@@ -58,12 +64,16 @@ class Cluster:
         except (OSError, TimeoutError, ValueError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         self.slots = max(1, sum(self.client.nthreads().values()))
+        self.topic = None
+        if cells is not None:  # live state counts, as Dask events on a topic of this run's own
+            self.topic = f"rulewright-live-{uuid.uuid4().hex}"
+            self.client.subscribe_topic(self.topic, lambda event: _store(cells, event[1]))
         self.lost = (WorkerLost, distributed.KilledWorker)
         self._futures: list = []
         self._completed = distributed.as_completed(loop=self.client.loop)
 
     def submit(self, task):
-        fut = self.client.submit(_call_in_child, self.run_task, task, pure=False)
+        fut = self.client.submit(_call_in_child, self.run_task, task, self.topic, pure=False)
         self._futures.append(fut)
         self._completed.add(fut)
         return fut
@@ -85,7 +95,15 @@ class Cluster:
         return self
 
     def __exit__(self, *exc):
+        if self.topic is not None:
+            self.client.unsubscribe_topic(self.topic)
         self.client.close()
+
+
+def _store(cells, event) -> None:
+    position, states = event
+    if 0 <= position < len(cells):
+        cells[position] = states
 
 
 # ---------------------------------------------------------------- on a Dask worker
@@ -93,15 +111,21 @@ class Cluster:
 _local = threading.local()
 
 
-def _call_in_child(fn, task):
-    """Run fn(task) in this worker thread's child process (started on first use)."""
+def _call_in_child(fn, task, topic=None):
+    """Run fn(task) in this worker thread's child process (started on first use); the child's
+    live state counts go out as events on `topic` (when the client asked for them)."""
     child = getattr(_local, "child", None)
     if child is None or child.poll() is not None:
         child = _local.child = subprocess.Popen([sys.executable, "-m", "checker.remote"],
                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        _send(child.stdin, (fn, task))
-        ok, value = _receive(child.stdout)
+        _send(child.stdin, (fn, task, topic is not None))
+        while True:
+            frame = _receive(child.stdout)
+            if frame[0] != "live":
+                break
+            _publish(topic, frame[1:])
+        _, ok, value = frame
     except (OSError, EOFError, struct.error) as exc:
         child.kill()
         child.wait()
@@ -110,6 +134,27 @@ def _call_in_child(fn, task):
     if not ok:
         raise RuntimeError(value)  # a bug in rulewright, with the child's traceback
     return value
+
+
+def _publish(topic, event) -> None:
+    try:
+        import distributed
+        distributed.get_worker().log_event(topic, event)
+    except (ImportError, ValueError):  # not on a Dask worker (a test calling this directly)
+        pass
+
+
+class _LiveFrames:
+    """checker.live's table in the child: each count written goes to the parent as a frame."""
+
+    def __init__(self, outbox):
+        self.outbox = outbox
+
+    def __len__(self) -> int:
+        return 1 << 62
+
+    def __setitem__(self, position: int, states: int) -> None:
+        _send(self.outbox, ("live", position, states))
 
 
 def _send(stream, value) -> None:
@@ -130,21 +175,24 @@ def _receive(stream):
 
 
 def _child_main() -> None:
-    """The child: read (fn, task) pairs, answer (True, result) or (False, traceback text)."""
+    """The child: read (fn, task, live) triples, answer ("done", True, result) or ("done", False,
+    traceback text), after ("live", position, states) frames when `live` is asked for."""
     import traceback
+    from checker import live as live_table
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     inbox = sys.stdin.buffer
     outbox = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # whatever prints must not corrupt the answers
     while True:
         try:
-            fn, task = _receive(inbox)
+            fn, task, live = _receive(inbox)
         except EOFError:
             return
+        live_table.install(_LiveFrames(outbox) if live else None)
         try:
-            answer = (True, fn(task))
+            answer = ("done", True, fn(task))
         except Exception:
-            answer = (False, traceback.format_exc())
+            answer = ("done", False, traceback.format_exc())
         _send(outbox, answer)
 
 

@@ -93,7 +93,7 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
     try:
         if cluster:
             from . import remote
-            with remote.Cluster(cluster, run_task) as pool:
+            with remote.Cluster(cluster, run_task, cells=cells) as pool:
                 _schedule(pool, labels, make_task, done, missed, Shares(limits, pool.slots, limits.max_memory), progress)
         elif min(jobs, n) <= 1:
             pool = _InProcess(run_here)
@@ -111,11 +111,9 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
 
 
 def _live_cells(n: int, jobs: int, cluster: str | None):
-    """Where the explorers report their live state counts: a list in this process, an array the
-    worker processes share, nothing from a cluster."""
-    if cluster:
-        return None
-    if min(jobs, n) <= 1:
+    """Where the explorers report their live state counts: a list in this process (also filled
+    by a cluster's events, checker.remote), an array the worker processes share."""
+    if cluster or min(jobs, n) <= 1:
         return [0] * n
     return _context().Array("q", n, lock=False)  # each instance's cell is written by one worker only
 

@@ -241,6 +241,19 @@ def test_the_progress_line_counts_the_states_of_instances_still_running(tmp_path
     assert progress.seen and all(seen >= 4096 for seen in progress.seen)
 
 
+def test_the_progress_line_counts_the_states_of_instances_running_on_a_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    path = tmp_path / "count.rw"
+    path.write_text("param N in {2, 3}\nplayers N\nvar c: 0..8191 = 0\n"
+                    "action up progress when c < 8191 do c := c + 1; end\n")
+    progress = Watching(Terminal())
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+        engine.check([str(path)], cluster=cluster.scheduler_address, progress=progress)
+    # the counts travel as Dask events, beside the results: they reach the table, if not always
+    # before the instance's result does
+    assert progress.cells is not None and [int(c) >= 4096 for c in progress.cells] == [True, True]
+
+
 def test_worker_processes_that_cannot_start_are_a_clear_error(monkeypatch, capsys):
     def no_processes(self, *args, **kwargs):
         raise OSError("fork: Resource temporarily unavailable")
