@@ -446,6 +446,17 @@ ROWS = [
     ("solo", "start", "[S1] forall p in {} do x := 1; end", {"rules": {"S1"}}),
     ("solo", "start", "[S1] let y = x; x := y + 1;", {"x": 4, "rules": {"S1"}}),
     ("solo", "start", "[S1] if flag then [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S1", "S2"}}),
+    # lost_now: lost in the step being settled, not before (the "facts" state: P3 was out when the
+    # step began, P1 lost in it); lost() is both
+    ("solo", "facts", "lost_now(P1)", True),
+    ("solo", "facts", "lost_now(P3)", False),
+    ("solo", "facts", "lost(P3) and not lost_now(P3)", True),
+    ("solo", "facts", "lost_now(P2)", False),
+    ("solo", "facts", "count(p in players: lost_now(p))", 1),
+    ("solo", "mid", "lost_now(P2)", False),
+    ("teams", "facts", "lost_now(B)", True),
+    ("teams", "A lost", "lost_now(A)", False),
+    ("teams", "facts", "lost_now(A)", False),
 ]
 
 
@@ -478,6 +489,10 @@ def probe(tmp_path_factory):
                 path.write_text(MODELS[model] + f"action probe do {text} end\n", encoding="utf-8")
                 (inst,) = load_instances(str(path))
                 _probes[key] = inst, inst.model.actions[0].body
+            elif "lost_now" in text:  # reads the step being settled: only outcome rules and triggers may
+                path.write_text(MODELS[model] + f"outcome probe: draw when ({text}) == ({text})\n", encoding="utf-8")
+                (inst,) = load_instances(str(path))
+                _probes[key] = inst, inst.model.outcomes[0].cond.left
             else:
                 path.write_text(MODELS[model] + f"invariant probe: ({text}) == ({text})\n", encoding="utf-8")
                 (inst,) = load_instances(str(path))

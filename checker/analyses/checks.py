@@ -171,7 +171,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     msg = g.conflicts[sid]
     rules = x.last_rules(sid)
     # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine")) + x.step_action_span(sid)
+    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
                       key="conflict", size=len(g.conflicts))]
@@ -412,7 +412,8 @@ def check_dead_rules(x: Explored) -> list[Finding]:
     for rid, rule in enumerate(m.rules):
         if rid in g.hit_rules:
             continue
-        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine"}[rule.kind]
+        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
+                "trigger": "trigger"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
         out.append(x.finding("dead-rule", f"{what} {label} never applies in any reachable state",
                              rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}",

@@ -33,7 +33,7 @@ class Overflow(Exception):
 
 class Ctx:
     """One evaluation: the values being read or written and the outcome facts of this step."""
-    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over")
+    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over", "out0", "tout0")
 
     def __init__(self, vals, out=0, tout=0):
         self.vals = vals
@@ -44,6 +44,7 @@ class Ctx:
         self.fin = False  # the game ends without a winner (`finish`); a state read: it ended so
         self.hits: list[int] = []
         self.over = False  # the state read has ended (only properties of states read this)
+        self.out0, self.tout0 = out, tout  # who was out when the step began: lost_now() is lost since
 
 
 def popcount(x: int) -> int:
@@ -416,6 +417,14 @@ class Compiler:
     def b_lost_team(self, e, args):
         (f,) = args
         return lambda c: ((c.tout | c.lt) >> f(c)) & 1 == 1
+
+    def b_lost_now_player(self, e, args):
+        (f,) = args
+        return lambda c: ((c.out | c.lp) & ~c.out0) >> f(c) & 1 == 1
+
+    def b_lost_now_team(self, e, args):
+        (f,) = args
+        return lambda c: ((c.tout | c.lt) & ~c.tout0) >> f(c) & 1 == 1
 
     def b_won_player(self, e, args):
         (f,) = args

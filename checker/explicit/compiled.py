@@ -38,6 +38,9 @@ class CompiledMachine(Machine):
         # statuses and facts alone, and far fewer resolutions are computed
         conds = [r.cond for r in inst.model.outcomes] + [d.cond for d in inst.model.ends]
         self._outcomes_read_vars = any(isinstance(n, T.VarRef) for c in conds for n in T.walk(c))
+        # triggers read and write the variables: their values go in and come out of resolution
+        self._triggers_change_vars = bool(inst.model.triggers)
+        self._outcomes_read_vars = self._outcomes_read_vars or self._triggers_change_vars
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
         sources.append(self._unpack_source())
         sources.append(self._pack_source())
@@ -219,10 +222,12 @@ class CompiledMachine(Machine):
                   f"{pad}done = RESOLVED.get(key)",
                   f"{pad}if done is None:",
                   f"{pad}{PAD}done = resolve(key, hits)",
-                  f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
-                  f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
+                  f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it, its kind, message]",
+                  f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), done[3], done[0].span, done[2], 'outcome'))",
                   f"{pad}{PAD}{PAD}continue",
-                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), vals + (done[0], done[1], done[2]), done[3]))"]
+                  # with triggers, the variables after them come with the resolution
+                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), "
+                  f"{'done[5]' if self._triggers_change_vars else 'vals'} + (done[0], done[1], done[2]), done[3]))"]
         lines += [f"{PAD}for pre, exc in failed:",
                   f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
         return "\n".join(lines)
@@ -276,10 +281,14 @@ class CompiledMachine(Machine):
         c.hits = list(hits)
         before = len(c.hits)
         try:
-            end, conflict = self.resolve(c)
+            end, conflict = self.settle(c)
+        except Overflow as exc:  # a trigger's assignment
+            return [exc, c.hits, "overflow", f"{exc.var} would become {exc.value}, outside its type"]
         except EvalError as exc:
-            return [exc, c.hits]
+            return [exc, c.hits, "evaluation-error", str(exc)]
         done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
+        if self._triggers_change_vars:
+            done += (self.pack(tuple(c.vals) + (0, 0, ()))[:-3],)
         self._resolved_packed[key] = done
         return done
 

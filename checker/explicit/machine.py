@@ -77,6 +77,22 @@ class OutcomeRule:
 
 
 @dataclass
+class Trigger:
+    """A trigger, compiled: run for an event of its kind (`event`: lose_player, lose_team,
+    win_player, win_team, draw, finish), its subject bound in `cell`."""
+    decl: T.Trigger
+    rid: int
+    event: str
+    cell: list | None
+    cond: object
+    body: object
+
+
+# The order in which the events of one round fire their triggers (subjects by seat or team)
+EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")
+
+
+@dataclass
 class Step:
     """One transition out of a state, or a step that fails (`target` None, `error` set)."""
     action: int
@@ -109,7 +125,8 @@ def _static_domain(d) -> bool:
 def reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ())
+    own = {"lose": ("lost_player", "lost_team", "lost_now_player", "lost_now_team"),
+           "win": ("won_player", "won_team")}.get(r.kind, ())
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
 
 
@@ -167,6 +184,7 @@ class Machine:
             cell = comp.cell(info.index.binder) if info.index else None
             self.var_inits.append((v, cell, comp.expr(info.init)))
         self.rules = model.rules
+        self.triggers = self._triggers(model)
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
         self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
@@ -278,7 +296,11 @@ class Machine:
                     continue
                 where = "outcome"
                 c = Ctx(list(vals))
-                end, conflict = self.resolve(c)
+                end, conflict = self.settle(c)
+            except Overflow as exc:  # a trigger's assignment
+                errors.append(SetupError("overflow", f"{exc.var} would become {exc.value}, outside its type",
+                                         exc.span, tuple(vals), where))
+                continue
             except EvalError as exc:
                 errors.append(SetupError("evaluation-error", str(exc), exc.span, tuple(vals), where))
                 continue
@@ -327,18 +349,83 @@ class Machine:
                 if done is None:
                     before = len(c.hits)
                     try:
-                        end, conflict = self.resolve(c)
+                        end, conflict = self.settle(c)
+                    except Overflow as exc:  # a trigger's assignment
+                        steps.append(Step(ai, binding, None, tuple(c.hits), f"{exc.var} would become {exc.value}, outside its type",
+                                          exc.span, "overflow", "outcome"))
+                        continue
                     except EvalError as exc:
                         steps.append(Step(ai, binding, None, tuple(c.hits), str(exc), exc.span, "evaluation-error", "outcome"))
                         continue
                     # resolution depends on nothing but the key: many transitions share one result
-                    done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
+                    # (triggers may change the variables: the values after them are part of it)
+                    done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]), tuple(c.vals))
                     self._resolved[key] = done
-                out, tout, end, conflict, more_hits = done
+                out, tout, end, conflict, more_hits, vals = done
                 steps.append(Step(ai, binding, vals + (out, tout, end), body_hits + more_hits, conflict=conflict))
             for binding, exc in failed:  # a parameter's domain without a value fails the step, as a guard does
                 steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "domain"))
         return steps
+
+    # ------------------------------------------------------------ events and triggers
+    def _triggers(self, model) -> dict[str, list[Trigger]]:
+        """The triggers of each event kind, in the order written."""
+        on: dict[str, list[Trigger]] = {}
+        for t in model.triggers:
+            event = t.event + ("_" + t.subject if t.subject else "")
+            cell = self.comp.cell(t.binder) if t.binder else None
+            on.setdefault(event, []).append(Trigger(t, t.rule, event, cell, self.comp.expr(t.cond), self.comp.stmts(t.body)))
+        return on
+
+    def settle(self, c: Ctx) -> tuple[tuple, str]:
+        """The outcomes of a step, triggers included (docs/language.md, "Events and triggers"):
+        resolve; then, while the last round settled events that have triggers not yet run for
+        them, run those triggers (events by kind and seat, each event's triggers in the order
+        written, each once per subject and step) and resolve again, from the statuses the round
+        before left. Returns (end marker, conflict): the last round's end, the first conflict."""
+        c.out0, c.tout0 = c.out, c.tout  # lost_now(): lost since here
+        end, conflict = self.resolve(c)
+        if not self.triggers:
+            return end, conflict
+        fired: set = set()
+        wp = wt = 0  # the wins whose events were already seen
+        draw = fin = False
+        while True:
+            events = self._events(c, wp, wt, draw, fin, fired)
+            if not events:
+                return end, conflict
+            fired.update(events)
+            wp, wt, draw, fin = c.wp, c.wt, c.draw, c.fin
+            # the triggers see the statuses after the round and this step's wins, draw and finish;
+            # a loss or a win they state is a fact of the next round
+            c.lp = c.lt = 0
+            ran = False
+            for event, x in events:
+                for t in self.triggers[event]:
+                    if t.cell is not None:
+                        t.cell[0] = x
+                    if t.cond(c):
+                        c.hits.append(t.rid)
+                        t.body(c)
+                        ran = True
+            if not ran:  # nothing changed since the round: resolving again would give the same
+                return end, conflict
+            end, more = self.resolve(c)
+            conflict = conflict or more
+
+    def _events(self, c: Ctx, wp: int, wt: int, draw: bool, fin: bool, fired: set) -> list:
+        """The events of the round just resolved that have triggers not yet run for them, in
+        the order they fire: losses of players by seat, of teams, wins, a draw, a finish."""
+        on = self.triggers
+        out = []
+        for event, mask in (("lose_player", c.lp), ("lose_team", c.lt), ("win_player", c.wp & ~wp),
+                            ("win_team", c.wt & ~wt)):
+            if event in on:
+                out += [(event, x) for x in range(mask.bit_length()) if mask >> x & 1 and (event, x) not in fired]
+        for event, now, before in (("draw", c.draw, draw), ("finish", c.fin, fin)):
+            if event in on and now and not before and (event, 0) not in fired:
+                out.append((event, 0))
+        return out
 
     # ------------------------------------------------------------ outcome resolution
     def resolve(self, c: Ctx) -> tuple[tuple, str]:

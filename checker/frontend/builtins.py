@@ -55,6 +55,11 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("lost_team", "lost", (TEAM,), BOOL, "t has lost, earlier or in this step", reads="outcome",
             needs_teams=True),
     Builtin("won_player", "won", (PLAYER,), BOOL, "p has won", reads="outcome"),
+    # "lost in this step", not earlier: outcome rules and triggers only (docs/language.md,
+    # "Events and triggers")
+    Builtin("lost_now_player", "lost_now", (PLAYER,), BOOL, "p has lost in this step (not earlier)", reads="outcome"),
+    Builtin("lost_now_team", "lost_now", (TEAM,), BOOL, "t has lost in this step (not earlier)", reads="outcome",
+            needs_teams=True),
     Builtin("won_team", "won", (TEAM,), BOOL, "t has won", reads="outcome", needs_teams=True),
     # values
     Builtin("size", "size", ("set",), INT, "the number of elements of a set"),

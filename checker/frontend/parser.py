@@ -80,6 +80,10 @@ class _Tags(list):
     """Marker type so the transformer can tell a tag list from other children."""
 
 
+# the statement nodes a body is made of (a trigger tells its `when` condition from them)
+_STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)
+
+
 @v_args(meta=True)
 class ToIR(Transformer):
     def __init__(self, file: str):
@@ -423,6 +427,27 @@ class ToIR(Transformer):
 
     def subj_team(self, meta, c):
         return ("team", str(c[0]))
+
+    # --- triggers (docs/language.md, "Events and triggers")
+    def trigger_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        (event, subject_kind, var), rest = rest[0], rest[1:]
+        cond: ir.Expr = ir.Bool(True, self.sp(meta))
+        if rest and not isinstance(rest[0], _STMTS):
+            cond, rest = rest[0], rest[1:]
+        return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta))
+
+    def event_lose(self, meta, c):
+        return ("lose",) + c[0]
+
+    def event_win(self, meta, c):
+        return ("win",) + c[0]
+
+    def event_draw(self, meta, c):
+        return ("draw", None, None)
+
+    def event_finish(self, meta, c):
+        return ("finish", None, None)
 
     def precedence_decl(self, meta, children):
         tags, rest = self._split(children)

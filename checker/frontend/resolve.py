@@ -35,6 +35,7 @@ class Ctx:
     phase: str = ""  # lose | win | draw | finish | cannot_lose | cannot_win inside an outcome rule's condition
     init_of: int = -1  # inside the initial value of variable number init_of: only earlier ones
     play: bool = True  # False where only the setup is read (init, constraint, initial values)
+    step: bool = False  # inside an outcome rule or a trigger: lost_now() has a step to refer to
 
 
 # ---------------------------------------------------------------- formats and readings
@@ -518,6 +519,11 @@ class Resolver:
             return self.not_const(entry.name + ("()" if entry.params else ""), span)
         if entry.reads == "outcome":
             self.check_polarity(entry, span, ctx, pol)
+        if entry.key in STEP_ONLY and not ctx.step:
+            self.error("E014", f"{entry.name}() means \"lost in the step being settled\", and only outcome rules "
+                       "and triggers see a step", span,
+                       "use lost(x) (lost now or earlier) here, or state the rule as an outcome rule or a trigger")
+            return T.Const(False, BOOL, span)
         if entry.reads == "end" and ctx.phase:
             self.error("E014", f"`{entry.name}` reads the end of the game, which the outcome rules decide", span,
                        "use lost(), won() and the state in outcome rules")
@@ -547,7 +553,7 @@ class Resolver:
         return T.Call(entry.key, tuple(fitted), ty, span)
 
     def check_polarity(self, entry, span, ctx, pol):
-        if not ctx.phase:
+        if not ctx.phase or ctx.phase == "trigger":  # a trigger runs once: no fixpoint to depend on
             return
         reads_lost = entry.key.startswith("lost")
         if ctx.phase.startswith("cannot"):
@@ -801,6 +807,7 @@ class Resolver:
                 continue
             exempt.append((rule.name, cannot.name))
         seating = self.seating
+        triggers = self.triggers(of(sx.TriggerDecl))  # before the model takes the rules: triggers are rules
         return T.Model(
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
             params=tuple(params), players=players,
@@ -817,6 +824,7 @@ class Resolver:
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)),
+            triggers=triggers,
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
@@ -910,10 +918,41 @@ class Resolver:
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
             scope = {d.var: ("binder", binder)}
         self.reads_won = False
-        cond = self.cond(d.cond, scope, Ctx(phase=d.kind))
+        cond = self.cond(d.cond, scope, Ctx(phase=d.kind, step=True))
         rid = self.rule("outcome", d.name, d.tags, d.span)
         return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
                              rid, d.tags, d.span)
+
+
+    # ------------------------------------------------------------ triggers
+    def triggers(self, decls) -> tuple:
+        """Each `trigger` typed; its condition and body read the state and the step's outcomes
+        as they stand when it runs (lost_now() allowed, game_over not: the end is not settled)."""
+        out, seen = [], {}
+        for d in decls:
+            if self._unique(seen, d, "trigger"):
+                t = self.trigger(d)
+                if t is not None:
+                    out.append(t)
+        return tuple(out)
+
+    def trigger(self, d: sx.TriggerDecl):
+        scope, binder = {}, None
+        if d.subject_kind:
+            if d.subject_kind == "team" and not self.has_teams:
+                self.error("E013", "a trigger on a team's outcome needs teams, and this format has none", d.span,
+                           "declare `teams ... size ...`, or trigger on `lose player p`")
+                return None
+            binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
+            scope = {d.var: ("binder", binder)}
+        ctx = Ctx(phase="trigger", step=True)
+        cond = self.cond(d.cond, scope, ctx)
+        rid = self.rule("trigger", d.name, d.tags, d.span)
+        body = self.stmts(d.body, scope, ctx)
+        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span)
+
+
+STEP_ONLY = ("lost_now_player", "lost_now_team")  # built-ins that read the step being settled
 
 
 def _place_text(p) -> str:
@@ -949,7 +988,7 @@ def _pick(entries, args):
 
 def _dynamic_names(decls, lets) -> set[str]:
     """Names read by anything that runs during play (lets followed through)."""
-    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.ActiveDecl, sx.ProcedureDecl,
+    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.TriggerDecl, sx.ActiveDecl, sx.ProcedureDecl,
                                                 sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl))]
     roots += [d.init for d in decls if isinstance(d, sx.VarDecl) and d.init is not None]
     found: set[str] = set()

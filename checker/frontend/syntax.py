@@ -365,6 +365,21 @@ class OutcomeDecl:
 
 
 @dataclass(frozen=True)
+class TriggerDecl:
+    """`trigger NAME [tags] on lose player p when COND do ... end`: statements run, once per
+    subject and step, after the outcomes of a step are settled (docs/language.md, "Events and
+    triggers")."""
+    name: str
+    event: str  # lose | win | draw | finish
+    subject_kind: str | None  # player | team | None (draw, finish)
+    var: str | None
+    cond: Expr
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class PrecedenceDecl:
     winner: str
     loser: str
@@ -470,7 +485,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl]
 
 
 @dataclass(frozen=True)
@@ -505,7 +520,7 @@ class SpecFile:
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
         return type(d).__name__

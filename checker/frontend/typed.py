@@ -339,7 +339,7 @@ def walk(node):
 @dataclass(frozen=True)
 class Rule:
     """A declaration or tagged statement that traces cite and dead-rule judges."""
-    kind: str  # action | outcome | statement | routine
+    kind: str  # action | outcome | statement | routine | trigger
     name: str
     tags: tuple[str, ...]
     span: Span = _span()
@@ -388,6 +388,22 @@ class OutcomeRule:
     binder: Binder | None
     cond: Expr
     reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step
+    rule: int
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """`trigger NAME on lose player p when COND do ... end`: run once per subject and step, after
+    the round of outcome resolution that settled the event (docs/language.md, "Events and
+    triggers"); its statements may change the state and derive outcomes for the next round."""
+    name: str
+    event: str  # lose | win | draw | finish
+    subject: str | None  # player | team | None for a draw or a finish
+    binder: Binder | None
+    cond: Expr
+    body: tuple[Stmt, ...]
     rule: int
     tags: tuple[str, ...]
     span: Span = _span()
@@ -464,6 +480,7 @@ class Model:
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
+    triggers: tuple[Trigger, ...] = ()  # in the order written: the order they run for one event
 
     @property
     def has_teams(self) -> bool:

@@ -110,6 +110,7 @@ class SymState:
         self.error = FALSE
         self.over = FALSE  # the state read has ended (properties of end states only)
         self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
+        self.out0, self.tout0 = list(out), list(tout)  # who was out when the step began (lost_now)
 
     def copy(self):
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
@@ -117,6 +118,7 @@ class SymState:
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
         s.fin = self.fin
         s.hits = dict(self.hits)
+        s.out0, s.tout0 = self.out0, self.tout0
         return s
 
 
@@ -132,6 +134,8 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
     s.over = m(a.over, b.over)
     s.fin = m(a.fin, b.fin)
     s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
+    s.out0 = [m(x, y) for x, y in zip(a.out0, b.out0)]
+    s.tout0 = [m(x, y) for x, y in zip(a.tout0, b.tout0)]
     return s
 
 
@@ -508,6 +512,12 @@ class Encoder:
     def b_lost_team(self, e, a, st):
         return self.lift1(a[0], range(self.nt), lambda t: _or2(st.tout[t], st.lt[t]))
 
+    def b_lost_now_player(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: z3.And(_or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
+
+    def b_lost_now_team(self, e, a, st):
+        return self.lift1(a[0], range(self.nt), lambda t: z3.And(_or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
+
     def b_won_player(self, e, a, st):
         return self.lift1(a[0], range(self.n), lambda p: st.wp[p])
 
@@ -758,6 +768,10 @@ class Encoder:
     def _ground(self, rules) -> int:
         return sum(self.n if r.subject == "player" else self.nt if r.subject == "team" else 1 for r in rules)
 
+    def settle(self, st: SymState):
+        """Outcome resolution with the triggers' rounds (see `_settle`); (state, ended, gap)."""
+        return _settle(self, st)
+
     def resolve(self, st: SymState):
         """Outcome resolution in the explorer's strata; returns (state, ended, gap) with the
         errors met added to st.error."""
@@ -835,10 +849,74 @@ class Encoder:
         return st, ended, gap
 
 
+TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
+
+
+def _settle(enc: Encoder, st: SymState):
+    """The explorer's settle (docs/language.md, "Events and triggers"), written over terms:
+    resolve, then rounds of triggers and resolution while the round before ran a trigger. A
+    round is a condition (`go`): under it the events of the round before fire their
+    triggers, each (event, subject) once per step, in the explorer's order."""
+    st.out0, st.tout0 = list(st.out), list(st.tout)
+    st, ended, gap = enc.resolve(st)
+    model = enc.model
+    if not model.triggers:
+        return st, ended, gap
+    on: dict[str, list] = {}
+    for t in model.triggers:
+        on.setdefault(t.event + ("_" + t.subject if t.subject else ""), []).append(t)
+    n, nt = enc.n, enc.nt
+    fired: dict = {}
+    seen = {"win_player": [FALSE] * n, "win_team": [FALSE] * nt, "draw": [FALSE], "finish": [FALSE]}
+    go = TRUE
+    for _ in range(2 * (n + nt) + 3):  # each round fires a new (event, subject): at most that many
+        now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
+               "draw": [st.draw], "finish": [st.fin]}
+        events = []
+        for event in TRIGGER_EVENTS:
+            if event not in on:
+                continue
+            for x, fact in enumerate(now[event]):
+                before = seen[event][x] if event in seen else FALSE
+                happens = z3.simplify(z3.And(go, fact, z3.Not(before), z3.Not(fired.get((event, x), FALSE))))
+                if not z3.is_false(happens):
+                    events.append((event, x, happens))
+        if not events:
+            break
+        for event, x, happens in events:
+            fired[(event, x)] = z3.simplify(z3.Or(fired.get((event, x), FALSE), happens))
+        seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [st.draw], "finish": [st.fin]}
+        cur = st.copy()
+        cur.lp, cur.lt = [FALSE] * n, [FALSE] * nt
+        ran = FALSE
+        for event, x, happens in events:
+            for t in on[event]:
+                env = {t.binder.uid: x} if t.binder is not None else {}
+                cond = enc._errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), happens)
+                fire = z3.simplify(z3.And(happens, cond))
+                if z3.is_false(fire):
+                    continue
+                body = enc.stmts(t.body, cur, env)
+                body.hits[t.rule] = TRUE
+                cur = merge(fire, body, cur)
+                ran = z3.simplify(z3.Or(ran, fire))
+        if z3.is_false(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
+            st.error = z3.simplify(z3.Or(st.error, cur.error))
+            break
+        res, ended2, gap2 = enc.resolve(cur.copy())
+        kept = st.copy()
+        kept.error = z3.simplify(z3.Or(st.error, cur.error))
+        st = merge(ran, res, kept)
+        ended, gap = sym_if(ran, ended2, ended), sym_if(ran, gap2, gap)
+        go = ran
+    return st, ended, gap
+
+
 def _reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ())
+    own = {"lose": ("lost_player", "lost_team", "lost_now_player", "lost_now_team"),
+           "win": ("won_player", "won_team")}.get(r.kind, ())
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
 
 
@@ -932,15 +1010,16 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
     if any(body_fail.values()):
         return "the body fails in the replay (" + ", ".join(k for k, v in body_fail.items() if v) + ")"
-    if step.hits is not None:
+    after, ended, gap = enc.settle(after)
+    if failing:  # in the outcome rules or a trigger
+        bad = after.overflow if step.error_kind == "overflow" else after.error
+        return "" if _concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
+    if _concrete(after.error) is True or _concrete(after.overflow) is True:
+        return "the outcome rules or triggers fail in the replay"
+    if step.hits is not None:  # the tagged statements of the body and of the triggers that ran
         problem = _compare_hits(inst, after, step.hits)
         if problem:
             return problem
-    after, ended, gap = enc.resolve(after)
-    if failing:
-        return "" if _concrete(after.error) is True else "the replay finds no evaluation error in the outcome rules"
-    if _concrete(after.error) is True:
-        return "the outcome rules fail in the replay"
     return _compare(inst, after, ended, gap, step.post)
 
 
@@ -992,8 +1071,8 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
                 before = z3.And(before, value)
             ok = _concrete(_or(fails)) is True
         else:
-            after, _, _ = enc.resolve(st)
-            ok = _concrete(after.error) is True
+            after, _, _ = enc.settle(st)
+            ok = _concrete(after.overflow if kind == "overflow" else after.error) is True
     except Unsupported as exc:
         return f"not replayed: {exc}"
     return "" if ok else f"the setup does not fail in the replay ({where})"
@@ -1005,7 +1084,7 @@ def statement_hits(inst: Instance, st: SymState) -> set[int]:
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
-    kinds = ("statement", "routine")
+    kinds = ("statement", "routine", "trigger")
     mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
     theirs = statement_hits(inst, st)
     if mine == theirs:
@@ -1213,7 +1292,7 @@ class BMC:
             if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond)):
                 value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
                 s.add(z3.Not(err), value)
-        st, ended, gap = enc.resolve(raw.copy())
+        st, ended, gap = enc.settle(raw.copy())
         s.add(z3.Not(st.error), self.frames[0].equals(st, ended, gap))
 
     def _bindings(self, params, st, env, conds, failures):
@@ -1246,7 +1325,8 @@ class BMC:
                 base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, no facts of this step yet
                 post = enc.stmts(d.body, base, env)
                 body_fail = z3.Or(post.error, post.overflow)
-                post, ended, gap = enc.resolve(post)
+                post, ended, gap = enc.settle(post)
+                body_fail = z3.Or(body_fail, post.overflow)  # a trigger's assignment may overflow too
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
                 out.append((d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap))
