@@ -244,3 +244,14 @@ invariant never_skipped [3]: not (turn == P1 and lost(P2))
     assert [f.message for f in dead] == ["trigger `crown` never applies in any reachable state"]
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
     assert "3" in inv.rules and inv.replay == "confirmed"
+
+
+def test_the_reference_example_of_triggers_is_clean(tmp_path):
+    import re
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    (example,) = [e for e in re.findall(r"```rulewright\n(.*?)```", doc, re.S) if "Elimination and the turn" in e]
+    path = tmp_path / "ex.rw"
+    path.write_text(example, encoding="utf-8")
+    res = engine.check([str(path)])
+    assert res.findings == [] and res.exit_code() == 0
