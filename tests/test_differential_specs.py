@@ -12,7 +12,8 @@ For each spec the explorer's graph (states at BFS depth <= 3) and Z3's bounded m
 whether a deadlock is reachable, and, per invariant, whether a state violating it is reachable
 and whether a state where it cannot be evaluated is reachable.
 
-The grammar includes min/max of values, set comprehensions and simultaneous assignments.
+The grammar includes min/max of values, set comprehensions and simultaneous assignments,
+triggers on outcome events and lost_now() in outcome rules and triggers.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -84,7 +85,7 @@ class Writer:
         phase = self.phase
         if phase == "cannot":  # "cannot" rules read no outcome facts
             return False
-        if phase in ("", "draw", "finish"):
+        if phase in ("", "draw", "finish", "trigger"):
             return True
         if phase == "win" and func == "lost":
             return True
@@ -188,6 +189,10 @@ class Writer:
                 leaves.append(f"{func}({self.player(0, sc)})")
                 if self.teams:
                     leaves.append(f"{func}({self.team(0, sc)})")
+        if self.phase not in ("", "cannot") and self.allowed("lost", pol):  # lost in this step: rules and triggers
+            leaves.append(f"lost_now({self.player(0, sc)})")
+            if self.teams:
+                leaves.append(f"lost_now({self.team(0, sc)})")
         if self.teams:
             leaves.append(f"in_game({self.team(0, sc)})")
         if d <= 0 or self.chance(0.3):
@@ -313,6 +318,18 @@ class Writer:
                 out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[-1]: [b]}, 1)}")
                 rules.append((f"o{i}", kind))
             self.phase, self.safe = "", False
+        events = ["lose player", "win player", "draw", "finish"] + (["lose team", "win team"] if self.teams else [])
+        for i in range(self.pick([0, 0, 1, 2])):  # triggers on outcome events (docs/language.md)
+            event = self.pick(events)
+            self.phase = "trigger"
+            if event in ("draw", "finish"):
+                sc, head = {}, event
+            else:
+                b = self.binder()
+                sc, head = {event.split()[-1]: [b]}, f"{event} {b}"
+            when = f" when {self.bool_(2, sc, 0)}" if self.chance(0.6) else ""
+            out.append(f"trigger tr{i} on {head}{when} do {self.stmts(1, sc)} end")
+            self.phase = ""
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
             out.append(f"precedence {w} over {l}")
