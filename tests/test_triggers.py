@@ -255,3 +255,8 @@ def test_the_reference_example_of_triggers_is_clean(tmp_path):
     path.write_text(example, encoding="utf-8")
     res = engine.check([str(path)])
     assert res.findings == [] and res.exit_code() == 0
+
+
+def test_a_trigger_without_a_name_is_a_syntax_error_that_says_so(tmp_path):
+    got = errors("players 2\nvar x: 0..1 = 0\ntrigger on lose player p do x := 1; end\n", tmp_path)
+    assert got == ["E001 a trigger needs a name, then `on` and its event"], got

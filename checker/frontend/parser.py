@@ -654,6 +654,9 @@ def _friendly(exc: UnexpectedInput, text: str) -> tuple[str, str]:
         return _label("rule tags before the keyword")
     if expected and expected <= {"COLON", "LSQB"}:
         return _label("missing `:` after the name")
+    if expected and expected <= {"ON", "LSQB"}:  # after `trigger NAME`: a trigger has a name, then its event
+        return ("a trigger needs a name, then `on` and its event",
+                "write `trigger NAME [tags] on lose player p when ... do ... end`")
     if ttype == "$END" or isinstance(exc, UnexpectedEOF):
         if "END" in expected:
             return _label("missing `end`")
