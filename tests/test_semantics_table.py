@@ -742,3 +742,105 @@ def test_the_table_has_at_least_100_rows_over_every_model_and_state():
     assert all(s in STATES[m] for m, s, *_ in ROWS)
     assert {s for m, s, *_ in ROWS if m == "solo"} == set(STATES["solo"])
     assert {s for m, s, *_ in ROWS if m == "teams"} == set(STATES["teams"])
+
+
+# ---------------------------------------------------------------- steps with triggers
+# A statement row run as a whole step: the body, then outcome resolution and the triggers'
+# rounds (docs/language.md, "Events and triggers"). Both engines settle the step (the explicit
+# `Machine.settle`, Z3's `Encoder.settle`) and must give the row's state: the changed
+# variables, who is `out`, the `end` ("running", or who won) and the tags of the triggers and
+# tagged statements that ran (`rules`), or OVERFLOW when a trigger's assignment is out of type.
+
+EVENTS_MODEL = """
+players 4
+var turn: player = P1
+var life(p: player): 0..3 = 1
+var log: 0..999 = 0
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+trigger skip [T1] on lose player p when turn == p do turn := next_in_game(p); end
+trigger record [T2] on lose player p do log := log * 10 + seat(p) + 1; end
+trigger crown [T3] on win player p do [T4] life[p] := life[p] + 2; end
+"""
+
+EVENT_STATES = {"start": set(), "P3 out": {"P3"}}
+
+STEP_ROWS = [
+    # the turn passes to a player the step eliminates: the trigger hands it on, seeing him out
+    ("start", "turn := P2; life[P2] := 0;", {"turn": "P3", "life[P2]": 0, "log": 2, "out": {"P2"}, "rules": {"T1", "T2"}}),
+    # two eliminations: one event each, in seat order
+    ("start", "life[P3] := 0; life[P2] := 0;", {"life[P2]": 0, "life[P3]": 0, "log": 23, "out": {"P2", "P3"}, "rules": {"T2"}}),
+    ("start", "turn := P2; life[P2] := 0; life[P3] := 0;",
+     {"turn": "P4", "life[P2]": 0, "life[P3]": 0, "log": 23, "out": {"P2", "P3"}, "rules": {"T1", "T2"}}),
+    # a loss stated by a statement is an event too
+    ("start", "lose P4;", {"log": 4, "out": {"P4"}, "rules": {"T2"}}),
+    # the last player standing wins: the win fires its trigger, whose tagged statement runs
+    ("P3 out", "life[P2] := 0; life[P4] := 0;",
+     {"life[P2]": 0, "life[P4]": 0, "log": 24, "out": {"P2", "P3", "P4"}, "end": "P1", "life[P1]": 3,
+      "rules": {"T2", "T3", "T4"}}),
+    # nothing lost, nothing won: no trigger runs
+    ("start", "turn := P3;", {"turn": "P3"}),
+    # a trigger's assignment out of its type fails the step
+    ("P3 out", "life[P1] := 2; life[P2] := 0; life[P4] := 0;", OVERFLOW),
+]
+
+
+@pytest.fixture(scope="module")
+def event_probe(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("events")
+    cache: dict = {}
+
+    def typed(text: str):
+        if text not in cache:
+            path = folder / f"step{len(cache)}.rw"
+            path.write_text(EVENTS_MODEL + f"action probe do {text} end\n", encoding="utf-8")
+            (inst,) = load_instances(str(path))
+            cache[text] = inst
+        return cache[text]
+    return typed
+
+
+def _settled_explicit(inst, out):
+    from checker.explicit.machine import Machine
+    m = Machine(inst)
+    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
+    c = Ctx(slots, out, 0)
+    try:
+        m.actions[0].body(c)
+        end, _ = m.settle(c)
+    except Overflow:
+        return OVERFLOW
+    won = {p for i, p in enumerate(inst.players) if end and end[0] >> i & 1}
+    return {**state_in_words(inst, c.vals), "out": _names(inst, c.out, 0), "end": ",".join(sorted(won)) or "running",
+            "rules": _tags(inst, [r for r in c.hits if inst.model.rules[r].kind in ("statement", "trigger")])}
+
+
+def _settled_symbolic(inst, out):
+    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
+    enc = Encoder(inst)
+    st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ())), {})
+    st, ended, _ = enc.settle(st)
+    if _concrete(st.overflow):
+        return OVERFLOW
+    vals = []
+    for var in inst.vars:
+        vals += [_z3_plain(t) for t in st.vals[var.name]]
+    pout = sum(1 << i for i, b in enumerate(st.out) if _concrete(b))
+    won = {p for i, p in enumerate(inst.players) if _concrete(st.wp[i])} if _concrete(ended) else set()
+    return {**state_in_words(inst, vals), "out": _names(inst, pout, 0), "end": ",".join(sorted(won)) or "running",
+            "rules": _tags(inst, statement_hits(inst, st))}
+
+
+@pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
+def test_both_engines_settle_a_step_with_triggers_as_documented(event_probe, state, text, expected):
+    inst = event_probe(text)
+    out = _masks(inst, EVENT_STATES[state])[0]
+    explicit, symbolic = _settled_explicit(inst, out), _settled_symbolic(inst, out)
+    if expected == OVERFLOW:
+        assert explicit == OVERFLOW and symbolic == OVERFLOW, (explicit, symbolic)
+        return
+    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
+    want = {**state_in_words(inst, slots), "out": set(EVENT_STATES[state]), "end": "running", "rules": set()}
+    want.update(expected)
+    assert explicit == want, f"explicit engine: {explicit!r}"
+    assert symbolic == want, f"Z3 engine: {symbolic!r}"
