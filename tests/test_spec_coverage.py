@@ -1,5 +1,6 @@
 """The bundled specs cover their source documents: every rule id is formalized or out of scope,
-and the ids and quotes in each spec match the document in ../shared/sources (when present)."""
+and the ids and quotes in each spec match the document: in spec/sources (kept in the repository,
+so always checked) or in ../shared/sources (checked when present)."""
 import re
 from pathlib import Path
 
@@ -10,6 +11,8 @@ from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT.parent / "shared" / "sources"
+# source texts kept beside the specs: public excerpts, each stating its origin at the top
+REPO_SOURCES = ROOT / "spec" / "sources"
 SPECS = sorted(ROOT.glob("spec/*.rw"))
 NUMBERED = {"riftbound-2v2-magma-chamber.txt", "mtg-multiplayer-draft-2004-fr.txt"}
 # an id at a word boundary, possibly followed by a period, and not a cross-reference ("see rule 411")
@@ -34,6 +37,12 @@ def anchored(quote: str, norm_text: str) -> bool:
     return True
 
 
+def source_of(document: str) -> Path:
+    """The document's text: the copy in the repository if there is one, else the shared one."""
+    here = REPO_SOURCES / document
+    return here if here.exists() else SOURCES / document
+
+
 def specs_by_document():
     docs = {}
     for path in SPECS:
@@ -45,7 +54,18 @@ def specs_by_document():
 def test_there_is_a_spec_for_every_source_document():
     if not SOURCES.exists():
         pytest.skip("../shared/sources is not here")
-    assert set(specs_by_document()) == {p.name for p in SOURCES.glob("*.txt")}
+    sources = {p.name for p in SOURCES.glob("*.txt")} | {p.name for p in REPO_SOURCES.glob("*.txt")}
+    assert set(specs_by_document()) == sources
+
+
+def test_every_source_kept_in_the_repository_has_a_spec_and_states_its_origin():
+    kept = sorted(REPO_SOURCES.glob("*.txt"))
+    assert kept, "spec/sources holds the source texts of the specs written in this repository"
+    documents = set(specs_by_document())
+    for path in kept:
+        assert path.name in documents, f"{path.name} is no spec's document"
+        head = path.read_text(encoding="utf-8")[:3000]
+        assert "Retrieved on" in head and "http" in head, f"{path.name} does not say where and when it was taken from"
 
 
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.name)
@@ -58,7 +78,7 @@ def test_no_rule_id_is_missing(path):
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.name)
 def test_the_ids_match_the_source_document(path):
     spec = parse_file(str(path))
-    source = SOURCES / spec.document
+    source = source_of(spec.document)
     if not source.exists():
         pytest.skip(f"{source} is not here")
     text = source.read_text(encoding="utf-8")
