@@ -297,3 +297,14 @@ def test_only_selects_a_combination(tmp_path):
     path = _spec(tmp_path, AXES)
     res = engine.check([path], select=engine.Selection(only=("/two+stays",)))
     assert [i.model for i in res.instances] == [path + " | reading two+stays"]
+
+
+def test_a_reading_inside_a_reading_is_an_error(tmp_path):
+    ((code, msg),) = _errors(_spec(tmp_path, BASE + "reading r { reading s { } }\n"))
+    assert code == "E042" and msg == "a reading (s) inside a reading"
+
+
+def test_two_readings_of_one_format_may_not_share_a_name(tmp_path):
+    path = _spec(tmp_path, AXES.replace("reading stays", "reading one"))
+    ((code, msg),) = _errors(path)
+    assert code == "E011" and msg == "reading one is declared twice"

@@ -13,7 +13,8 @@ readings joined with `+`. Readings of different groups must change different dec
 
 The result holds only the declarations the resolve pass knows: no reading, ambiguity, replace,
 remove or label is left. Errors are collected (E040: names nothing, E041: composed readings
-overlap, E011: a label twice in one declaration), never raised.
+overlap, E042: a reading inside a reading, E011: a label twice in one declaration, or a
+reading name twice in one format), never raised.
 """
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                     "a reading inside a format applies to that format only; declare it at the top level to share it")
         base, _ = _layer(top, fmt.decls, err, ctx)
         groups = _groups(spec.decls, fmt) + _groups(fmt.decls, fmt)
+        _names_once(groups, err, ctx)
         if not groups:
             out.append((fmt.name, "", _finish(base, err, ctx)))
             continue
@@ -81,6 +83,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                 continue
             decls = base
             for r in combo:
+                _nested(r.decls, err, where)
                 decls, _ = _layer(decls, r.decls, err, where)
             out.append((fmt.name, name, _finish(decls, err, where)))
     return out, err.diags
@@ -102,6 +105,24 @@ def _groups(decls, fmt) -> list[list[sx.ReadingDecl]]:
     groups = [plain] if plain else []
     groups += [list(d.readings) for d in decls if isinstance(d, sx.AmbiguityDecl) and _applies(d, fmt) and d.readings]
     return groups
+
+
+def _names_once(groups, err, ctx: str) -> None:
+    """A format's readings have different names, or two models would share one."""
+    seen: dict[str, sx.ReadingDecl] = {}
+    for r in (r for g in groups for r in g):
+        if r.name in seen and seen[r.name] is not r:
+            err("E011", f"reading {r.name} is declared twice", r.span, f"the first declaration is at {seen[r.name].span}", ctx)
+        seen.setdefault(r.name, r)
+
+
+def _nested(layer: tuple, err, ctx: str) -> None:
+    for d in layer:
+        if isinstance(d, (sx.ReadingDecl, sx.AmbiguityDecl)):
+            what = "a reading" if isinstance(d, sx.ReadingDecl) else "an ambiguity"
+            err("E042", f"{what} ({d.name}) inside a reading", d.span,
+                "readings do not nest: declare it beside the reading, in the format or at the top level; "
+                "to combine two questions, make each an ambiguity", ctx)
 
 
 def _layer(beneath: tuple, layer: tuple, err, ctx: str) -> tuple[tuple, set]:
