@@ -308,3 +308,18 @@ def test_two_readings_of_one_format_may_not_share_a_name(tmp_path):
     path = _spec(tmp_path, AXES.replace("reading stays", "reading one"))
     ((code, msg),) = _errors(path)
     assert code == "E011" and msg == "reading one is declared twice"
+
+
+def test_a_file_replaces_a_labelled_statement_of_a_file_it_includes(tmp_path):
+    shared = BASE.split("players [1] 2\n", 1)[1]
+    path = _spec(tmp_path, BASE.split("players [1] 2\n", 1)[0] + 'players [1] 2\ninclude "shared.rwi"\n'
+                 "replace hit.pass do end\n", shared__rwi=shared)
+    (decls,) = _models(path).values()
+    assert len(_action(decls, "hit").body) == 1
+
+
+def test_every_composition_error_is_reported_at_once_with_the_resolve_errors(tmp_path):
+    path = _spec(tmp_path, BASE + "format f {\n  remove action nothing\n  replace hit.nothing do end\n"
+                 "  action x [1] when undefined_name do end\n}\n")
+    codes = sorted(d.code for d in engine.check([path]).diagnostics)
+    assert codes == ["E010", "E040", "E040"]
