@@ -155,8 +155,9 @@ def test_remove_of_a_declaration_without_a_name_takes_no_name(tmp_path):
 
 
 def test_a_removed_choice_is_not_a_removed_variable(tmp_path):
-    ((code, msg),) = _errors(_spec(tmp_path, BASE + "format f { remove choice turn }\n"))
-    assert code == "E040" and "remove choice turn" in msg
+    (d,) = engine.check([_spec(tmp_path, BASE + "format f { remove choice turn }\n")]).diagnostics
+    assert d.code == "E040" and "remove choice turn" in d.message
+    assert d.hint == "turn is a var: write `remove var turn`"
 
 
 # ---------------------------------------------------------------- include in a format
@@ -323,3 +324,8 @@ def test_every_composition_error_is_reported_at_once_with_the_resolve_errors(tmp
                  "  action x [1] when undefined_name do end\n}\n")
     codes = sorted(d.code for d in engine.check([path]).diagnostics)
     assert codes == ["E010", "E040", "E040"]
+
+
+def test_a_reading_of_an_ambiguity_takes_the_ambiguitys_formats(tmp_path):
+    (d,) = engine.check([_spec(tmp_path, AXES.replace("reading passes { }", "reading passes for duel { }"))]).diagnostics
+    assert d.code == "E040" and d.message == "`for` on reading passes of ambiguity order"

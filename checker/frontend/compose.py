@@ -52,6 +52,11 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
     """(format, reading, declarations) for every model of the file, and the composition errors."""
     err = _Errors()
     known_formats = {f.name for f in spec.formats}
+    for block in [spec.decls] + [f.decls for f in spec.formats]:
+        for amb in (d for d in block if isinstance(d, sx.AmbiguityDecl)):
+            for r in (r for r in amb.readings if r.formats):
+                err("E040", f"`for` on reading {r.name} of ambiguity {amb.name}", r.span,
+                    f"the readings of an ambiguity apply where it does: write `ambiguity {amb.name} ... for ...`")
     for d in spec.decls:
         for name, span in _for_names(d):
             if name not in known_formats:
@@ -59,7 +64,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                 err("E040", f"`for {name}`: the file has no format {name}", span,
                     f"did you mean `{close[0]}`?" if close else
                     ("its formats are " + ", ".join(sorted(known_formats)) if known_formats else "the file declares no format"))
-    top, touched_top = _layer((), spec.decls, err, "")
+    top, _ = _layer((), spec.decls, err, "")
     out = []
     for fmt in spec.formats or (sx.FormatBlock("", "", (), ()),):
         ctx = f"format {fmt.name}" if fmt.name else ""
@@ -145,10 +150,12 @@ def _layer(beneath: tuple, layer: tuple, err, ctx: str) -> tuple[tuple, set]:
                 continue
             found = [x for x in decls if sx.decl_name(x) == key and _kind_matches(x, d.kind)]
             if not found:
-                names = [x.name for x in decls if type(x).__name__ == REMOVABLE[d.kind] and hasattr(x, "name")]
+                names = [x.name for x in decls if type(x).__name__ == REMOVABLE[d.kind] and _kind_matches(x, d.kind)]
                 close = difflib.get_close_matches(d.name, names, n=1)
+                other = "choice" if d.kind == "var" else "var"
                 err("E040", f"`remove {d.kind}{' ' + d.name if d.name else ''}`: there is no such declaration to remove",
-                    d.span, f"did you mean `{close[0]}`?" if close else
+                    d.span, f"{d.name} is a {other}: write `remove {other} {d.name}`"
+                    if any(sx.decl_name(x) == key for x in decls) else f"did you mean `{close[0]}`?" if close else
                     "a format removes what the file declares; a reading, what its format has", ctx)
                 continue
             decls = [x for x in decls if not any(x is f for f in found)]
