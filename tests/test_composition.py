@@ -329,3 +329,13 @@ def test_every_composition_error_is_reported_at_once_with_the_resolve_errors(tmp
 def test_a_reading_of_an_ambiguity_takes_the_ambiguitys_formats(tmp_path):
     (d,) = engine.check([_spec(tmp_path, AXES.replace("reading passes { }", "reading passes for duel { }"))]).diagnostics
     assert d.code == "E040" and d.message == "`for` on reading passes of ambiguity order"
+
+
+def test_tags_before_a_label_belong_to_the_statement_and_go_with_it_when_replaced(tmp_path):
+    path = _spec(tmp_path, BASE.replace("cost: [2] life[q]", "[2] cost: life[q]") + """
+reading as_written { }
+reading free { replace hit.cost do end }
+""")
+    models = _models(path)
+    assert _action(models[("", "as_written")], "hit").body[0].tags == ("2",)
+    assert len(_action(models[("", "free")], "hit").body) == 1

@@ -446,6 +446,13 @@ ROWS = [
     ("solo", "start", "[S1] forall p in {} do x := 1; end", {"rules": {"S1"}}),
     ("solo", "start", "[S1] let y = x; x := y + 1;", {"x": 4, "rules": {"S1"}}),
     ("solo", "start", "[S1] if flag then [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S1", "S2"}}),
+    # a label (`name: statement`, for `replace` in a reading) changes nothing the statement does;
+    # tags before or after it belong to the statement
+    ("solo", "start", "set_x: x := 1;", {"x": 1}),
+    ("solo", "start", "[S1] set_x: x := 1;", {"x": 1, "rules": {"S1"}}),
+    ("solo", "start", "set_x: [S1] if x > 5 then x := 1; else x := 2; end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "forall k in 1..3 do pick: [S1] if k == 2 then x := k; end end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "if x > 2 then inner: [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S2"}}),
 ]
 
 

@@ -167,6 +167,9 @@ class ToIR(Transformer):
     def labelled_stmt(self, meta, children):
         return ir.Labelled(str(children[0]), children[1], (), self.sp(meta))
 
+    def tagged_labelled_stmt(self, meta, children):
+        return ir.Labelled(str(children[1]), children[2], tuple(children[0]), self.sp(meta))
+
     # --- parameters, players
     def param_decl(self, meta, children):
         tags, rest = self._split(children[1:])
