@@ -37,6 +37,20 @@ _UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side"}
 _COMPOSING = (sx.ReadingDecl, sx.AmbiguityDecl, sx.ReplaceDecl, sx.RemoveDecl)
 
 
+class _Keys:
+    """`syntax.decl_name` of each declaration, computed once per composition: one declaration
+    object stands in every model of its file, and each layer asks for the keys of all of them."""
+
+    def __init__(self):
+        self.known: dict[int, tuple[object, str | None]] = {}  # id -> (the declaration, kept alive; key)
+
+    def __call__(self, d) -> str | None:
+        hit = self.known.get(id(d))
+        if hit is None:
+            hit = self.known[id(d)] = (d, sx.decl_name(d))
+        return hit[1]
+
+
 class _Errors:
     def __init__(self):
         self.diags: list[Diagnostic] = []
@@ -50,7 +64,7 @@ class _Errors:
 
 def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagnostic]]:
     """(format, reading, declarations) for every model of the file, and the composition errors."""
-    err = _Errors()
+    err, key = _Errors(), _Keys()
     known_formats = {f.name for f in spec.formats}
     for block in [spec.decls] + [f.decls for f in spec.formats]:
         for amb in (d for d in block if isinstance(d, sx.AmbiguityDecl)):
@@ -64,7 +78,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                 err("E040", f"`for {name}`: the file has no format {name}", span,
                     f"did you mean `{close[0]}`?" if close else
                     ("its formats are " + ", ".join(sorted(known_formats)) if known_formats else "the file declares no format"))
-    top, _ = _layer((), spec.decls, err, "")
+    top, _ = _layer((), spec.decls, err, "", key)
     out = []
     for fmt in spec.formats or (sx.FormatBlock("", "", (), ()),):
         ctx = f"format {fmt.name}" if fmt.name else ""
@@ -72,14 +86,14 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
             for name, span in _for_names(d):
                 err("E040", f"`for {name}` inside format {fmt.name}", span,
                     "a reading inside a format applies to that format only; declare it at the top level to share it")
-        base, _ = _layer(top, fmt.decls, err, ctx)
+        base, _ = _layer(top, fmt.decls, err, ctx, key)
         groups = _groups(spec.decls, fmt) + _groups(fmt.decls, fmt)
         _names_once(groups, err, ctx)
         if not groups:
             out.append((fmt.name, "", _finish(base, err, ctx)))
             continue
         # what each reading changes, judged on the format alone: combined readings must be independent
-        alone = {id(r): _layer(base, r.decls, err, ctx + (" and " if ctx else "") + f"reading {r.name}")[1]
+        alone = {id(r): _layer(base, r.decls, err, ctx + (" and " if ctx else "") + f"reading {r.name}", key)[1]
                  for g in groups for r in g}
         for combo in itertools.product(*groups):
             name = "+".join(r.name for r in combo)
@@ -89,7 +103,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
             decls = base
             for r in combo:
                 _nested(r.decls, err, where)
-                decls, _ = _layer(decls, r.decls, err, where)
+                decls, _ = _layer(decls, r.decls, err, where, key)
             out.append((fmt.name, name, _finish(decls, err, where)))
     return out, err.diags
 
@@ -130,13 +144,13 @@ def _nested(layer: tuple, err, ctx: str) -> None:
                 "to combine two questions, make each an ambiguity", ctx)
 
 
-def _layer(beneath: tuple, layer: tuple, err, ctx: str) -> tuple[tuple, set]:
+def _layer(beneath: tuple, layer: tuple, err, ctx: str, key_of=sx.decl_name) -> tuple[tuple, set]:
     """`layer` applied to `beneath`: its declarations replace or join, then its removes, then its
     replaces. Also what it touched: declaration keys, and (key, label) for a replaced statement."""
     plain = tuple(d for d in layer if not isinstance(d, _COMPOSING))
-    keys = {sx.decl_name(d) for d in plain if sx.decl_name(d)}
+    keys = {key_of(d) for d in plain} - {None}
     touched: set = set(keys)
-    decls = [d for d in beneath if sx.decl_name(d) is None or sx.decl_name(d) not in keys] + list(plain)
+    decls = [d for d in beneath if key_of(d) not in keys] + list(plain) if keys else list(beneath) + list(plain)
     for d in layer:
         if isinstance(d, sx.RemoveDecl):
             key = f"{REMOVABLE[d.kind]}:{d.name}" if d.kind not in _UNNAMED else REMOVABLE[d.kind]
@@ -148,14 +162,14 @@ def _layer(beneath: tuple, layer: tuple, err, ctx: str) -> tuple[tuple, set]:
                 err("E040", f"`remove {d.kind}` needs the name of the {d.kind} to remove", d.span,
                     f"write `remove {d.kind} NAME`", ctx)
                 continue
-            found = [x for x in decls if sx.decl_name(x) == key and _kind_matches(x, d.kind)]
+            found = [x for x in decls if key_of(x) == key and _kind_matches(x, d.kind)]
             if not found:
                 names = [x.name for x in decls if type(x).__name__ == REMOVABLE[d.kind] and _kind_matches(x, d.kind)]
                 close = difflib.get_close_matches(d.name, names, n=1)
                 other = "choice" if d.kind == "var" else "var"
                 err("E040", f"`remove {d.kind}{' ' + d.name if d.name else ''}`: there is no such declaration to remove",
                     d.span, f"{d.name} is a {other}: write `remove {other} {d.name}`"
-                    if any(sx.decl_name(x) == key for x in decls) else f"did you mean `{close[0]}`?" if close else
+                    if any(key_of(x) == key for x in decls) else f"did you mean `{close[0]}`?" if close else
                     "a format removes what the file declares; a reading, what its format has", ctx)
                 continue
             decls = [x for x in decls if not any(x is f for f in found)]
@@ -213,10 +227,24 @@ def _target(d: sx.ReplaceDecl) -> str:
 def labels(body) -> dict[str, sx.Span]:
     """The labels of a block of statements (nested blocks included), first use of each."""
     out: dict[str, sx.Span] = {}
-    for n in sx.walk(list(body)):
-        if isinstance(n, sx.Labelled):
-            out.setdefault(n.label, n.span)
+    for n in _labelled(body):
+        out.setdefault(n.label, n.span)
     return out
+
+
+def _labelled(body):
+    """The labelled statements of a block, nested blocks included, in order (statements only:
+    labels never stand inside expressions, and walking those would cost every model)."""
+    for s in body:
+        while isinstance(s, sx.Labelled):
+            yield s
+            s = s.stmt
+        if isinstance(s, sx.If):
+            for _, b in s.branches:
+                yield from _labelled(b)
+            yield from _labelled(s.otherwise)
+        elif isinstance(s, sx.ForallStmt):
+            yield from _labelled(s.body)
 
 
 def _swap(body: tuple, label: str, new: tuple) -> tuple:
@@ -255,13 +283,13 @@ def _finish(decls: tuple, err, ctx: str) -> tuple:
     for d in decls:
         if isinstance(d, (sx.ActionDecl, sx.RoutineDecl)):
             seen: dict[str, sx.Span] = {}
-            for n in sx.walk(list(d.body)):
-                if isinstance(n, sx.Labelled):
-                    if n.label in seen:
-                        err("E011", f"label {n.label} is used twice in {d.name}", n.span,
-                            f"the first is at {seen[n.label]}; labels name one statement of an action or routine", ctx)
-                    seen.setdefault(n.label, n.span)
-            d = replace(d, body=_unlabel(d.body))
+            for n in _labelled(d.body):
+                if n.label in seen:
+                    err("E011", f"label {n.label} is used twice in {d.name}", n.span,
+                        f"the first is at {seen[n.label]}; labels name one statement of an action or routine", ctx)
+                seen.setdefault(n.label, n.span)
+            if seen:
+                d = replace(d, body=_unlabel(d.body))
         out.append(d)
     return tuple(out)
 
