@@ -190,7 +190,7 @@ def test_an_include_inside_a_format_stays_inside_the_spec_tree(tmp_path):
 def test_an_included_file_inside_a_format_may_not_declare_formats(tmp_path):
     path = _spec(tmp_path, BASE + 'format f {\n  include "more.rwi"\n}\n', more__rwi="format g { }\n")
     (d,) = engine.check([path]).diagnostics
-    assert d.code == "E004" and "declares a format, inside a format" in d.message
+    assert d.code == "E042" and "declares a format, inside a format" in d.message
 
 
 def test_an_include_inside_a_reading(tmp_path):

@@ -32,7 +32,7 @@ CODES: dict[str, str] = {
     # composition (checker/frontend/compose.py)
     "E040": "a replace, remove or `for` names nothing there is",
     "E041": "readings combined in one model change the same declaration",
-    "E042": "a reading or ambiguity inside a reading",
+    "E042": "a reading inside a reading, or a format inside a format (through an include)",
 }
 
 

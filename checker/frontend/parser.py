@@ -791,10 +791,10 @@ def _splice(decls: tuple, p: Path, stack: tuple[str, ...], files: SpecTree, ids:
             includes.extend(sub.includes)
             ids.extend(sub.ids)
             if sub.formats:
-                raise SpecError(Diagnostic("E004", f"include {rel!r} declares a format, inside a {where or 'block'}",
+                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a format, inside a {where or 'block'}",
                                            span, "a file included in a format or reading holds declarations only"))
             if where == "reading" and any(_holds_decls(x) for x in sub.decls):
-                raise SpecError(Diagnostic("E004", f"include {rel!r} declares a reading or ambiguity, inside a reading",
+                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a reading or ambiguity, inside a reading",
                                            span, "a file included in a reading holds declarations only"))
             out.extend(sub.decls)
         elif isinstance(d, ir.ReadingDecl):
