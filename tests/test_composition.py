@@ -339,3 +339,12 @@ reading free { replace hit.cost do end }
     models = _models(path)
     assert _action(models[("", "as_written")], "hit").body[0].tags == ("2",)
     assert len(_action(models[("", "free")], "hit").body) == 1
+
+
+def test_the_documented_example_of_two_ambiguities_is_four_models(tmp_path):
+    import re
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    (example,) = [b for b in re.findall(r"```rulewright\n(.*?)```", doc, re.S) if '"Two questions"' in b]
+    path = _spec(tmp_path, example, name="q.rw")
+    assert sorted(r for _, r in _models(path)) == ["all+passes", "all+stays", "one+passes", "one+stays"]
