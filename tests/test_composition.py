@@ -348,3 +348,8 @@ def test_the_documented_example_of_two_ambiguities_is_four_models(tmp_path):
     (example,) = [b for b in re.findall(r"```rulewright\n(.*?)```", doc, re.S) if '"Two questions"' in b]
     path = _spec(tmp_path, example, name="q.rw")
     assert sorted(r for _, r in _models(path)) == ["all+passes", "all+stays", "one+passes", "one+stays"]
+
+
+def test_remove_of_an_unknown_kind_says_what_can_be_removed(tmp_path):
+    (d,) = engine.check([_spec(tmp_path, BASE + "format f { remove thing x }\n")]).diagnostics
+    assert d.code == "E001" and "the kind of declaration to remove" in d.hint

@@ -689,7 +689,8 @@ def _pretty_terminal(name: str) -> str:
     except Exception:
         pass
     return {"NAME": "a name", "NUMBER": "a number", "STRING": "a string", "RULE_ID": "a rule id",
-            "$END": "end of file"}.get(name, name.lower())
+            "$END": "end of file",
+            "REMOVABLE": "the kind of declaration to remove (`action`, `outcome`, `var`, `winners`, ...)"}.get(name, name.lower())
 
 
 def parse_text(text: str, file: str) -> list:
