@@ -468,6 +468,41 @@ class ReadingDecl:
     formats: tuple[str, ...] = ()  # `reading x for f, g`: the formats it applies to (all if empty)
 
 
+Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
+             ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
+             ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
+             OutOfScopeDecl, ChangesDecl, ReadingDecl]
+
+
+@dataclass(frozen=True)
+class DocId:
+    id: str
+    quote: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FormatBlock:
+    name: str
+    title: str
+    decls: tuple[Decl, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """One parsed file, includes already spliced in."""
+    path: str
+    title: str
+    document: str  # the source document's file name ("" for fixtures without one)
+    ids: tuple[DocId, ...]
+    decls: tuple[Decl, ...]
+    formats: tuple[FormatBlock, ...]
+    includes: tuple[str, ...]
+    span: Span = _span()
+
+
 # ---------------------------------------------------------------- composition
 # Declarations that say how the others combine; `checker.frontend.compose` applies them, and
 # nothing after it (the resolve pass, the engines) ever sees one.
@@ -510,46 +545,7 @@ class RemoveDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class IncludeDecl:
-    """An `include` inside a format or reading block, before the parser splices the file in."""
-    path: str
-    span: Span = _span()
-
-
-Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
-             ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
-             ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl, AmbiguityDecl, ReplaceDecl, RemoveDecl]
-
-
-@dataclass(frozen=True)
-class DocId:
-    id: str
-    quote: str
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class FormatBlock:
-    name: str
-    title: str
-    decls: tuple[Decl, ...]
-    tags: tuple[str, ...]
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class SpecFile:
-    """One parsed file, includes already spliced in."""
-    path: str
-    title: str
-    document: str  # the source document's file name ("" for fixtures without one)
-    ids: tuple[DocId, ...]
-    decls: tuple[Decl, ...]
-    formats: tuple[FormatBlock, ...]
-    includes: tuple[str, ...]
-    span: Span = _span()
+Decl = Union[Decl, AmbiguityDecl, ReplaceDecl, RemoveDecl]  # noqa: F811 (the composition declarations)
 
 
 def decl_name(d: Decl) -> str | None:
