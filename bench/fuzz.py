@@ -296,6 +296,8 @@ class Gen:
             flags = r.choice(["", "", " progress", " leave"])
             guard = f" when {self.expr('bool')}" if r.random() < 0.8 else ""
             body = " ".join(self.stmt() for _ in range(r.randint(0, 3)))
+            if body and r.random() < 0.2:  # a labelled statement, for `replace` below
+                body = "lbl: " + body
             self.binders = self.binders[:len(self.binders) - len(names)]
             out.append(f"action {self.name('act')}{params}{self.tags()}{flags}{guard} do {body} end")
         for _ in range(r.randint(0, 3)):
@@ -322,6 +324,11 @@ class Gen:
             lambda: 'out_of_scope [3a] "not modelled"',
             lambda: f"reading r{self.n} {{ invariant {self.name('rinv')}: {self.expr('bool')} }}",
             lambda: f"format f{self.n} {{ winners many }}",
+            # composition: ambiguities, replace, remove, shared readings (docs/language.md)
+            lambda: f"ambiguity q{self.n} {{ reading a{self.n} {{ }} reading b{self.n} {{ winners many }} }}",
+            lambda: f"reading r{self.n} {{ replace lbl do {self.stmt()} end }}",
+            lambda: f"reading r{self.n} {{ remove {r.choice(['action act1', 'winners', 'var v0', 'outcome out2'])} }}",
+            lambda: f"reading r{self.n} for f{self.n} {{ }}",
         ]
         for _ in range(r.randint(0, 4)):
             out.append(r.choice(extras)())

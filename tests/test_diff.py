@@ -62,6 +62,8 @@ def mutate(tmp_path: Path, spec: Path, old: str, new: str) -> Path:
     assert text.count(old) == 1, f"the edit must apply exactly once to {spec.name}: {old!r}"
     out = tmp_path / spec.name
     out.write_text(text.replace(old, new), encoding="utf-8")
+    for included in spec.parent.glob("*.rwi"):  # the files the specs include, beside them
+        shutil.copy(included, tmp_path / included.name)
     return out
 
 

@@ -148,6 +148,10 @@ CASES = [
          "range_may_or_may_not_count_the_seats_of_players_who_left",
          "teammates_sit_alternately",
          also=frozenset({"forced-loop"})),
+    case("readings-differ", {"M1"},
+         "the_readings_of_two_ambiguities_combine_and_one_question_changes_the_game",
+         "the_combined_readings_all_give_the_same_game",
+         defect="ambiguities-defect.rw", twin="ambiguities-twin.rw", also=frozenset({"forced-loop"})),
     case("expectation-unmet", {"117.3d"},
          "the_expected_deadlock_was_fixed",
          "the_stale_expectation_is_removed"),
@@ -162,6 +166,7 @@ GOLDEN_CASES = {
     "unbounded-procedure": "tests/fixtures/unbounded-procedure/defect.rw",
     "forced-loop": "tests/fixtures/forced-loop/defect.rw",
     "readings-differ": "tests/fixtures/readings-differ/defect.rw",
+    "readings-differ-ambiguities": "tests/fixtures/readings-differ/ambiguities-defect.rw",
 }
 
 

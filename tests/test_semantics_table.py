@@ -457,6 +457,13 @@ ROWS = [
     ("teams", "facts", "lost_now(B)", True),
     ("teams", "A lost", "lost_now(A)", False),
     ("teams", "facts", "lost_now(A)", False),
+    # a label (`name: statement`, for `replace` in a reading) changes nothing the statement does;
+    # tags before or after it belong to the statement
+    ("solo", "start", "set_x: x := 1;", {"x": 1}),
+    ("solo", "start", "[S1] set_x: x := 1;", {"x": 1, "rules": {"S1"}}),
+    ("solo", "start", "set_x: [S1] if x > 5 then x := 1; else x := 2; end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "forall k in 1..3 do pick: [S1] if k == 2 then x := k; end end", {"x": 2, "rules": {"S1"}}),
+    ("solo", "start", "if x > 2 then inner: [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S2"}}),
 ]
 
 

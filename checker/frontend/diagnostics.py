@@ -29,6 +29,10 @@ CODES: dict[str, str] = {
     "E017": "evaluation error",
     "E020": "unknown finding kind in expect",
     "E021": "an expect records a size or fingerprint it cannot have",
+    # composition (checker/frontend/compose.py)
+    "E040": "a replace, remove or `for` names nothing there is",
+    "E041": "readings combined in one model change the same declaration",
+    "E042": "a reading inside a reading, or a format inside a format (through an include)",
 }
 
 

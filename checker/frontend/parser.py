@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -139,7 +140,39 @@ class ToIR(Transformer):
         title = ""
         if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
             title = _unquote(rest.pop(0))
-        return ir.ReadingDecl(name, title, tuple(rest), tags, self.sp(meta))
+        formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "for" else ()
+        return ir.ReadingDecl(name, title, tuple(rest), tags, self.sp(meta), formats)
+
+    # --- composition
+    def reading_for(self, meta, children):
+        return ("for", tuple(str(c) for c in children))
+
+    def ambiguity(self, meta, children):
+        name = str(children[0])
+        tags, rest = self._split(children[1:])
+        title = ""
+        if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
+            title = _unquote(rest.pop(0))
+        formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "for" else ()
+        return ir.AmbiguityDecl(name, title, tuple(rest), tags, self.sp(meta), formats)
+
+    def replace_decl(self, meta, children):
+        owner, label = children[0]
+        return ir.ReplaceDecl(owner, label, tuple(c for c in children[1:] if c is not None), self.sp(meta))
+
+    def replace_target(self, meta, children):
+        names = [str(c) for c in children if c is not None]
+        return ("", names[0]) if len(names) == 1 else (names[0], names[1])
+
+    def remove_decl(self, meta, children):
+        name = children[1] if len(children) > 1 and children[1] is not None else ""
+        return ir.RemoveDecl(str(children[0]), str(name), self.sp(meta))
+
+    def labelled_stmt(self, meta, children):
+        return ir.Labelled(str(children[0]), children[1], (), self.sp(meta))
+
+    def tagged_labelled_stmt(self, meta, children):
+        return ir.Labelled(str(children[1]), children[2], tuple(children[0]), self.sp(meta))
 
     # --- parameters, players
     def param_decl(self, meta, children):
@@ -309,7 +342,8 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
-            elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)):
+            elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt,
+                                ir.Labelled)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
@@ -683,7 +717,8 @@ def _pretty_terminal(name: str) -> str:
     except Exception:
         pass
     return {"NAME": "a name", "NUMBER": "a number", "STRING": "a string", "RULE_ID": "a rule id",
-            "$END": "end of file"}.get(name, name.lower())
+            "$END": "end of file",
+            "REMOVABLE": "the kind of declaration to remove (`action`, `outcome`, `var`, `winners`, ...)"}.get(name, name.lower())
 
 
 def parse_text(text: str, file: str) -> list:
@@ -759,7 +794,42 @@ def _parse_spec(p: Path, shown: str, text: str, stack: tuple[str, ...], files: S
             if not document:
                 document = sub.document
         elif isinstance(item, ir.FormatBlock):
-            formats.append(item)
+            formats.append(replace(item, decls=_splice(item.decls, p, stack, files, ids, includes, "format")))
         else:
-            decls.append(item)
+            decls.append(_splice((item,), p, stack, files, ids, includes, "")[0] if _holds_decls(item) else item)
     return ir.SpecFile(shown, title, document, tuple(ids), tuple(decls), tuple(formats), tuple(includes), header_span)
+
+
+def _holds_decls(item) -> bool:
+    return isinstance(item, (ir.ReadingDecl, ir.AmbiguityDecl))
+
+
+def _splice(decls: tuple, p: Path, stack: tuple[str, ...], files: SpecTree, ids: list, includes: list,
+            where: str) -> tuple:
+    """`decls` of a format or reading block with every `include` in it replaced by the included
+    file's declarations (its document ids join the file's). An included file there holds
+    declarations only: a format inside a format, or a reading inside a reading, means nothing."""
+    out: list = []
+    for d in decls:
+        if isinstance(d, tuple) and d and d[0] == "include":
+            _, rel, span = d
+            target = files.include_path(p, rel, span)
+            sub_text, real = files.read(target, str(target), (rel, span), stack)
+            sub = _parse_spec(target, str(target), sub_text, stack + (real,), files)
+            includes.append(sub.path)
+            includes.extend(sub.includes)
+            ids.extend(sub.ids)
+            if sub.formats:
+                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a format, inside a {where or 'block'}",
+                                           span, "a file included in a format or reading holds declarations only"))
+            if where == "reading" and any(_holds_decls(x) for x in sub.decls):
+                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a reading or ambiguity, inside a reading",
+                                           span, "a file included in a reading holds declarations only"))
+            out.extend(sub.decls)
+        elif isinstance(d, ir.ReadingDecl):
+            out.append(replace(d, decls=_splice(d.decls, p, stack, files, ids, includes, "reading")))
+        elif isinstance(d, ir.AmbiguityDecl):
+            out.append(replace(d, readings=tuple(_splice(d.readings, p, stack, files, ids, includes, where))))
+        else:
+            out.append(d)
+    return tuple(out)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from . import builtins as bi
 from . import syntax as sx
 from . import typed as T
+from .compose import compose
 from .diagnostics import Diagnostic
 from .grammar import keywords
 from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
@@ -40,34 +41,18 @@ class Ctx:
 
 # ---------------------------------------------------------------- formats and readings
 
-def _merge(base: tuple, override: tuple) -> tuple:
-    """Declarations of `override` replace those of `base` with the same kind and name."""
-    keys = {sx.decl_name(d) for d in override if sx.decl_name(d)}
-    kept = [d for d in base if sx.decl_name(d) is None or sx.decl_name(d) not in keys]
-    return tuple(kept) + tuple(override)
-
-
 def variants(spec: sx.SpecFile) -> list[tuple[str, str, tuple]]:
-    """(format, reading, declarations) for every model the file defines."""
-    out = []
-    formats = spec.formats or (sx.FormatBlock("", "", (), ()),)
-    for fmt in formats:
-        merged = _merge(tuple(d for d in spec.decls if not isinstance(d, sx.ReadingDecl)),
-                        tuple(d for d in fmt.decls if not isinstance(d, sx.ReadingDecl)))
-        readings = [d for d in spec.decls if isinstance(d, sx.ReadingDecl)]
-        readings += [d for d in fmt.decls if isinstance(d, sx.ReadingDecl)]
-        if not readings:
-            out.append((fmt.name, "", merged))
-        for r in readings:
-            out.append((fmt.name, r.name, _merge(merged, r.decls)))
-    return out
+    """(format, reading, declarations) for every model the file defines (see `compose`)."""
+    return compose(spec)[0]
 
 
 def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[T.Model], list[Diagnostic]]:
     """Every model of the file, typed, and every error found in any of them (each once).
     `measures` maps a finding kind to the unit its size is counted in (what `expect` may record)."""
     models, diags, seen = [], [], set()
-    for fmt, reading, decls in variants(spec):
+    composed, composing = compose(spec)
+    diags.extend(composing)
+    for fmt, reading, decls in composed:
         r = Resolver(spec, fmt, reading, decls, tuple(finding_kinds), dict(measures or {}))
         models.append(r.run())
         for d in r.diags:

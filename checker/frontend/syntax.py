@@ -480,6 +480,7 @@ class ReadingDecl:
     decls: tuple[Decl, ...]
     tags: tuple[str, ...]
     span: Span = _span()
+    formats: tuple[str, ...] = ()  # `reading x for f, g`: the formats it applies to (all if empty)
 
 
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
@@ -515,6 +516,51 @@ class SpecFile:
     formats: tuple[FormatBlock, ...]
     includes: tuple[str, ...]
     span: Span = _span()
+
+
+# ---------------------------------------------------------------- composition
+# Declarations that say how the others combine; `checker.frontend.compose` applies them, and
+# nothing after it (the resolve pass, the engines) ever sees one.
+
+@dataclass(frozen=True)
+class Labelled:
+    """`label: stmt`: a statement a reading or format can replace by name."""
+    label: str
+    stmt: Stmt
+    tags: tuple[str, ...] = ()  # tags written before the label belong to the statement
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AmbiguityDecl:
+    """`ambiguity q { reading a {...} reading b {...} }`: one question the text leaves open, and
+    its readings; the readings of different ambiguities combine into one model each."""
+    name: str
+    title: str
+    readings: tuple[ReadingDecl, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+    formats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReplaceDecl:
+    """`replace owner.label do ... end`: the labelled statement's replacement (owner may be "")."""
+    owner: str
+    label: str
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RemoveDecl:
+    """`remove action x`: the inherited declaration is not part of this format or reading."""
+    kind: str  # the declaration's keyword: action, outcome, var, ...
+    name: str  # "" for the declarations that have no name (players, winners, ...)
+    span: Span = _span()
+
+
+Decl = Union[Decl, AmbiguityDecl, ReplaceDecl, RemoveDecl]  # noqa: F811 (the composition declarations)
 
 
 def decl_name(d: Decl) -> str | None:
