@@ -448,6 +448,19 @@ ROWS = [
     ("solo", "start", "[S1] if flag then [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S1", "S2"}}),
 ]
 
+# ---- lets that name a place (docs/language.md, "A let that names a variable"): an assignment to
+# `score(p)` assigns the variable the let names, its index read where the assignment stands
+MODELS["teams"] += "let score(p: player) = pts[team(p)]\nlet mine = pts[team(turn)]\n"
+ROWS += [
+    ("teams", "start", "score(turn) := score(turn) + 2;", {"pts[A]": 2}),
+    ("teams", "B1 out", "score(turn) := 0;", {"pts[B]": 0}),
+    ("teams", "B1 out", "mine := mine - 1;", {"pts[B]": 4}),
+    ("teams", "start", "score(A1), score(B1) := score(B1) + 1, score(A1) + 2;", {"pts[A]": 1, "pts[B]": 2}),
+    ("teams", "start", "turn := B1; score(turn) := 3;", {"turn": "B1", "pts[B]": 3}),
+    ("teams", "start", "score(maybe) := 1;", ERROR),
+    ("teams", "B1 out", "score(turn) := 6;", OVERFLOW),
+]
+
 
 def _params():
     out = []

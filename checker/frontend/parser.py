@@ -350,13 +350,20 @@ class ToIR(Transformer):
         values = tuple(c for c in children if not (isinstance(c, tuple) and c and c[0] == "place"))
         if len(places) == 1 and len(values) == 1:
             _, name, index, _ = places[0]
+            if isinstance(index, list):  # a let place `score(p)`
+                return ir.Assign(name, None, values[0], (), self.sp(meta), args=tuple(index))
             return ir.Assign(name, index, values[0], (), self.sp(meta))
-        targets = tuple(ir.Name(name, span) if index is None else ir.Index(name, index, span)
+        targets = tuple(ir.Call(name, tuple(index), span) if isinstance(index, list)
+                        else ir.Name(name, span) if index is None else ir.Index(name, index, span)
                         for _, name, index, span in places)
         return ir.MultiAssign(targets, values, (), self.sp(meta))
 
     def place(self, meta, children):
         return ("place", str(children[0]), children[1] if len(children) > 1 else None, self.sp(meta))
+
+    def let_place(self, meta, children):
+        # the arguments travel as a list, which tells a let place from `x[i]` (one expression)
+        return ("place", str(children[0]), list(children[1:]), self.sp(meta))
 
     def if_stmt(self, meta, children):
         cond = children[0]

@@ -690,7 +690,7 @@ class Resolver:
             return T.Block((), rid, s.span)
         seen: dict = {}
         for p in s.places:
-            key = (p.name, getattr(p, "index", None))
+            key = (_place_name(p), getattr(p, "index", None), getattr(p, "args", None))
             if key in seen:
                 self.error("E012", f"{_place_text(p)} is assigned twice in one statement", p.span,
                            "a simultaneous assignment writes each place once")
@@ -698,37 +698,104 @@ class Resolver:
             seen[key] = p
         lets, writes = [], []
         for p, v in zip(s.places, s.values):
-            one = self.assign(sx.Assign(p.name, getattr(p, "index", None), v, (), p.span), scope, ctx, None)
-            vb = self.fresh(p.name + "'", one.value.type, v.span)
+            one = self.assign(sx.Assign(_place_name(p), getattr(p, "index", None), v, (), p.span,
+                                        args=p.args if isinstance(p, sx.Call) else None), scope, ctx, None)
+            vb = self.fresh(one.var + "'", one.value.type, v.span)
             lets.append(T.LetStmt(vb, one.value, None, v.span))
             index = None
             if one.index is not None:
-                kb = self.fresh(p.name + "'index", one.index.type, p.span)
+                kb = self.fresh(one.var + "'index", one.index.type, p.span)
                 lets.append(T.LetStmt(kb, one.index, None, p.span))
                 index = T.BinderRef(kb.uid, kb.name, kb.type, p.span)
             writes.append(T.Assign(one.var, index, T.BinderRef(vb.uid, vb.name, vb.type, v.span), None, p.span))
         return T.Block(tuple(lets + writes), rid, s.span)
 
     def assign(self, s, scope, ctx, rid):
-        d = self.var_decls.get(s.target)
-        if d is None:
-            self.undefined(s.target, s.span, scope)
+        target, index_sx, index_scope = s.target, s.index, scope
+        if s.target in self.var_decls and s.args is not None:
+            self.error("E012", f"{s.target} is a variable; assign it as {s.target}[...]" if self.var_decls[s.target].index
+                       else f"{s.target} is a variable; assign it as {s.target}", s.span)
             return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+        if s.target not in self.var_decls and (s.args is not None or s.target in self.lets):
+            place = self.let_place(s, scope, ctx)  # `score(p) := e`: the variable the let names
+            if place is None:
+                return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+            target, index_sx, index_scope = place
+        d = self.var_decls.get(target)
+        if d is None:
+            self.undefined(target, s.span, scope)
+            return T.Assign(target, None, T.Const(0, ERROR, s.span), rid, s.span)
         if d.is_choice:
-            self.error("E013", f"{s.target} is a choice made before play and never changes", s.span,
+            self.error("E013", f"{target} is a choice made before play and never changes", s.span,
                        "declare it with `var` if the game changes it")
-        ty = self.var_types.get(s.target, ERROR)
-        value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {s.target}")
+        ty = self.var_types.get(target, ERROR)
+        value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {target}")
         index = None
         if d.index is not None:
-            if s.index is None:
-                self.error("E012", f"{s.target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
-                           f"assign {s.target}[...]", s.span)
+            if index_sx is None:
+                self.error("E012", f"{target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
+                           f"assign {target}[...]", s.span)
             else:
-                index = self.coerce(self.ex(s.index, scope, ctx, 0), self.index_type(d), f"the index of {s.target}")
-        elif s.index is not None:
-            self.error("E012", f"{s.target} is a single value; assign it without [...]", s.span)
-        return T.Assign(s.target, index, value, rid, s.span)
+                index = self.coerce(self.ex(index_sx, index_scope, ctx, 0), self.index_type(d), f"the index of {target}")
+        elif index_sx is not None:
+            self.error("E012", f"{target} is a single value; assign it without [...]", s.span)
+        return T.Assign(target, index, value, rid, s.span)
+
+    # ------------------------------------------------------------ lets that name a place
+    def let_place(self, s, scope, ctx):
+        """The variable, index (syntax) and the scope that index is read in, for an assignment
+        to a let: `let score(p: player) = points[team(p)]` makes `score(turn) := ...` assign
+        `points[team(turn)]`. The let's parameters are bound to the arguments where the
+        assignment stands, as wherever a let is read; a let whose value is another such let is
+        followed. None (and an error) when the let does not name a variable."""
+        name, index, args, where, seen = s.target, s.index, s.args, scope, []
+        while name not in self.var_decls or name in where:
+            let = self.lets.get(name) if name not in where else None
+            if let is None and name not in where and not seen:
+                self.undefined(name, s.span, scope)
+                return None
+            if let is None:
+                self.error("E012", f"{s.target} does not name a variable, so it cannot be assigned", s.span,
+                           "a let names a place when its value is a variable `x`, an indexed variable `x[e]` "
+                           "or another such let")
+                return None
+            if index is not None:
+                self.error("E012", f"{name} is a let; assign it as {name}(...), the way it is read", s.span)
+                return None
+            if name in seen:
+                self.error("E012", f"{name} calls itself; lets may not be recursive", s.span)
+                return None
+            seen.append(name)
+            given = tuple(args or ())
+            if len(let.params) != len(given):
+                self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(given)}", s.span)
+                return None
+            inner = {}
+            for prm, a in zip(let.params, given):
+                value = self.peek(a, where, ctx)
+                _, et = self.domain(prm.domain, {}, Ctx())
+                if ERROR not in (et, value.type) and accepts(et, value.type) == "no":
+                    self.error("E013", f"argument {prm.name} of {name} must be a {et}, not a {value.type}", a.span)
+                    return None
+                inner[prm.name] = ("arg", a, where)
+            body = let.body
+            if isinstance(body, sx.Name):
+                name, index, args = body.name, None, None
+            elif isinstance(body, sx.Index):
+                name, index, args = body.name, body.index, None
+            elif isinstance(body, sx.Call) and body.func in self.lets:
+                name, index, args = body.func, None, body.args
+            else:
+                self.error("E012", f"{s.target} is a let whose value is not a variable, so it cannot be assigned",
+                           s.span, f"its value is computed (at {body.span}); a let names a place when its value is "
+                           "a variable `x`, an indexed variable `x[e]` or another such let")
+                return None
+            where = inner
+        if args is not None:
+            self.error("E012", f"{name} is a variable; assign it as {name}[...]" if self.var_decls[name].index
+                       else f"{name} is a variable; assign it as {name}", s.span)
+            return None
+        return name, index, where
 
     # ------------------------------------------------------------ declarations
     def const(self, e, what="sizes"):
@@ -917,7 +984,12 @@ class Resolver:
 
 
 def _place_text(p) -> str:
-    return p.name + ("[...]" if isinstance(p, sx.Index) else "")
+    return _place_name(p) + ("[...]" if isinstance(p, sx.Index) else "(...)" if isinstance(p, sx.Call) else "")
+
+
+def _place_name(p) -> str:
+    """The name a place of a simultaneous assignment starts with (a variable, or a let: `score(p)`)."""
+    return p.func if isinstance(p, sx.Call) else p.name
 
 
 def _pick(entries, args):
@@ -960,6 +1032,9 @@ def _dynamic_names(decls, lets) -> set[str]:
         for n in sx.walk(node):
             if isinstance(n, sx.Assign):
                 found.add(n.target)
+                if n.target in lets and n.target not in seen_lets:  # a let place: the variable it names
+                    seen_lets.add(n.target)
+                    todo.append(lets[n.target].body)
             name = n.name if isinstance(n, (sx.Name, sx.Index)) else n.func if isinstance(n, sx.Call) else None
             if name is None:
                 continue

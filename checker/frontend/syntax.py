@@ -196,6 +196,8 @@ class Assign:
     value: Expr
     tags: tuple[str, ...] = ()
     span: Span = _span()
+    # `score(p) := e`: the target is a let of these arguments that names a variable (a place)
+    args: tuple[Expr, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,129 @@
+"""Types and values: choices indexed by any finite domain, lets that name a place."""
+from __future__ import annotations
+
+from checker import engine
+
+
+def _check(tmp_path, text: str, name: str = "t.rw"):
+    spec = tmp_path / name
+    spec.write_text(text, encoding="utf-8")
+    return engine.check([str(spec)])
+
+
+HEAD = 'spec "t" formalizes "t.txt"\ndocument {\n  1: "a"\n  2: "b"\n}\n'
+
+
+# ---------------------------------------------------------------- choices indexed by any domain
+
+def test_a_choice_indexed_by_a_range_or_an_enumeration_is_explored_and_replayed():
+    res = engine.check(["tests/specs/places_and_choices.rw"])
+    assert res.diagnostics == [] and res.disagreements == []
+    assert res.findings == []
+
+
+def test_a_choice_indexed_by_a_range_only_constraints_read_is_decided_by_z3_with_its_core(tmp_path):
+    res = _check(tmp_path, HEAD + """param N [1] in 4..5
+players [1] N
+choice table(k: 1..4) [1]: 0..24
+var turn [1]: player = P1
+constraint pods [1]: forall k in 1..4: table[k] == 0 or table[k] >= 4
+constraint seated [2]: sum(k in 1..4: table[k]) == N
+constraint row_5 [2]: N == 5 implies table[1] == 4 and table[2] == 1
+constraint spare [1]: table[4] <= 24
+action go [1] progress when turn == P1 do turn := P2; end
+outcome over [1]: finish when turn == P2
+""")
+    (c,) = [f for f in res.findings if f.kind == "contradiction"]
+    assert c.instances == ["t.rw | N=5"] or "N=5" in c.instance
+    assert sorted(c.subject) == ["pods", "row_5"]
+
+
+def test_a_choice_indexed_by_an_enumeration_in_a_contradiction(tmp_path):
+    res = _check(tmp_path, HEAD + """players [1] 2
+choice open(b: {b1, b2, b3}) [1]: bool
+var turn [1]: player = P1
+constraint some [1]: exists b in {b1, b2, b3}: open[b]
+constraint none_open [2]: forall b in {b1, b2, b3}: not open[b]
+action go [1] progress when turn == P1 do turn := P2; end
+outcome over [1]: finish when turn == P2
+""")
+    (c,) = [f for f in res.findings if f.kind == "contradiction"]
+    assert sorted(c.subject) == ["none_open", "some"]
+
+
+# ---------------------------------------------------------------- lets that name a place
+
+TEAM_POINTS = HEAD + """teams [1] A, B size 2
+var points(t: team) [1]: 0..3 = 0
+let score(p: player) = points[team(p)]
+var turn [1]: player = A1
+action score_one [1] progress when score(turn) < 3 do
+  score(turn) := score(turn) + 1;
+  turn := next(turn);
+end
+outcome three [2]: win player p when score(p) == 3
+outcome others [2]: lose player p when exists q in players: won(q) and team(q) != team(p)
+reading player_points [1] "points are kept per player" {
+  var points(p: player) [1]: 0..3 = 0
+  let score(p: player) = points[p]
+}
+reading team_points [1] "points are kept per team" {
+}
+"""
+
+
+def test_a_reading_switches_team_points_and_player_points_through_one_let(tmp_path):
+    res = _check(tmp_path, TEAM_POINTS)
+    assert res.diagnostics == [] and res.disagreements == []
+    models = engine.load_instances(str(tmp_path / "t.rw"))
+    by_reading = {i.reading: i for i in models}
+    assert by_reading["player_points"].var("points").index_type.kind == "player"
+    assert by_reading["team_points"].var("points").index_type.kind == "team"
+
+
+def test_an_assignment_to_a_let_is_an_assignment_to_the_place_it_names(tmp_path):
+    from checker.frontend import typed as T
+    res = engine.load_instances(str(_write(tmp_path, TEAM_POINTS)))
+    inst = [i for i in res if i.reading == "team_points"][0]
+    (action,) = inst.model.actions
+    first = action.body[0]
+    assert isinstance(first, T.Assign) and first.var == "points"
+    assert isinstance(first.index, T.Call) and first.index.func == "team"
+
+
+def _write(tmp_path, text):
+    p = tmp_path / "t.rw"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_a_let_that_computes_a_value_is_no_place(tmp_path):
+    res = _check(tmp_path, HEAD + """teams [1] A, B size 1
+var points(t: team) [1]: 0..3 = 0
+let plus_one(t: team) = points[t] + 1
+action a [1] do plus_one(A) := 2; end
+""")
+    (d,) = res.diagnostics
+    assert d.code == "E012" and "plus_one is a let whose value is not a variable" in d.message
+    assert d.span.line == 9
+
+
+def test_a_let_place_is_assigned_the_way_it_is_read(tmp_path):
+    res = _check(tmp_path, HEAD + """teams [1] A, B size 1
+var points(t: team) [1]: 0..3 = 0
+let score(t: team) = points[t]
+action a [1] do score[A] := 2; points(A) := 1; end
+""")
+    messages = sorted(d.message for d in res.diagnostics)
+    assert messages == ["points is a variable; assign it as points[...]",
+                        "score is a let; assign it as score(...), the way it is read"]
+
+
+def test_a_let_place_may_not_name_a_choice(tmp_path):
+    res = _check(tmp_path, HEAD + """players [1] 2
+choice deck [1]: 0..3
+let chosen = deck
+action a [1] do chosen := 2; end
+""")
+    (d,) = res.diagnostics
+    assert "deck is a choice made before play" in d.message
