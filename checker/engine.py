@@ -436,6 +436,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
+    if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
+        out.extend(_possibles(inst, budget, res))
     machine = machine_for(inst)
     graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
     if graphs is not None:
@@ -450,6 +452,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
+    _cross_check_possibles(inst, graph, out)
     found, stopped = run_checks_within(graph, budget)
     found = _fold_into_contradiction(out, found, graph)
     if stopped:
@@ -507,6 +510,72 @@ def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding
     subject = tuple(sorted({w.strip("`") for _, w in core}))  # the constraints (by name) that conflict
     return [Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
                     tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)]
+
+
+def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
+    """Each `possible` property asked of Z3 within the contradiction check's part of the time:
+    an unsatisfiable one is an `impossible-property` finding naming the setup rules that rule it
+    out (a minimal core); "unknown" makes the instance incomplete, never clean."""
+    out: list[Finding] = []
+    for d in inst.model.possibles:
+        seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
+        part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
+        try:
+            part.check()
+            with watchdog(part):
+                verdict = z3backend.impossible(inst, d.cond, max(1, int(part.remaining() * 1000)))
+        except z3backend.Unsupported as exc:
+            verdict = ("unknown", f"not encodable: {exc}")
+        except LimitHit as exc:
+            verdict = ("unknown", str(exc))
+        if verdict and verdict[0] == "unknown":
+            res.incomplete.append(f"{inst.label}: `possible {d.name}` was not decided (Z3: {verdict[1]})")
+            continue
+        if not verdict:
+            continue
+        core = verdict[1]
+        names = sorted({w for _, w in core})
+        why = ("it is ruled out by: " + "; ".join(names)) if names else "it holds in no setup at all"
+        rules = list(d.tags) + [t for c, _ in core for t in c.tags]
+        subject = (d.name,)  # what the finding is about; the rules that rule it out are in its rules and message
+        out.append(Finding("impossible-property", f"no setup allows `{d.name}`: {why}", tuple(dict.fromkeys(rules)),
+                           (d.span,) + tuple(c.span for c, _ in core), inst.label, inst.model_name,
+                           key=f"{d.name}: {why}", subject=subject))
+    return out
+
+
+def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> None:
+    """The explorer's view of each `possible` property, where it has one: with no choice left
+    to Z3 and every initial state enumerated, the explored initial states are exactly the setups,
+    so a `possible` holds in one of them exactly when Z3 found a setup for it. A finding Z3 made
+    is confirmed (its `replay`) or the engines disagree; a `possible` Z3 satisfied but no initial
+    state satisfies is a disagreement too (a finding whose replay failed, as for traces)."""
+    if not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors:
+        for f in out:
+            if f.kind == "impossible-property" and not f.replay:
+                f.replay = "not replayed: the explorer does not enumerate every setup here"
+        return
+    from .explicit.compile import EvalError
+    ref = Machine(inst)
+    inits = [graph.values(sid) for sid in graph.init_ids]
+    for d in inst.model.possibles:
+        cond = ref.comp.expr(d.cond)
+        holds = False
+        for slots in inits:
+            try:
+                holds = bool(cond(ref.reader(slots)))
+            except EvalError:
+                holds = False
+            if holds:
+                break
+        mine = [f for f in out if f.kind == "impossible-property" and f.subject[:1] == (d.name,)]
+        if mine:
+            mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
+                              else "confirmed by the explorer's initial states")
+        elif not holds:
+            out.append(Finding("impossible-property", f"no setup allows `{d.name}` (the explorer)", tuple(d.tags),
+                               (d.span,), inst.label, inst.model_name, key=d.name, subject=(d.name,),
+                               replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
 
 
 def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:

@@ -127,3 +127,53 @@ action a [1] do chosen := 2; end
 """)
     (d,) = res.diagnostics
     assert "deck is a choice made before play" in d.message
+
+
+# ---------------------------------------------------------------- possible
+
+DECKS = HEAD + """players [1] 1
+choice main [1]: 0..60
+choice copies [2]: 0..10
+constraint minimum [1]: main >= 20
+constraint within [2]: copies <= main and copies <= LIMIT
+possible five_copies [2]: copies >= 5
+var built [1]: bool = false
+action build [1] progress when not built READS do built := true; end
+outcome done [1]: finish when built
+"""
+
+
+def test_a_possible_that_the_constraints_rule_out_names_the_rules_that_do(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", ""))
+    (f,) = res.findings
+    assert f.kind == "impossible-property" and f.subject == ("five_copies",)
+    assert f.message == "no setup allows `five_copies`: it is ruled out by: `within`"
+    assert f.rules == ("2",) and res.exit_code() == 1
+    assert f.replay.startswith("not replayed")  # the choices are Z3's alone: the explorer has no view
+
+
+def test_a_possible_some_setup_satisfies_is_no_finding(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "10").replace("READS", ""))
+    assert res.findings == [] and res.exit_code() == 0
+
+
+def test_the_explorer_confirms_a_possible_when_it_enumerates_every_setup(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", "and copies + main >= 0"))
+    (f,) = res.findings
+    assert f.kind == "impossible-property" and f.replay == "confirmed by the explorer's initial states"
+    assert res.disagreements == []
+    clean = _check(tmp_path, DECKS.replace("LIMIT", "10").replace("READS", "and copies + main >= 0"), "u.rw")
+    assert clean.findings == [] and clean.disagreements == []
+
+
+def test_a_possible_is_not_asked_of_a_contradictory_setup(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", "")
+                 + "constraint none [1]: main < 20\n")
+    assert [f.kind for f in res.findings] == ["contradiction"]
+
+
+def test_a_possible_is_a_condition_on_the_setup(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", "").replace(
+        "possible five_copies [2]: copies >= 5", "possible five_copies [2]: copies + 5\npossible other [2]: nothing > 1"))
+    messages = sorted(d.message for d in res.diagnostics)
+    assert messages == ["`nothing` is not defined", "expected a boolean here, found a number"]

@@ -35,6 +35,7 @@ KINDS: dict[str, tuple[str, str]] = {
                                   "an index outside its range, none where a player is needed)"),
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
+    "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
     "expectation-unmet": ("error", "an `expect` declaration (or baseline entry) that no finding meets"),
 }

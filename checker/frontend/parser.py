@@ -283,6 +283,9 @@ class ToIR(Transformer):
     def invariant_decl(self, meta, c):
         return self._named_cond(ir.InvariantDecl, meta, c)
 
+    def possible_decl(self, meta, c):
+        return self._named_cond(ir.PossibleDecl, meta, c)
+
     def active_decl(self, meta, children):
         tags, rest = self._split(children[1:])
         return ir.ActiveDecl(str(children[0]), rest[0], tags, self.sp(meta))

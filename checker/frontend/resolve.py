@@ -867,6 +867,7 @@ class Resolver:
                            "a `lose player` rule and CANNOT_RULE a `cannot lose player` rule (or win, or team)")
                 continue
             exempt.append((rule.name, cannot.name))
+        possibles = conds(sx.PossibleDecl, setup)  # before nbinders is read: its binders count
         seating = self.seating
         return T.Model(
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
@@ -884,7 +885,8 @@ class Resolver:
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)),
-            names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
+            names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
+            possibles=possibles)
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
         """The sizes an `expect` records must be in its kind's unit (or instances), each once;

@@ -431,6 +431,15 @@ class ReachableDecl:
 
 
 @dataclass(frozen=True)
+class PossibleDecl:
+    """`possible NAME [tags]: cond`: some setup allowed by every constraint satisfies cond."""
+    name: str
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ExpectDecl:
     """A reviewed finding: its kind and, each optional, the exact set of rules it cites (`tags`),
     the declarations it is about (`subject`), its largest accepted size per unit (`measures`:
@@ -472,7 +481,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, PossibleDecl]
 
 
 @dataclass(frozen=True)
@@ -507,7 +516,7 @@ class SpecFile:
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, PossibleDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
         return type(d).__name__

@@ -464,6 +464,8 @@ class Model:
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
+    # `possible` properties: some setup allowed by the constraints satisfies each (Z3 decides)
+    possibles: tuple[Condition, ...] = ()
 
     @property
     def has_teams(self) -> bool:
