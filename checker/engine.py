@@ -414,8 +414,10 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
             f.replay = "not run: the run was interrupted"
         if notes.incomplete:
             o.replay_notes[j] = notes.incomplete[0]
+    under = abstraction_of(inst)
     for f in found:
         f.context = {}  # what the replay needed: big, and not part of any report
+        f.abstraction = under
     lines = o.incomplete + list(o.replay_notes.values())
     o.short_of_time = (bool(lines) and task.why.startswith("its share")
                        and not any(w in line for line in lines for w in ("memory", "state limit", "initial states)")))
@@ -544,6 +546,27 @@ def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
     return out
 
 
+def abstraction_of(inst: Instance) -> str:
+    """The abstractions an instance is checked under, in the spec's words with this instance's
+    numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
+    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
+    from .frontend.consts import evaluate
+    parts = []
+    for p in inst.model.params:
+        if p.abstracts is not None:
+            parts.append(f"{p.name}={inst.params.get(p.name)} for the document's {_number(evaluate(p.abstracts, inst.params))}")
+    for v in list(inst.vars) + list(inst.static_choices.values()):
+        if v.info.step is not None:
+            lo, hi = v.type.low * v.step, v.type.high * v.step
+            parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
+                         f"{v.type.low}..{v.type.high})")
+    return "; ".join(parts)
+
+
+def _number(n: int) -> str:
+    return f"{n:,}" if abs(n) >= 10_000 else str(n)
+
+
 def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> None:
     """The explorer's view of each `possible` property, where it has one: with no choice left
     to Z3 and every initial state enumerated, the explored initial states are exactly the setups,
@@ -614,6 +637,9 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
         if key in groups:
             groups[key].instances.append(f.instance)
             groups[key].size += f.size  # a size is counted over every instance the finding occurs in
+            known = groups[key].abstraction.split(" / ") if groups[key].abstraction else []
+            if f.abstraction and f.abstraction not in known:  # other instances, other steps
+                groups[key].abstraction = " / ".join(known + [f.abstraction])
         else:
             f.instances = [f.instance]
             groups[key] = f

@@ -461,6 +461,28 @@ ROWS += [
     ("teams", "B1 out", "score(turn) := 6;", OVERFLOW),
 ]
 
+# ---- numbers in steps (docs/language.md, "Large numbers"): `gold` is the document's 0..3000
+# in steps of 1000, held as 0..3; the resolve pass divides every constant that meets it by 1000,
+# so both engines read (and these rows give) the numbers in steps
+MODELS["solo"] += "var gold: 0..3000 in steps of 1000 = 2000\n"
+ROWS += [
+    ("solo", "start", "gold == 2000", True),
+    ("solo", "start", "gold > 1000 and gold < 3000", True),
+    ("solo", "start", "gold / 1000", 2),
+    ("solo", "start", "gold / 2000", 1),
+    ("solo", "start", "(gold + 1000) % 2000 == 1000", True),
+    ("solo", "start", "gold * x == 6000", True),
+    ("solo", "start", "-gold == 0 - 2000", True),
+    ("solo", "start", "max(gold, 3000) == 3000 and min(gold, 0) == 0 and abs(-gold) == 2000", True),
+    ("solo", "start", "(if flag then gold else 0 end) == 2000", True),
+    ("solo", "start", "sum(k in 1..3: gold) == 6000", True),
+    ("solo", "start", "gold / (gold - 2000)", ERROR),
+    ("solo", "start", "gold := gold + 1000;", {"gold": 3}),
+    ("solo", "start", "gold := 0;", {"gold": 0}),
+    ("solo", "start", "gold := gold * 2;", OVERFLOW),
+    ("solo", "start", "gold := gold - 3000;", OVERFLOW),
+]
+
 
 def _params():
     out = []

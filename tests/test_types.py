@@ -177,3 +177,89 @@ def test_a_possible_is_a_condition_on_the_setup(tmp_path):
         "possible five_copies [2]: copies >= 5", "possible five_copies [2]: copies + 5\npossible other [2]: nothing > 1"))
     messages = sorted(d.message for d in res.diagnostics)
     assert messages == ["`nothing` is not defined", "expected a boolean here, found a number"]
+
+
+# ---------------------------------------------------------------- numbers in steps (abstraction)
+
+LIFE = HEAD + """players [1] 2
+var life(p: player) [1]: 0..8000 in steps of 1000 = 8000
+var turn [1]: player = P1
+var turns [1]: 0..3 = 0
+BODY
+"""
+
+
+def _errors(tmp_path, body):
+    res = _check(tmp_path, LIFE.replace("BODY", body))
+    return sorted(d.message for d in res.diagnostics)
+
+
+def test_the_engines_read_a_stepped_variable_in_steps_and_traces_show_the_documents_numbers(tmp_path):
+    res = engine.check(["tests/specs/life_in_steps.rw"])
+    assert res.findings == [] and res.diagnostics == [] and res.disagreements == []
+    inst = engine.load_instances("tests/specs/life_in_steps.rw")[0]
+    life = inst.var("life")
+    assert (life.type.low, life.type.high, life.step) == (0, 4, 2000)  # HIT=2000: 0..8000 held as 0..4
+    res = _check(tmp_path, LIFE.replace("BODY", "action hit [1] progress when life[P2] > 0 do life[P2] := life[P2] - 2000; end\n"
+                                        "invariant above [1]: life[P2] > 2000"))
+    (f,) = [f for f in res.findings if f.kind == "invariant"]
+    assert f.replay == "confirmed"
+    assert [dict(s.state)["life"]["#map"][1][1] for s in f.trace] == [{"#bigint": str(n)} for n in (8000, 6000, 4000, 2000)]
+    assert f.abstraction == "life in steps of 1000 (0..8000 checked as 0..8)"
+
+
+def test_a_constant_that_meets_a_stepped_number_must_be_a_multiple_of_the_step(tmp_path):
+    assert _errors(tmp_path, "invariant i [1]: life[P1] > 2500") == [
+        "this number is 2500, which is not a multiple of the step 1000"]
+    assert _errors(tmp_path, "action a [1] do life[P1] := 500; end") == [
+        "the value assigned to life is 500, which is not a multiple of the step 1000"]
+
+
+def test_only_exact_operations_are_allowed_on_numbers_in_steps(tmp_path):
+    assert _errors(tmp_path, "invariant i [1]: life[P1] > turns") == [
+        "`>`: a number in steps of 1000 meets a number counted in ones"]
+    assert _errors(tmp_path, "invariant i [1]: life[P1] * life[P2] > 0") == [
+        "two numbers counted in steps are multiplied: the product is in no steps the model declares"]
+    assert _errors(tmp_path, "invariant i [1]: life[P1] / 2 > 0") == [
+        "this number is 2, which is not a multiple of the step 1000"]
+    assert _errors(tmp_path, "action a [1] do turns := life[P1]; end") == [
+        "the value assigned to turns must be a plain number, not a number in steps of 1000"]
+    assert _errors(tmp_path, "invariant i [1]: left(P1, life[P1]) == P1") == [
+        "the arguments of left() do not fit: player, number in steps of 1000"]
+
+
+def test_numbers_in_different_steps_do_not_mix(tmp_path):
+    assert _errors(tmp_path, "var gold [1]: 0..100 in steps of 50 = 0\ninvariant i [1]: gold < life[P1]") == [
+        "`<`: a number in steps of 50 meets a number in steps of 1000"]
+
+
+def test_only_a_range_is_counted_in_steps(tmp_path):
+    assert _errors(tmp_path, "var flag [1]: bool in steps of 2 = false") == [
+        "flag is not a number range, so it cannot be counted in steps"]
+
+
+def test_a_step_that_reads_a_parameter_is_checked_in_every_instance(tmp_path):
+    res = _check(tmp_path, HEAD + """param H [1] in {2000, 3000}
+players [1] 2
+var life(p: player) [1]: 0..8000 in steps of H = 8000
+""")
+    assert sorted({(d.message, d.context) for d in res.diagnostics}) == [
+        ("the high end of life's range is 8000, which is not a multiple of the step 3000", "H=3000"),
+        ("the initial value of life is 8000, which is not a multiple of the step 3000", "H=3000")]
+
+
+def test_a_parameter_that_abstracts_the_documents_number_is_named_in_every_finding(tmp_path):
+    res = _check(tmp_path, HEAD + """param V [1] in 2..3 abstracts 11
+players [1] 2
+var points(p: player) [1]: 0..V = 0
+var turn [1]: player = P1
+action score [1] progress when points[turn] < V do points[turn] := points[turn] + 1; end
+invariant below [2]: points[P1] < 2
+""")
+    (f,) = [f for f in res.findings if f.kind == "invariant"]
+    assert f.abstraction == "V=2 for the document's 11 / V=3 for the document's 11"
+    from checker.outputs import report
+    assert "under the abstraction (the spec's claim, not proven): V=2 for the document's 11" in report.text(res)
+    import json
+    (j,) = [x for x in json.loads(report.as_json(res))["findings"] if x["kind"] == "invariant"]
+    assert j["abstraction"] == f.abstraction

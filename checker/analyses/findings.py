@@ -89,6 +89,9 @@ class Finding:
     fingerprint: str = ""  # set by `assign_fingerprints` once a file's findings are grouped
     changed: str = ""  # why a finding an expectation names is not the one it accepts
     reviewed: str = ""  # the note of the expectation that accepts it (cites the write-up)
+    # the abstractions of the instances it was found in (`in steps of`, `abstracts`): the
+    # writer's claims the finding rests on, e.g. "life in steps of 1,000; V=2 for the document's 11"
+    abstraction: str = ""
 
     @property
     def severity(self) -> str:

@@ -140,7 +140,14 @@ class ToIR(Transformer):
     # --- parameters, players
     def param_decl(self, meta, children):
         tags, rest = self._split(children[1:])
-        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta))
+        abstracts = next((c[1] for c in rest[1:] if isinstance(c, tuple) and c[:1] == ("abstracts",)), None)
+        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta), abstracts=abstracts)
+
+    def param_abstracts(self, meta, children):
+        return ("abstracts", children[0])
+
+    def in_steps(self, meta, children):
+        return ("step", children[0])
 
     def range_lit(self, meta, children):
         return ir.RangeDomain(children[0], children[1], self.sp(meta))
@@ -195,11 +202,14 @@ class ToIR(Transformer):
         typ = None
         init: object = ir.Num(0)
         has_init = False
+        step = None
         for c in children[1:]:
             if isinstance(c, _Tags):
                 tags = tuple(c)
             elif isinstance(c, tuple) and len(c) == 2 and c[0] == "index":
                 index = c[1]
+            elif isinstance(c, tuple) and len(c) == 2 and c[0] == "step":
+                step = c[1]
             elif typ is None and isinstance(c, (ir.TBool, ir.TRange, ir.TPlayer, ir.TTeam, ir.TSet, ir.TEnum)):
                 typ = c
             elif c is not None:
@@ -211,7 +221,7 @@ class ToIR(Transformer):
             init_expr = _default_init(typ, self.sp(meta))
         else:
             init_expr = None if init == "any" else init
-        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta))
+        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step)
 
     def var_decl(self, meta, children):
         return self._var(meta, children, False)

@@ -19,7 +19,9 @@ from . import syntax as sx
 from . import typed as T
 from .diagnostics import Diagnostic
 from .grammar import keywords
-from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
+from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Step, Ty, accepts, enum, join, set_of
+from .steps import const_text
+from .steps import StepsMixin
 
 MAX_LET_NESTING = 32  # lets expanded inside each other (each level is a level of every engine's recursion)
 MAX_EXPANDED_DEPTH = 160  # levels of one expression with its lets expanded (every engine recurses per level)
@@ -79,7 +81,7 @@ def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[
 
 # ---------------------------------------------------------------- the resolver
 
-class Resolver:
+class Resolver(StepsMixin):
     def __init__(self, spec, fmt, reading, decls, kinds, measures=None):
         self.spec, self.fmt, self.reading, self.decls, self.kinds = spec, fmt, reading, decls, kinds
         self.measures = measures or {}
@@ -100,6 +102,7 @@ class Resolver:
         self.var_order: dict[str, int] = {}
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
+        self.step_checks: list[tuple] = []  # constants counted in steps, checked per instance
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
@@ -341,6 +344,8 @@ class Resolver:
     def coerce(self, x, ty: Ty, what: str):
         if x.type == ERROR or ty == ERROR:
             return x
+        if ty.kind == "int" and x.type.kind == "int" and ty.step != x.type.step:
+            return self.coerce_step(x, ty, what)
         ok = accepts(ty, x.type)
         if ok == "":
             return x if x.type.kind != "none" else T.Const(-1, Ty(ty.kind, optional=True), x.span)
@@ -359,7 +364,10 @@ class Resolver:
         if e.op == "not":
             x = self.want(self.ex(e.operand, scope, ctx, -pol), BOOL)
             return T.Not(x, BOOL, e.span)
-        x = self.want(self.ex(e.operand, scope, ctx, 0), INT)
+        x = self.ex(e.operand, scope, ctx, 0)
+        if self.step_of(x) is not None:  # minus a number in steps is in the same steps
+            return T.Neg(x, x.type, e.span)
+        x = self.want(x, INT)
         return T.Neg(x, INT, e.span)
 
     def x_Binary(self, e, scope, ctx, pol):
@@ -380,6 +388,8 @@ class Resolver:
                 self.error("E013", f"a {a.type} cannot be a member of a {b.type}", e.span)
                 return T.Const(0, ERROR, e.span)
             return T.Member(a, b, op == "notin", BOOL, e.span)
+        if self.step_of(a) is not None or self.step_of(b) is not None:
+            return self.stepped_binary(op, a, b, e.span)
         if op in ("==", "!="):
             if join(a.type, b.type) is None:
                 self.error("E013", f"cannot compare a {a.type} with a {b.type}", e.span)
@@ -397,6 +407,11 @@ class Resolver:
         b = self.ex(e.other, scope, ctx, pol)
         if ERROR in (a.type, b.type):
             return T.Const(0, ERROR, e.span)
+        if self.step_of(a) is not None or self.step_of(b) is not None:
+            pair = self.same_steps(a, b, e.span, "the branches of this `if`")
+            if pair is None:
+                return T.Const(0, ERROR, e.span)
+            a, b = pair
         ty = join(a.type, b.type)
         if ty is None:
             self.error("E013", f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
@@ -461,7 +476,11 @@ class Resolver:
     def x_Aggregate(self, e, scope, ctx, pol):
         dom, et = self.domain(e.domain, scope, ctx)
         b = self.binder(e.var, et, e.span, scope)
-        body = self.want(self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0), BOOL if e.kind == "count" else INT)
+        raw = self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0)
+        if e.kind != "count" and self.step_of(raw) is not None:  # sum, min, max of numbers in steps
+            return T.Aggregate(e.kind, b, dom, raw, (OPT_PLAYER if et.kind == "player" else et)
+                               if e.kind in ("argmin", "argmax") else raw.type, e.span)
+        body = self.want(raw, BOOL if e.kind == "count" else INT)
         if e.kind in ("argmin", "argmax"):
             # the element itself; of no players it is none, of no other values an evaluation error
             ty = OPT_PLAYER if et.kind == "player" else et
@@ -493,6 +512,8 @@ class Resolver:
         args = [self.ex(a, scope, ctx, 0) for a in e.args]
         if any(a.type == ERROR for a in args):
             return T.Const(0, ERROR, e.span)
+        if name in ("min", "max", "abs") and any(self.step_of(a) is not None for a in args):
+            return self.stepped_call(name, args, e.span)
         entry = _pick(entries, args)
         if entry is None:
             arity = {len(b.params) for b in entries}
@@ -813,7 +834,8 @@ class Resolver:
                 vals, is_range = (self.const(d.values.low, "params"), self.const(d.values.high, "params")), True
             else:
                 vals, is_range = tuple(self.const(x, "params") for x in d.values.expr.items), False
-            params.append(T.ParamInfo(d.name, vals, is_range, d.tags, d.span))
+            abstracts = self.const(d.abstracts, "params") if d.abstracts is not None else None
+            params.append(T.ParamInfo(d.name, vals, is_range, d.tags, d.span, abstracts=abstracts))
         players_d = of(sx.PlayersDecl)
         if not players_d and self.teams_decl is None:
             self.error("E016", "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
@@ -886,7 +908,7 @@ class Resolver:
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
-            possibles=possibles)
+            possibles=possibles, step_checks=tuple(self.step_checks))
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
         """The sizes an `expect` records must be in its kind's unit (or instances), each once;
@@ -906,6 +928,12 @@ class Resolver:
 
     def type_of(self, d: sx.VarDecl) -> Ty:
         t = d.type
+        if d.step is not None:
+            if not isinstance(t, sx.TRange):
+                self.error("E013", f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
+                           "`in steps of K` follows a range: `var life(p: player): 0..8000 in steps of 1000 = 8000`")
+            else:
+                return Ty("int", step=Step(self.const(d.step), const_text(d.step)))
         if isinstance(t, sx.TBool):
             return BOOL
         if isinstance(t, sx.TRange):
@@ -928,6 +956,9 @@ class Resolver:
         low = high = None
         if isinstance(d.type, sx.TRange):
             low, high = self.const(d.type.low), self.const(d.type.high)
+            if ty.kind == "int" and ty.step is not None:  # the checked range: the bounds counted in steps
+                low = self.to_step(low, ty, f"the low end of {d.name}'s range")
+                high = self.to_step(high, ty, f"the high end of {d.name}'s range")
         index = None
         scope = {}
         if d.index is not None:
@@ -950,7 +981,8 @@ class Resolver:
             value = self.ex(d.init, scope, Ctx(init_of=self.var_order[d.name], play=False), 0)
             init = self.coerce(value, ty, f"the initial value of {d.name}")
         static = d.is_choice and d.name not in self.dynamic
-        return T.VarInfo(d.name, ty, low, high, index, init, d.tags, d.is_choice, static, d.span)
+        return T.VarInfo(d.name, ty, low, high, index, init, d.tags, d.is_choice, static, d.span,
+                         step=ty.step.value if ty.kind == "int" and ty.step is not None else None)
 
     def params_of(self, params, scope):
         out = []

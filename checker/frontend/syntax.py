@@ -271,6 +271,7 @@ class ParamDecl:
     values: Domain  # RangeDomain or SetDomain(SetLit)
     tags: tuple[str, ...]
     span: Span = _span()
+    abstracts: Expr | None = None  # `abstracts 11`: the document's number these values stand for
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,7 @@ class VarDecl:
     tags: tuple[str, ...]
     is_choice: bool = False  # a static choice (setup, deck contents): never changes
     span: Span = _span()
+    step: Expr | None = None  # `in steps of K`: only the multiples of K are checked (an abstraction)
 
 
 @dataclass(frozen=True)
