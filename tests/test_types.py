@@ -263,3 +263,10 @@ invariant below [2]: points[P1] < 2
     import json
     (j,) = [x for x in json.loads(report.as_json(res))["findings"] if x["kind"] == "invariant"]
     assert j["abstraction"] == f.abstraction
+
+
+def test_a_possible_reads_the_setup_not_the_play(tmp_path):
+    res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", "").replace(
+        "possible five_copies [2]: copies >= 5", "possible five_copies [2]: copies >= 5 and in_game(P1)"))
+    (d,) = res.diagnostics
+    assert d.message == "`possible five_copies` reads in_game, which play decides, not the setup"

@@ -890,6 +890,13 @@ class Resolver(StepsMixin):
                 continue
             exempt.append((rule.name, cannot.name))
         possibles = conds(sx.PossibleDecl, setup)  # before nbinders is read: its binders count
+        for d in possibles:  # a setup has no statuses yet: who is in the game is play, not setup
+            for n in T.walk(d.cond):
+                if isinstance(n, T.Call) and bi.BY_KEY[n.func].reads:
+                    self.error("E013", f"`possible {d.name}` reads {bi.BY_KEY[n.func].name}, which play decides, "
+                               "not the setup", n.span, "a `possible` property reads what constraints read: "
+                               "choices, parameters and the initial values of variables")
+                    break
         seating = self.seating
         return T.Model(
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
