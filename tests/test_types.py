@@ -270,3 +270,9 @@ def test_a_possible_reads_the_setup_not_the_play(tmp_path):
         "possible five_copies [2]: copies >= 5", "possible five_copies [2]: copies >= 5 and in_game(P1)"))
     (d,) = res.diagnostics
     assert d.message == "`possible five_copies` reads in_game, which play decides, not the setup"
+
+
+def test_an_overflow_of_a_number_in_steps_is_told_in_the_documents_numbers(tmp_path):
+    res = _check(tmp_path, LIFE.replace("BODY", "action hit [1] progress do life[P2] := life[P2] - 3000 - 1000; end"))
+    (f,) = [f for f in res.findings if f.kind == "overflow"]
+    assert f.message == "life[P2] would become -4000, outside its type" and f.replay == "confirmed"
