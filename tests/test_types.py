@@ -276,3 +276,7 @@ def test_an_overflow_of_a_number_in_steps_is_told_in_the_documents_numbers(tmp_p
     res = _check(tmp_path, LIFE.replace("BODY", "action hit [1] progress do life[P2] := life[P2] - 3000 - 1000; end"))
     (f,) = [f for f in res.findings if f.kind == "overflow"]
     assert f.message == "life[P2] would become -4000, outside its type" and f.replay == "confirmed"
+
+
+def test_a_step_is_at_least_one(tmp_path):
+    assert _errors(tmp_path, "var gold [1]: 0..100 in steps of 0 = 0") == ["the step of gold is 0; a step must be at least 1"]

@@ -20,8 +20,7 @@ from . import typed as T
 from .diagnostics import Diagnostic
 from .grammar import keywords
 from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Step, Ty, accepts, enum, join, set_of
-from .steps import const_text
-from .steps import StepsMixin
+from .steps import StepsMixin, const_text
 
 MAX_LET_NESTING = 32  # lets expanded inside each other (each level is a level of every engine's recursion)
 MAX_EXPANDED_DEPTH = 160  # levels of one expression with its lets expanded (every engine recurses per level)
@@ -940,7 +939,12 @@ class Resolver(StepsMixin):
                 self.error("E013", f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
                            "`in steps of K` follows a range: `var life(p: player): 0..8000 in steps of 1000 = 8000`")
             else:
-                return Ty("int", step=Step(self.const(d.step), const_text(d.step)))
+                step = Step(self.const(d.step), const_text(d.step))
+                if isinstance(step.value, T.Const) and step.value.type == INT and step.value.value < 1:
+                    self.error("E013", f"the step of {d.name} is {step.value.value}; a step must be at least 1",
+                               d.step.span, "count in steps of 1 or more: `in steps of 1000`")
+                    return ERROR
+                return Ty("int", step=step)
         if isinstance(t, sx.TBool):
             return BOOL
         if isinstance(t, sx.TRange):
