@@ -563,6 +563,18 @@ def abstraction_of(inst: Instance) -> str:
     return "; ".join(parts)
 
 
+def _merge_abstractions(a: str, b: str) -> str:
+    """The abstractions of a finding found in several instances: per declaration (the name that
+    starts each part), every distinct text in instance order, joined by " / "."""
+    parts: dict[str, list[str]] = {}
+    for text in (a, b):
+        for part in (p for group in text.split("; ") for p in group.split(" / ") if p):
+            name = part.split("=", 1)[0].split(" ", 1)[0]
+            if part not in parts.setdefault(name, []):
+                parts[name].append(part)
+    return "; ".join(" / ".join(texts) for texts in parts.values())
+
+
 def _number(n: int) -> str:
     return f"{n:,}" if abs(n) >= 10_000 else str(n)
 
@@ -637,9 +649,7 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
         if key in groups:
             groups[key].instances.append(f.instance)
             groups[key].size += f.size  # a size is counted over every instance the finding occurs in
-            known = groups[key].abstraction.split(" / ") if groups[key].abstraction else []
-            if f.abstraction and f.abstraction not in known:  # other instances, other steps
-                groups[key].abstraction = " / ".join(known + [f.abstraction])
+            groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
         else:
             f.instances = [f.instance]
             groups[key] = f
