@@ -280,3 +280,8 @@ def test_an_overflow_of_a_number_in_steps_is_told_in_the_documents_numbers(tmp_p
 
 def test_a_step_is_at_least_one(tmp_path):
     assert _errors(tmp_path, "var gold [1]: 0..100 in steps of 0 = 0") == ["the step of gold is 0; a step must be at least 1"]
+
+
+def test_a_step_that_reads_a_parameter_is_at_least_one_in_every_instance(tmp_path):
+    res = _check(tmp_path, HEAD + "players [1] 2\nparam Z [1] in 0..1\nvar gold [1]: 0..100 in steps of Z = 0\n")
+    assert [(d.message, d.context) for d in res.diagnostics] == [("the step of gold is 0; a step must be at least 1", "Z=0")]

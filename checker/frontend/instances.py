@@ -351,6 +351,11 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
     out_vars: list[Var] = []
     offset = 0
     for v in model.vars:
+        step = evaluate(v.step, params, sizes) if v.step is not None else 1
+        if step < 1:  # before the bounds, which are counted in steps
+            fail("E015", f"the step of {v.name} is {step}; a step must be at least 1", v.step.span)
+            ok = False
+            continue
         vt = inst.var_type(v.type)
         if v.low is not None:
             vt = _int_range(v.low, v.high, params, sizes, "range", fail)
@@ -372,11 +377,6 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
             fail("E015", f"the initial value of {v.name} is outside its type {vt.low}..{vt.high}"
                  if vt.kind == "int" else f"the initial value of {v.name} is outside its type", v.init.span,
                  "widen the type's range or fix the initial value")
-            ok = False
-            continue
-        step = evaluate(v.step, params, sizes) if v.step is not None else 1
-        if step < 1:
-            fail("E015", f"the step of {v.name} is {step}; a step must be at least 1", v.step.span)
             ok = False
             continue
         var = Var(v, vt, offset, slots, index_type, step)
