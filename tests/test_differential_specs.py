@@ -224,7 +224,9 @@ class Writer:
         leaves = self.of_kind("gold") + ["0", "10", "20"]
         if d <= 0 or self.chance(0.4):
             return self.pick(leaves)
-        form = self.pick(["add", "sub", "min2", "max2", "ite", "times", "neg"])
+        form = self.pick(["add", "sub", "min2", "max2", "ite", "times", "neg", "count_of"])
+        if form == "count_of":  # a plain number times a multiple of the step
+            return f"({self.int_(d - 1, sc, 0)} * {self.pick(['10', '20'])})"
         sub = lambda: self.gold_(d - 1, sc)  # noqa: E731
         if form in ("add", "sub"):
             return f"({sub()} {'+' if form == 'add' else '-'} {sub()})"

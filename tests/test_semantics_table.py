@@ -477,6 +477,10 @@ ROWS += [
     ("solo", "start", "(if flag then gold else 0 end) == 2000", True),
     ("solo", "start", "sum(k in 1..3: gold) == 6000", True),
     ("solo", "start", "gold / (gold - 2000)", ERROR),
+    ("solo", "start", "gold == x * 1000 - 1000", True),  # a plain number times a multiple of the step
+    ("solo", "start", "gold < (if flag then 1000 * x else 0 end)", True),
+    ("solo", "start", "gold := x * 1000;", {"gold": 3}),
+    ("solo", "mid", "gold := x * 1000;", OVERFLOW),  # x is 7
     ("solo", "start", "gold := gold + 1000;", {"gold": 3}),
     ("solo", "start", "gold := 0;", {"gold": 0}),
     ("solo", "start", "gold := gold * 2;", OVERFLOW),

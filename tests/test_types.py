@@ -285,3 +285,12 @@ def test_a_step_is_at_least_one(tmp_path):
 def test_a_step_that_reads_a_parameter_is_at_least_one_in_every_instance(tmp_path):
     res = _check(tmp_path, HEAD + "players [1] 2\nparam Z [1] in 0..1\nvar gold [1]: 0..100 in steps of Z = 0\n")
     assert [(d.message, d.context) for d in res.diagnostics] == [("the step of gold is 0; a step must be at least 1", "Z=0")]
+
+
+def test_a_plain_number_times_a_multiple_of_the_step_is_counted_in_steps(tmp_path):
+    res = _check(tmp_path, LIFE.replace("BODY", "action hit(k: 1..3) [1] progress when life[P2] >= k * 1000 do\n"
+                                        "  life[P2] := life[P2] - k * 1000;\nend\ninvariant above [1]: life[P2] >= 6000"))
+    (f,) = [f for f in res.findings if f.kind == "invariant"]
+    assert f.replay == "confirmed" and f.trace[-1].action == "hit(k=3)"
+    assert _errors(tmp_path, "action hit(k: 1..3) [1] do life[P2] := life[P2] - k * 1500; end") == [
+        "this number is 1500, which is not a multiple of the step 1000"]

@@ -57,17 +57,55 @@ class StepsMixin:
             return T.Const(0, ERROR, x.span)
         return T.Const(v // k, ty, x.span)
 
+    def countable(self, x) -> bool:
+        """Whether a plain number can be counted in steps exactly, whatever the state: a
+        constant, a plain number times a constant (`k * 1000`: damage of k thousand), or sums,
+        differences, negations and `if`s of those. (Whether the constants are multiples of the
+        step is checked when they are counted.)"""
+        if x.type != INT:
+            return False
+        if self.constant(x):
+            return True
+        match x:
+            case T.Arith(op="+" | "-"):
+                return self.countable(x.left) and self.countable(x.right)
+            case T.Arith(op="*"):
+                return self.constant(x.left) or self.constant(x.right)
+            case T.Neg():
+                return self.countable(x.operand)
+            case T.Ite():
+                return self.countable(x.then) and self.countable(x.other)
+        return False
+
+    def in_steps(self, x, ty: Ty, what: str):
+        """A countable plain number counted in the steps of `ty` (see `countable`)."""
+        if self.constant(x):
+            return self.to_step(x, ty, what)
+        match x:
+            case T.Arith(op="+" | "-"):
+                return T.Arith(x.op, self.in_steps(x.left, ty, what), self.in_steps(x.right, ty, what), ty, x.span)
+            case T.Arith(op="*"):  # (k * c) / K is k * (c / K) when K divides c
+                if self.constant(x.right):
+                    return T.Arith("*", x.left, self.to_step(x.right, ty, what), ty, x.span)
+                return T.Arith("*", self.to_step(x.left, ty, what), x.right, ty, x.span)
+            case T.Neg():
+                return T.Neg(self.in_steps(x.operand, ty, what), ty, x.span)
+            case T.Ite():
+                return T.Ite(x.cond, self.in_steps(x.then, ty, what), self.in_steps(x.other, ty, what), ty, x.span)
+        raise AssertionError(x)
+
     def coerce_step(self, x, ty: Ty, what: str):
         """`x` where a number of type `ty` is wanted, one of them in steps."""
-        if ty.step is not None and x.type.step is None and self.constant(x):
-            return self.to_step(x, ty, what or "this number")
+        if ty.step is not None and x.type.step is None and self.countable(x):
+            return self.in_steps(x, ty, what or "this number")
         if ty.step is None:
             self.error("E013", f"{what or 'this'} must be a plain number, not a {x.type}", x.span,
                        "a number counted in steps (an abstraction) cannot count seats, turns or indexes; "
                        "compare it, add it to numbers in the same steps, or divide it by a multiple of its step")
         elif x.type.step is None:
             self.error("E013", f"{what or 'this'} must be a {ty}, not a number counted in ones", x.span,
-                       f"only constants that are multiples of {ty.step.text} can become numbers in those steps")
+                       f"only constants that are multiples of {ty.step.text}, and plain numbers times such a "
+                       f"constant (`k * {ty.step.text}`), can become numbers in those steps")
         else:
             self.error("E013", f"{what or 'this'} must be a {ty}, not a {x.type}", x.span,
                        "numbers in different steps do not mix")
@@ -81,16 +119,17 @@ class StepsMixin:
             return None
         if sa == sb:
             return a, b
-        if sa is None and self.constant(a):
-            a = self.to_step(a, b.type, "this number")
-        elif sb is None and self.constant(b):
-            b = self.to_step(b, a.type, "this number")
+        if sa is None and self.countable(a):
+            a = self.in_steps(a, b.type, "this number")
+        elif sb is None and self.countable(b):
+            b = self.in_steps(b, a.type, "this number")
         else:
             one, other = (a, b) if sa is not None else (b, a)
             self.error("E013", f"{what}: a {one.type} meets a "
                        + (f"{other.type}" if self.step_of(other) is not None else "number counted in ones"), span,
-                       "numbers counted in steps meet only numbers in the same steps and constants that are "
-                       "multiples of the step (docs/language.md, \"Large numbers\")")
+                       "numbers counted in steps meet only numbers in the same steps, constants that are "
+                       "multiples of the step and plain numbers times such a constant (docs/language.md, "
+                       "\"Large numbers\")")
             return None
         if ERROR in (a.type, b.type):
             return None
