@@ -522,28 +522,44 @@ def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
     for d in inst.model.possibles:
         seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
         part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
-        try:
-            part.check()
-            with watchdog(part):
-                verdict = z3backend.impossible(inst, d.cond, max(1, int(part.remaining() * 1000)))
-        except z3backend.Unsupported as exc:
-            verdict = ("unknown", f"not encodable: {exc}")
-        except LimitHit as exc:
-            verdict = ("unknown", str(exc))
-        if verdict and verdict[0] == "unknown":
-            res.incomplete.append(f"{inst.label}: `possible {d.name}` was not decided (Z3: {verdict[1]})")
-            continue
-        if not verdict:
-            continue
-        core = verdict[1]
-        names = sorted({w for _, w in core})
-        why = ("it is ruled out by: " + "; ".join(names)) if names else "it holds in no setup at all"
-        rules = list(d.tags) + [t for c, _ in core for t in c.tags]
-        subject = (d.name,)  # what the finding is about; the rules that rule it out are in its rules and message
-        out.append(Finding("impossible-property", f"no setup allows `{d.name}`: {why}", tuple(dict.fromkeys(rules)),
-                           (d.span,) + tuple(c.span for c, _ in core), inst.label, inst.model_name,
-                           key=f"{d.name}: {why}", subject=subject))
+        for env, shown in _possible_bindings(inst, d):
+            try:
+                part.check()
+                with watchdog(part):
+                    verdict = z3backend.impossible(inst, d.cond, max(1, int(part.remaining() * 1000)), env)
+            except z3backend.Unsupported as exc:
+                verdict = ("unknown", f"not encodable: {exc}")
+            except LimitHit as exc:
+                verdict = ("unknown", str(exc))
+            if verdict and verdict[0] == "unknown":
+                res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
+                continue
+            if not verdict:
+                continue
+            core = verdict[1]
+            names = sorted({w for _, w in core})
+            why = ("it is ruled out by: " + "; ".join(names)) if names else "it holds in no setup at all"
+            rules = list(d.tags) + [t for c, _ in core for t in c.tags]
+            # what the finding is about (and for which binding); the rules that rule it out are in its rules
+            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
+            out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown}: {why}",
+                               tuple(dict.fromkeys(rules)), (d.span,) + tuple(c.span for c, _ in core), inst.label,
+                               inst.model_name, key=f"{d.name}{shown}: {why}", subject=subject))
     return out
+
+
+def _possible_bindings(inst: Instance, d):
+    """(binder uid -> value, " (for t=A, p=A1)") for every binding of a `possible` property's
+    parameters (their domains are fixed: the resolve pass allows no state in them); one empty
+    binding for a property without parameters."""
+    if not d.params:
+        yield {}, ""
+        return
+    m = Machine(inst)
+    binders = m._binders(d.params)
+    for values in _binding_values(m, binders):
+        env = {b.uid: v for (b, _), v in zip(d.params, values)}
+        yield env, " (for " + ", ".join(f"{b.name}={inst.show(b.type, v)}" for (b, _), v in zip(d.params, values)) + ")"
 
 
 def abstraction_of(inst: Instance) -> str:
@@ -584,8 +600,10 @@ def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> 
     to Z3 and every initial state enumerated, the explored initial states are exactly the setups,
     so a `possible` holds in one of them exactly when Z3 found a setup for it. A finding Z3 made
     is confirmed (its `replay`) or the engines disagree; a `possible` Z3 satisfied but no initial
-    state satisfies is a disagreement too (a finding whose replay failed, as for traces)."""
-    if not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors:
+    state satisfies is a disagreement too (a finding whose replay failed, as for traces). With
+    no setup at all (a contradiction), nothing is asked."""
+    if (not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors
+            or not graph.init_ids or any(f.kind == "contradiction" for f in out)):
         for f in out:
             if f.kind == "impossible-property" and not f.replay:
                 f.replay = "not replayed: the explorer does not enumerate every setup here"
@@ -595,22 +613,34 @@ def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> 
     inits = [graph.values(sid) for sid in graph.init_ids]
     for d in inst.model.possibles:
         cond = ref.comp.expr(d.cond)
-        holds = False
-        for slots in inits:
-            try:
-                holds = bool(cond(ref.reader(slots)))
-            except EvalError:
-                holds = False
-            if holds:
-                break
-        mine = [f for f in out if f.kind == "impossible-property" and f.subject[:1] == (d.name,)]
-        if mine:
-            mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
-                              else "confirmed by the explorer's initial states")
-        elif not holds:
-            out.append(Finding("impossible-property", f"no setup allows `{d.name}` (the explorer)", tuple(d.tags),
-                               (d.span,), inst.label, inst.model_name, key=d.name, subject=(d.name,),
-                               replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
+        binders = ref._binders(d.params)
+        for values, (_, shown) in zip(_binding_values(ref, binders), _possible_bindings(inst, d)):
+            ref.bind(binders, values)
+            holds = False
+            for slots in inits:
+                try:
+                    holds = bool(cond(ref.reader(slots)))
+                except EvalError:
+                    holds = False
+                if holds:
+                    break
+            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
+            mine = [f for f in out if f.kind == "impossible-property" and f.subject == subject]
+            if mine:
+                mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
+                                  else "confirmed by the explorer's initial states")
+            elif not holds:
+                out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown} (the explorer)",
+                                   tuple(d.tags), (d.span,), inst.label, inst.model_name, key=d.name + shown,
+                                   subject=subject,
+                                   replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
+
+
+def _binding_values(machine: Machine, binders) -> list:
+    """Every binding of fixed domains (a `possible` property's parameters), in the order
+    `_possible_bindings` lists them."""
+    from .explicit.compile import Ctx
+    return list(machine.bindings(binders, Ctx(()))) if binders else [()]
 
 
 def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:

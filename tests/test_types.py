@@ -294,3 +294,31 @@ def test_a_plain_number_times_a_multiple_of_the_step_is_counted_in_steps(tmp_pat
     assert f.replay == "confirmed" and f.trace[-1].action == "hit(k=3)"
     assert _errors(tmp_path, "action hit(k: 1..3) [1] do life[P2] := life[P2] - k * 1500; end") == [
         "this number is 1500, which is not a multiple of the step 1000"]
+
+
+CAPTAINS = HEAD + """teams [1] A, B size 2
+choice captain(t: team) [1]: player
+constraint own_team [1]: forall t in teams: team(captain[t]) == t
+constraint first_seat [2]: forall t in teams: captain[t] == A1 or captain[t] == B1
+possible either_member(t: team, p: player) [1]: team(p) != t or captain[t] == p
+var ended [1]: bool = false
+action go [1] progress when not ended READS do ended := true; end
+outcome done [1]: finish when ended
+"""
+
+
+def test_a_possible_with_parameters_is_asked_for_every_binding(tmp_path):
+    res = _check(tmp_path, CAPTAINS.replace("READS", ""))
+    assert sorted((f.message, f.subject) for f in res.findings) == [
+        ("no setup allows `either_member` (for t=A, p=A2): it is ruled out by: `first_seat`", ("either_member", "t=A, p=A2")),
+        ("no setup allows `either_member` (for t=B, p=B2): it is ruled out by: `first_seat`", ("either_member", "t=B, p=B2"))]
+    assert len({f.fingerprint for f in res.findings}) == 2
+    explored = _check(tmp_path, CAPTAINS.replace("READS", "and team(captain[A]) == A"), "u.rw")
+    assert [f.replay for f in explored.findings] == ["confirmed by the explorer's initial states"] * 2
+    assert explored.disagreements == []
+
+
+def test_a_possibles_parameters_range_over_fixed_domains(tmp_path):
+    res = _check(tmp_path, CAPTAINS.replace("READS", "").replace("(t: team, p: player)", "(t: team, p: remaining)"))
+    (d,) = res.diagnostics
+    assert "the parameter p of `possible either_member` ranges over a domain that depends on the game" == d.message

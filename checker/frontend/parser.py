@@ -294,7 +294,9 @@ class ToIR(Transformer):
         return self._named_cond(ir.InvariantDecl, meta, c)
 
     def possible_decl(self, meta, c):
-        return self._named_cond(ir.PossibleDecl, meta, c)
+        params = next((tuple(x) for x in c[1:] if isinstance(x, list) and not isinstance(x, _Tags)), ())
+        tags, rest = self._split([x for x in c[1:] if not (isinstance(x, list) and not isinstance(x, _Tags))])
+        return ir.PossibleDecl(str(c[0]), rest[0], tags, self.sp(meta), params=params)
 
     def active_decl(self, meta, children):
         tags, rest = self._split(children[1:])

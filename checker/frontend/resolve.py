@@ -888,8 +888,16 @@ class Resolver(StepsMixin):
                            "a `lose player` rule and CANNOT_RULE a `cannot lose player` rule (or win, or team)")
                 continue
             exempt.append((rule.name, cannot.name))
-        possibles = conds(sx.PossibleDecl, setup)  # before nbinders is read: its binders count
+        possibles = []  # before nbinders is read: its binders count
+        for d in of(sx.PossibleDecl):
+            ps, scope = self.params_of(d.params, {})
+            possibles.append(T.Reachable(d.name, ps, self.cond(d.cond, scope, setup), d.tags, d.span))
         for d in possibles:  # a setup has no statuses yet: who is in the game is play, not setup
+            for b, dom in d.params:  # the bindings are fixed before any setup: players, teams, ranges, members
+                if any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
+                       for n in T.walk(dom)):
+                    self.error("E013", f"the parameter {b.name} of `possible {d.name}` ranges over a domain that "
+                               "depends on the game", b.span, "use players, teams, a range or a set of members")
             for n in T.walk(d.cond):
                 if isinstance(n, T.Call) and bi.BY_KEY[n.func].reads:
                     self.error("E013", f"`possible {d.name}` reads {bi.BY_KEY[n.func].name}, which play decides, "
@@ -914,7 +922,7 @@ class Resolver(StepsMixin):
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
-            possibles=possibles, step_checks=tuple(self.step_checks))
+            possibles=tuple(possibles), step_checks=tuple(self.step_checks))
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
         """The sizes an `expect` records must be in its kind's unit (or instances), each once;

@@ -434,11 +434,13 @@ class ReachableDecl:
 
 @dataclass(frozen=True)
 class PossibleDecl:
-    """`possible NAME [tags]: cond`: some setup allowed by every constraint satisfies cond."""
+    """`possible NAME(params) [tags]: cond`: for every binding of the parameters, some setup
+    allowed by every constraint satisfies cond."""
     name: str
     cond: Expr
     tags: tuple[str, ...]
     span: Span = _span()
+    params: tuple[Param, ...] = ()
 
 
 @dataclass(frozen=True)

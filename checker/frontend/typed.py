@@ -467,8 +467,9 @@ class Model:
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
-    # `possible` properties: some setup allowed by the constraints satisfies each (Z3 decides)
-    possibles: tuple[Condition, ...] = ()
+    # `possible` properties: for every binding of its parameters (static domains), some setup
+    # allowed by the constraints satisfies each (Z3 decides)
+    possibles: tuple[Reachable, ...] = ()
     # (constant, step, where, what): a constant counted in steps must be a multiple of the step
     # in every instance (checked before anything is explored; the step may read parameters)
     step_checks: tuple[tuple[Expr, Expr, Span, str], ...] = ()
