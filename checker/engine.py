@@ -414,8 +414,10 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
             f.replay = "not run: the run was interrupted"
         if notes.incomplete:
             o.replay_notes[j] = notes.incomplete[0]
+    under = abstraction_of(inst)
     for f in found:
         f.context = {}  # what the replay needed: big, and not part of any report
+        f.abstraction = under
     lines = o.incomplete + list(o.replay_notes.values())
     o.short_of_time = (bool(lines) and task.why.startswith("its share")
                        and not any(w in line for line in lines for w in ("memory", "state limit", "initial states)")))
@@ -436,6 +438,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
+    if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
+        out.extend(_possibles(inst, budget, res))
     machine = machine_for(inst)
     graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
     if graphs is not None:
@@ -450,6 +454,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
+    _cross_check_possibles(inst, graph, out)
     found, stopped = run_checks_within(graph, budget)
     found = _fold_into_contradiction(out, found, graph)
     if stopped:
@@ -509,6 +514,135 @@ def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding
                     tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)]
 
 
+def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
+    """Each `possible` property asked of Z3 within the contradiction check's part of the time:
+    an unsatisfiable one is an `impossible-property` finding naming the setup rules that rule it
+    out (a minimal core); "unknown" makes the instance incomplete, never clean."""
+    out: list[Finding] = []
+    for d in inst.model.possibles:
+        seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
+        part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
+        for env, shown in _possible_bindings(inst, d):
+            try:
+                part.check()
+                with watchdog(part):
+                    verdict = z3backend.impossible(inst, d.cond, max(1, int(part.remaining() * 1000)), env)
+            except z3backend.Unsupported as exc:
+                verdict = ("unknown", f"not encodable: {exc}")
+            except LimitHit as exc:
+                verdict = ("unknown", str(exc))
+            if verdict and verdict[0] == "unknown":
+                res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
+                continue
+            if not verdict:
+                continue
+            core = verdict[1]
+            names = sorted({w for _, w in core})
+            why = ("it is ruled out by: " + "; ".join(names)) if names else "it holds in no setup at all"
+            rules = list(d.tags) + [t for c, _ in core for t in c.tags]
+            # what the finding is about (and for which binding); the rules that rule it out are in its rules
+            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
+            out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown}: {why}",
+                               tuple(dict.fromkeys(rules)), (d.span,) + tuple(c.span for c, _ in core), inst.label,
+                               inst.model_name, key=f"{d.name}{shown}: {why}", subject=subject))
+    return out
+
+
+def _possible_bindings(inst: Instance, d):
+    """(binder uid -> value, " (for t=A, p=A1)") for every binding of a `possible` property's
+    parameters (their domains are fixed: the resolve pass allows no state in them); one empty
+    binding for a property without parameters."""
+    if not d.params:
+        yield {}, ""
+        return
+    m = Machine(inst)
+    binders = m._binders(d.params)
+    for values in _binding_values(m, binders):
+        env = {b.uid: v for (b, _), v in zip(d.params, values)}
+        yield env, " (for " + ", ".join(f"{b.name}={inst.show(b.type, v)}" for (b, _), v in zip(d.params, values)) + ")"
+
+
+def abstraction_of(inst: Instance) -> str:
+    """The abstractions an instance is checked under, in the spec's words with this instance's
+    numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
+    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
+    from .frontend.consts import evaluate
+    parts = []
+    for p in inst.model.params:
+        if p.abstracts is not None:
+            parts.append(f"{p.name}={inst.params.get(p.name)} for the document's {_number(evaluate(p.abstracts, inst.params))}")
+    for v in list(inst.vars) + list(inst.static_choices.values()):
+        if v.info.step is not None:
+            lo, hi = v.type.low * v.step, v.type.high * v.step
+            parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
+                         f"{v.type.low}..{v.type.high})")
+    return "; ".join(parts)
+
+
+def _merge_abstractions(a: str, b: str) -> str:
+    """The abstractions of a finding found in several instances: per declaration (the name that
+    starts each part), every distinct text in instance order, joined by " / "."""
+    parts: dict[str, list[str]] = {}
+    for text in (a, b):
+        for part in (p for group in text.split("; ") for p in group.split(" / ") if p):
+            name = part.split("=", 1)[0].split(" ", 1)[0]
+            if part not in parts.setdefault(name, []):
+                parts[name].append(part)
+    return "; ".join(" / ".join(texts) for texts in parts.values())
+
+
+def _number(n: int) -> str:
+    return f"{n:,}" if abs(n) >= 10_000 else str(n)
+
+
+def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> None:
+    """The explorer's view of each `possible` property, where it has one: with no choice left
+    to Z3 and every initial state enumerated, the explored initial states are exactly the setups,
+    so a `possible` holds in one of them exactly when Z3 found a setup for it. A finding Z3 made
+    is confirmed (its `replay`) or the engines disagree; a `possible` Z3 satisfied but no initial
+    state satisfies is a disagreement too (a finding whose replay failed, as for traces). With
+    no setup at all (a contradiction), nothing is asked."""
+    if (not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors
+            or not graph.init_ids or any(f.kind == "contradiction" for f in out)):
+        for f in out:
+            if f.kind == "impossible-property" and not f.replay:
+                f.replay = "not replayed: the explorer does not enumerate every setup here"
+        return
+    from .explicit.compile import EvalError
+    ref = Machine(inst)
+    inits = [graph.values(sid) for sid in graph.init_ids]
+    for d in inst.model.possibles:
+        cond = ref.comp.expr(d.cond)
+        binders = ref._binders(d.params)
+        for values, (_, shown) in zip(_binding_values(ref, binders), _possible_bindings(inst, d)):
+            ref.bind(binders, values)
+            holds = False
+            for slots in inits:
+                try:
+                    holds = bool(cond(ref.reader(slots)))
+                except EvalError:
+                    holds = False
+                if holds:
+                    break
+            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
+            mine = [f for f in out if f.kind == "impossible-property" and f.subject == subject]
+            if mine:
+                mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
+                                  else "confirmed by the explorer's initial states")
+            elif not holds:
+                out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown} (the explorer)",
+                                   tuple(d.tags), (d.span,), inst.label, inst.model_name, key=d.name + shown,
+                                   subject=subject,
+                                   replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
+
+
+def _binding_values(machine: Machine, binders) -> list:
+    """Every binding of fixed domains (a `possible` property's parameters), in the order
+    `_possible_bindings` lists them."""
+    from .explicit.compile import Ctx
+    return list(machine.bindings(binders, Ctx(()))) if binders else [()]
+
+
 def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
     or "FAILED: what the replay saw"."""
@@ -545,6 +679,7 @@ def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
         if key in groups:
             groups[key].instances.append(f.instance)
             groups[key].size += f.size  # a size is counted over every instance the finding occurs in
+            groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
         else:
             f.instances = [f.instance]
             groups[key] = f

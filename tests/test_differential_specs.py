@@ -15,7 +15,10 @@ and whether a state where it cannot be evaluated is reachable.
 The grammar includes min/max of values, set comprehensions and simultaneous assignments,
 triggers on outcome events and lost_now() in outcome rules and triggers, and a reading that
 replaces a labelled statement or removes an action (composition happens before either engine
-sees the model, so both must agree on the composed one).
+sees the model, so both must agree on the composed one), numbers counted in steps (`var gold:
+0..30 in steps of 10`, which the front end lowers to plain numbers, so the engines must agree on
+the lowered model), lets that name a place (`hp0_at(p) := ...`) and `possible` properties
+(Z3's verdict against the explored initial states).
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -154,7 +157,7 @@ class Writer:
                  "min2", "max2"]
         forms += ["hp"] * bool(self.of_kind("hp"))
         if not self.safe:
-            forms += ["div", "mod"] + ["slot"] * bool(self.of_kind("slot"))
+            forms += ["div", "mod"] + ["slot"] * bool(self.of_kind("slot")) + ["ratio"] * bool(self.of_kind("gold"))
         form = self.pick(forms)
         sub = lambda: self.int_(d - 1, sc, 0)  # noqa: E731
         if form in ("add", "sub"):
@@ -180,6 +183,8 @@ class Writer:
             return f"(if {self.bool_(d - 1, sc, 0)} then {sub()} else {sub()} end)"
         if form == "hp":
             return f"{self.pick(self.of_kind('hp'))}[{self.player(d - 1, sc)}]"
+        if form == "ratio":  # numbers in the same steps divide into a plain number (by zero: an error)
+            return f"({self.gold_(d - 1, sc)} / {self.pick(self.of_kind('gold') + ['10', '20'])})"
         return f"{self.pick(self.of_kind('slot'))}[{sub()}]"  # an index outside 1..2 is an error
 
     def bool_(self, d, sc, pol):
@@ -199,7 +204,11 @@ class Writer:
             leaves.append(f"in_game({self.team(0, sc)})")
         if d <= 0 or self.chance(0.3):
             return self.pick(leaves)
-        form = self.pick(["not", "and", "or", "implies", "cmp", "eq_player", "forall", "exists", "member"])
+        form = self.pick(["not", "and", "or", "implies", "cmp", "eq_player", "forall", "exists", "member"]
+                         + ["cmp_gold"] * bool(self.of_kind("gold")))
+        if form == "cmp_gold":
+            op = self.pick(["==", "!=", "<", "<=", ">", ">="])
+            return f"{self.gold_(d - 1, sc)} {op} {self.gold_(d - 1, sc)}"
         if form == "not":
             return f"not ({self.bool_(d - 1, sc, -pol)})"
         if form in ("and", "or"):
@@ -216,6 +225,38 @@ class Writer:
         b = self.binder()
         inner = {**sc, "player": sc.get("player", []) + [b]}
         return f"({form} {b} in {self.set_(d - 1, sc)}: {self.bool_(d - 1, inner, pol)})"
+
+    def gold_(self, d, sc):
+        """A number in steps of 10 (a `gold` variable's), in the document's numbers."""
+        leaves = self.of_kind("gold") + ["0", "10", "20"]
+        if d <= 0 or self.chance(0.4):
+            return self.pick(leaves)
+        form = self.pick(["add", "sub", "min2", "max2", "ite", "times", "neg", "count_of"])
+        if form == "count_of":  # a plain number times a multiple of the step
+            return f"({self.int_(d - 1, sc, 0)} * {self.pick(['10', '20'])})"
+        sub = lambda: self.gold_(d - 1, sc)  # noqa: E731
+        if form in ("add", "sub"):
+            return f"({sub()} {'+' if form == 'add' else '-'} {sub()})"
+        if form in ("min2", "max2"):
+            return f"{form[:3]}({sub()}, {sub()})"
+        if form == "ite":
+            return f"(if {self.bool_(d - 1, sc, 0)} then {sub()} else {sub()} end)"
+        if form == "neg":
+            return f"(-{self.pick(self.of_kind('gold'))})"
+        return f"({self.pick(self.of_kind('gold'))} * {self.int_(d - 1, sc, 0)})"
+
+    def setup_bool(self, d):
+        """A condition on the setup only (what a `possible` reads): variables and constants."""
+        leaves = ["true", "false"] + self.of_kind("bool")
+        leaves += [f"{v} {self.pick(['==', '<=', '>='])} {self.pick([0, 1, 2])}" for v in self.of_kind("int")]
+        leaves += [f"{v} == {self.pick(self.players)}" for v in self.of_kind("player")]
+        leaves += [f"{v} >= {self.pick(['10', '20'])}" for v in self.of_kind("gold")]
+        if d <= 0 or self.chance(0.4):
+            return self.pick(leaves)
+        form = self.pick(["and", "or", "not"])
+        if form == "not":
+            return f"not ({self.setup_bool(d - 1)})"
+        return f"({self.setup_bool(d - 1)} {form} {self.setup_bool(d - 1)})"
 
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
@@ -258,7 +299,11 @@ class Writer:
         if kind == "player":
             return f"{name} := {self.player(1, sc)};"
         if kind == "hp":
+            if self.chance(0.3):  # through the let that names the place
+                return f"{name}_at({self.player(1, sc)}) := {self.int_(1, sc, 0)};"
             return f"{name}[{self.player(1, sc)}] := {self.int_(1, sc, 0)};"
+        if kind == "gold":
+            return f"{name} := {self.gold_(2, sc)};"
         if kind == "slot":
             return f"{name}[{self.int_(1, sc, 0)}] := {self.int_(1, sc, 0)};"
         if kind == "team":
@@ -276,14 +321,15 @@ class Writer:
             "bool": lambda v: f"var {v}: bool = {self.pick(['true', 'false'])}",
             "opt": lambda v: f"var {v}: player? = {self.pick(['none'] + self.players)}",
             "player": lambda v: f"var {v}: player = {self.pick(self.players[:2] + ['any'])}",
-            "hp": lambda v: f"var {v}(p: player): 0..1 = 1",
+            "hp": lambda v: f"var {v}(p: player): 0..1 = 1\nlet {v}_at(p: player) = {v}[p]",
+            "gold": lambda v: f"var {v}: 0..30 in steps of 10 = {self.pick(['0', '10', '20', '30'])}",
             "slot": lambda v: f"var {v}(k: 1..2): 0..2 = {self.pick(['0', 'k'])}",
             "set": lambda v: f"var {v}: set player = {self.pick(['{}', '{' + self.players[0] + '}'])}",
         }
         if self.teams:
             decls["team"] = lambda v: f"var {v}: team = {self.pick(self.teams + ['any'])}"
         prefix = {"int": "cnt", "bool": "flg", "opt": "opt", "player": "who", "hp": "hp", "slot": "slot", "set": "grp",
-                  "team": "side"}
+                  "team": "side", "gold": "gold"}
         for i, kind in enumerate(self.draw(st.lists(st.sampled_from(sorted(decls)), min_size=1, max_size=3))):
             name = f"{prefix[kind]}{i}"
             line = decls[kind](name)
@@ -293,6 +339,8 @@ class Writer:
             self.vars[name] = kind
         if self.chance(0.2):
             out.append(f"init start: {self.bool_(1, {}, 0)}")
+        for i in range(self.pick([0, 0, 1, 2])):
+            out.append(f"possible pos{i}: {self.setup_bool(2)}")
         replaced, actions = None, 0
         for i in range(self.draw(st.integers(1, 4))):
             params, sc = [], {"player": []}
@@ -418,9 +466,25 @@ def compare(path):
     graph = explore(machine, Limits(max_states=20_000, max_seconds=20))
     if not graph.complete:
         return None
-    mine = explorer_view(machine, graph)
+    mine = explorer_view(machine, graph) + (explorer_possibles(machine, graph),)
     outcomes, gaps, dead = z3backend.BMC(inst).reachable_outcomes(DEPTH)
-    return mine, (outcomes, gaps, dead, z3_invariants(inst))
+    z_possibles = [(d.name, z3backend.impossible(inst, d.cond) is None) for d in inst.model.possibles]
+    return mine, (outcomes, gaps, dead, z3_invariants(inst), z_possibles)
+
+
+def explorer_possibles(machine, graph):
+    """Per `possible`: does an explored initial state satisfy it?"""
+    out = []
+    for d in machine.model.possibles:
+        f = machine.comp.expr(d.cond)
+        holds = False
+        for i in graph.init_ids:
+            try:
+                holds = holds or bool(f(machine.reader(graph.states[i])))
+            except EvalError:
+                pass
+        out.append((d.name, holds))
+    return out
 
 
 # ---------------------------------------------------------------- the tests
@@ -434,11 +498,12 @@ def test_random_specs_reach_the_same_outcomes_gaps_deadlocks_and_invariant_viola
     path.write_text(text, encoding="utf-8")
     views = compare(str(path))
     assume(views is not None)
-    (outcomes, gaps, dead, invariants), (z_outcomes, z_gaps, z_dead, z_invariants) = views
+    (outcomes, gaps, dead, invariants, possibles), (z_outcomes, z_gaps, z_dead, z_invariants, z_possibles) = views
     assert z_outcomes == outcomes
     assert z_gaps == gaps
     assert z_dead == dead
     assert z_invariants == invariants
+    assert z_possibles == possibles
 
 
 # ---------------------------------------------------------------- known disagreements
@@ -458,12 +523,12 @@ outcome second: lose player p when go and in_game(opt)
 def test_z3_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_path):
     path = tmp_path / "redundant.rw"
     path.write_text(REDUNDANT_RULE, encoding="utf-8")
-    _, (outcomes, gaps, dead, _) = compare(str(path))
+    _, (outcomes, gaps, dead, _, _) = compare(str(path))
     assert (outcomes, gaps, dead) == (set(), True, False)
 
 
 def test_the_explorer_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_path):
     path = tmp_path / "redundant.rw"
     path.write_text(REDUNDANT_RULE, encoding="utf-8")
-    (outcomes, gaps, dead, _), _ = compare(str(path))
+    (outcomes, gaps, dead, _, _), _ = compare(str(path))
     assert (outcomes, gaps, dead) == (set(), True, False)

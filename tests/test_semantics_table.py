@@ -466,6 +466,45 @@ ROWS = [
     ("solo", "start", "if x > 2 then inner: [S2] lose turn; end", {"lost": {"P1"}, "rules": {"S2"}}),
 ]
 
+# ---- lets that name a place (docs/language.md, "A let that names a variable"): an assignment to
+# `score(p)` assigns the variable the let names, its index read where the assignment stands
+MODELS["teams"] += "let score(p: player) = pts[team(p)]\nlet mine = pts[team(turn)]\n"
+ROWS += [
+    ("teams", "start", "score(turn) := score(turn) + 2;", {"pts[A]": 2}),
+    ("teams", "B1 out", "score(turn) := 0;", {"pts[B]": 0}),
+    ("teams", "B1 out", "mine := mine - 1;", {"pts[B]": 4}),
+    ("teams", "start", "score(A1), score(B1) := score(B1) + 1, score(A1) + 2;", {"pts[A]": 1, "pts[B]": 2}),
+    ("teams", "start", "turn := B1; score(turn) := 3;", {"turn": "B1", "pts[B]": 3}),
+    ("teams", "start", "score(maybe) := 1;", ERROR),
+    ("teams", "B1 out", "score(turn) := 6;", OVERFLOW),
+]
+
+# ---- numbers in steps (docs/language.md, "Large numbers"): `gold` is the document's 0..3000
+# in steps of 1000, held as 0..3; the resolve pass divides every constant that meets it by 1000,
+# so both engines read (and these rows give) the numbers in steps
+MODELS["solo"] += "var gold: 0..3000 in steps of 1000 = 2000\n"
+ROWS += [
+    ("solo", "start", "gold == 2000", True),
+    ("solo", "start", "gold > 1000 and gold < 3000", True),
+    ("solo", "start", "gold / 1000", 2),
+    ("solo", "start", "gold / 2000", 1),
+    ("solo", "start", "(gold + 1000) % 2000 == 1000", True),
+    ("solo", "start", "gold * x == 6000", True),
+    ("solo", "start", "-gold == 0 - 2000", True),
+    ("solo", "start", "max(gold, 3000) == 3000 and min(gold, 0) == 0 and abs(-gold) == 2000", True),
+    ("solo", "start", "(if flag then gold else 0 end) == 2000", True),
+    ("solo", "start", "sum(k in 1..3: gold) == 6000", True),
+    ("solo", "start", "gold / (gold - 2000)", ERROR),
+    ("solo", "start", "gold == x * 1000 - 1000", True),  # a plain number times a multiple of the step
+    ("solo", "start", "gold < (if flag then 1000 * x else 0 end)", True),
+    ("solo", "start", "gold := x * 1000;", {"gold": 3}),
+    ("solo", "mid", "gold := x * 1000;", OVERFLOW),  # x is 7
+    ("solo", "start", "gold := gold + 1000;", {"gold": 3}),
+    ("solo", "start", "gold := 0;", {"gold": 0}),
+    ("solo", "start", "gold := gold * 2;", OVERFLOW),
+    ("solo", "start", "gold := gold - 3000;", OVERFLOW),
+]
+
 
 def _params():
     out = []

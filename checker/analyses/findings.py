@@ -35,6 +35,7 @@ KINDS: dict[str, tuple[str, str]] = {
                                   "an index outside its range, none where a player is needed)"),
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
+    "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
     "expectation-unmet": ("error", "an `expect` declaration (or baseline entry) that no finding meets"),
 }
@@ -88,6 +89,9 @@ class Finding:
     fingerprint: str = ""  # set by `assign_fingerprints` once a file's findings are grouped
     changed: str = ""  # why a finding an expectation names is not the one it accepts
     reviewed: str = ""  # the note of the expectation that accepts it (cites the write-up)
+    # the abstractions of the instances it was found in (`in steps of`, `abstracts`): the
+    # writer's claims the finding rests on, e.g. "life in steps of 1,000; V=2 for the document's 11"
+    abstraction: str = ""
 
     @property
     def severity(self) -> str:

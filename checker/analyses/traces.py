@@ -37,8 +37,8 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
 
 def _itf(inst, var, value):
     k = var.type.kind
-    if k == "int":
-        return {"#bigint": str(value)}
+    if k == "int":  # a number counted in steps is shown as the document's number
+        return {"#bigint": str(value * var.step)}
     if k == "bool":
         return bool(value)
     if k == "set":

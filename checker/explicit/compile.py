@@ -524,8 +524,8 @@ class Compiler:
                 i = fi(c)
                 if not 0 <= i - base < count:
                     raise EvalError(f"index {i} of {name} is outside its range", span)
-                if not vt.contains(v, n, nt):
-                    raise Overflow(f"{name}[{keys[i - base]}]", v, span)
+                if not vt.contains(v, n, nt):  # the value the document would see (`in steps of`)
+                    raise Overflow(f"{name}[{keys[i - base]}]", v * var.step if var.step != 1 else v, span)
                 c.vals[off + i] = v
             return assign_at
         off = var.offset
@@ -533,7 +533,7 @@ class Compiler:
         def assign(c):
             v = g(c)
             if not vt.contains(v, n, nt):
-                raise Overflow(name, v, span)
+                raise Overflow(name, v * var.step if var.step != 1 else v, span)
             c.vals[off] = v
         return assign
 

@@ -87,7 +87,7 @@ class CompiledMachine(Machine):
         def _overflow(site, k, v):
             var, span = names[site]
             key = var.name if k < 0 or not var.indexed else f"{var.name}[{var.index_keys(inst)[k]}]"
-            raise Overflow(key, v, span)
+            raise Overflow(key, v * var.step if var.step != 1 else v, span)  # the value the document would see (`in steps of`)
 
         def _arg(pairs, sign, empty_ok, sid):
             best = best_of(pairs, sign)

@@ -83,6 +83,7 @@ class Var:
     offset: int
     count: int  # 1 for scalars, else one slot per index value
     index_type: VarType | None = None  # player, team, an integer range or an enumeration
+    step: int = 1  # `in steps of K`: a stored value v stands for the document's number v * K
 
     @property
     def name(self) -> str:
@@ -350,6 +351,11 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
     out_vars: list[Var] = []
     offset = 0
     for v in model.vars:
+        step = evaluate(v.step, params, sizes) if v.step is not None else 1
+        if step < 1:  # before the bounds, which are counted in steps
+            fail("E015", f"the step of {v.name} is {step}; a step must be at least 1", v.step.span)
+            ok = False
+            continue
         vt = inst.var_type(v.type)
         if v.low is not None:
             vt = _int_range(v.low, v.high, params, sizes, "range", fail)
@@ -373,13 +379,19 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
                  "widen the type's range or fix the initial value")
             ok = False
             continue
-        var = Var(v, vt, offset, slots, index_type)
+        var = Var(v, vt, offset, slots, index_type, step)
         if v.static:
             inst.static_choices[v.name] = var
             continue
         out_vars.append(var)
         offset += slots
     inst.vars = tuple(out_vars)
+    for value, step, span, what in model.step_checks:  # constants counted in steps (an abstraction)
+        v, k = evaluate(value, params, sizes), evaluate(step, params, sizes)
+        if k >= 1 and v % k:
+            fail("E015", f"{what} is {v}, which is not a multiple of the step {k}", span,
+                 "numbers counted in steps only take multiples of the step (docs/language.md, \"Large numbers\")")
+            ok = False
     return inst if ok else None
 
 

@@ -177,7 +177,14 @@ class ToIR(Transformer):
     # --- parameters, players
     def param_decl(self, meta, children):
         tags, rest = self._split(children[1:])
-        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta))
+        abstracts = next((c[1] for c in rest[1:] if isinstance(c, tuple) and c[:1] == ("abstracts",)), None)
+        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta), abstracts=abstracts)
+
+    def param_abstracts(self, meta, children):
+        return ("abstracts", children[0])
+
+    def in_steps(self, meta, children):
+        return ("step", children[0])
 
     def range_lit(self, meta, children):
         return ir.RangeDomain(children[0], children[1], self.sp(meta))
@@ -232,11 +239,14 @@ class ToIR(Transformer):
         typ = None
         init: object = ir.Num(0)
         has_init = False
+        step = None
         for c in children[1:]:
             if isinstance(c, _Tags):
                 tags = tuple(c)
             elif isinstance(c, tuple) and len(c) == 2 and c[0] == "index":
                 index = c[1]
+            elif isinstance(c, tuple) and len(c) == 2 and c[0] == "step":
+                step = c[1]
             elif typ is None and isinstance(c, (ir.TBool, ir.TRange, ir.TPlayer, ir.TTeam, ir.TSet, ir.TEnum)):
                 typ = c
             elif c is not None:
@@ -248,7 +258,7 @@ class ToIR(Transformer):
             init_expr = _default_init(typ, self.sp(meta))
         else:
             init_expr = None if init == "any" else init
-        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta))
+        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step)
 
     def var_decl(self, meta, children):
         return self._var(meta, children, False)
@@ -320,6 +330,11 @@ class ToIR(Transformer):
     def invariant_decl(self, meta, c):
         return self._named_cond(ir.InvariantDecl, meta, c)
 
+    def possible_decl(self, meta, c):
+        params = next((tuple(x) for x in c[1:] if isinstance(x, list) and not isinstance(x, _Tags)), ())
+        tags, rest = self._split([x for x in c[1:] if not (isinstance(x, list) and not isinstance(x, _Tags))])
+        return ir.PossibleDecl(str(c[0]), rest[0], tags, self.sp(meta), params=params)
+
     def active_decl(self, meta, children):
         tags, rest = self._split(children[1:])
         return ir.ActiveDecl(str(children[0]), rest[0], tags, self.sp(meta))
@@ -388,13 +403,20 @@ class ToIR(Transformer):
         values = tuple(c for c in children if not (isinstance(c, tuple) and c and c[0] == "place"))
         if len(places) == 1 and len(values) == 1:
             _, name, index, _ = places[0]
+            if isinstance(index, list):  # a let place `score(p)`
+                return ir.Assign(name, None, values[0], (), self.sp(meta), args=tuple(index))
             return ir.Assign(name, index, values[0], (), self.sp(meta))
-        targets = tuple(ir.Name(name, span) if index is None else ir.Index(name, index, span)
+        targets = tuple(ir.Call(name, tuple(index), span) if isinstance(index, list)
+                        else ir.Name(name, span) if index is None else ir.Index(name, index, span)
                         for _, name, index, span in places)
         return ir.MultiAssign(targets, values, (), self.sp(meta))
 
     def place(self, meta, children):
         return ("place", str(children[0]), children[1] if len(children) > 1 else None, self.sp(meta))
+
+    def let_place(self, meta, children):
+        # the arguments travel as a list, which tells a let place from `x[i]` (one expression)
+        return ("place", str(children[0]), list(children[1:]), self.sp(meta))
 
     def if_stmt(self, meta, children):
         cond = children[0]

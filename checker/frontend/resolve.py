@@ -20,7 +20,8 @@ from . import typed as T
 from .compose import compose
 from .diagnostics import Diagnostic
 from .grammar import keywords
-from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Ty, accepts, enum, join, set_of
+from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Step, Ty, accepts, enum, join, set_of
+from .steps import StepsMixin, const_text
 
 MAX_LET_NESTING = 32  # lets expanded inside each other (each level is a level of every engine's recursion)
 MAX_EXPANDED_DEPTH = 160  # levels of one expression with its lets expanded (every engine recurses per level)
@@ -65,7 +66,7 @@ def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[
 
 # ---------------------------------------------------------------- the resolver
 
-class Resolver:
+class Resolver(StepsMixin):
     def __init__(self, spec, fmt, reading, decls, kinds, measures=None):
         self.spec, self.fmt, self.reading, self.decls, self.kinds = spec, fmt, reading, decls, kinds
         self.measures = measures or {}
@@ -86,6 +87,7 @@ class Resolver:
         self.var_order: dict[str, int] = {}
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
+        self.step_checks: list[tuple] = []  # constants counted in steps, checked per instance
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
@@ -327,6 +329,8 @@ class Resolver:
     def coerce(self, x, ty: Ty, what: str):
         if x.type == ERROR or ty == ERROR:
             return x
+        if ty.kind == "int" and x.type.kind == "int" and ty.step != x.type.step:
+            return self.coerce_step(x, ty, what)
         ok = accepts(ty, x.type)
         if ok == "":
             return x if x.type.kind != "none" else T.Const(-1, Ty(ty.kind, optional=True), x.span)
@@ -345,7 +349,10 @@ class Resolver:
         if e.op == "not":
             x = self.want(self.ex(e.operand, scope, ctx, -pol), BOOL)
             return T.Not(x, BOOL, e.span)
-        x = self.want(self.ex(e.operand, scope, ctx, 0), INT)
+        x = self.ex(e.operand, scope, ctx, 0)
+        if self.step_of(x) is not None:  # minus a number in steps is in the same steps
+            return T.Neg(x, x.type, e.span)
+        x = self.want(x, INT)
         return T.Neg(x, INT, e.span)
 
     def x_Binary(self, e, scope, ctx, pol):
@@ -366,6 +373,8 @@ class Resolver:
                 self.error("E013", f"a {a.type} cannot be a member of a {b.type}", e.span)
                 return T.Const(0, ERROR, e.span)
             return T.Member(a, b, op == "notin", BOOL, e.span)
+        if self.step_of(a) is not None or self.step_of(b) is not None:
+            return self.stepped_binary(op, a, b, e.span)
         if op in ("==", "!="):
             if join(a.type, b.type) is None:
                 self.error("E013", f"cannot compare a {a.type} with a {b.type}", e.span)
@@ -383,6 +392,11 @@ class Resolver:
         b = self.ex(e.other, scope, ctx, pol)
         if ERROR in (a.type, b.type):
             return T.Const(0, ERROR, e.span)
+        if self.step_of(a) is not None or self.step_of(b) is not None:
+            pair = self.same_steps(a, b, e.span, "the branches of this `if`")
+            if pair is None:
+                return T.Const(0, ERROR, e.span)
+            a, b = pair
         ty = join(a.type, b.type)
         if ty is None:
             self.error("E013", f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
@@ -447,7 +461,11 @@ class Resolver:
     def x_Aggregate(self, e, scope, ctx, pol):
         dom, et = self.domain(e.domain, scope, ctx)
         b = self.binder(e.var, et, e.span, scope)
-        body = self.want(self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0), BOOL if e.kind == "count" else INT)
+        raw = self.ex(e.body, {**scope, e.var: ("binder", b)}, ctx, 0)
+        if e.kind != "count" and self.step_of(raw) is not None:  # sum, min, max of numbers in steps
+            return T.Aggregate(e.kind, b, dom, raw, (OPT_PLAYER if et.kind == "player" else et)
+                               if e.kind in ("argmin", "argmax") else raw.type, e.span)
+        body = self.want(raw, BOOL if e.kind == "count" else INT)
         if e.kind in ("argmin", "argmax"):
             # the element itself; of no players it is none, of no other values an evaluation error
             ty = OPT_PLAYER if et.kind == "player" else et
@@ -479,6 +497,8 @@ class Resolver:
         args = [self.ex(a, scope, ctx, 0) for a in e.args]
         if any(a.type == ERROR for a in args):
             return T.Const(0, ERROR, e.span)
+        if name in ("min", "max", "abs") and any(self.step_of(a) is not None for a in args):
+            return self.stepped_call(name, args, e.span)
         entry = _pick(entries, args)
         if entry is None:
             arity = {len(b.params) for b in entries}
@@ -681,7 +701,7 @@ class Resolver:
             return T.Block((), rid, s.span)
         seen: dict = {}
         for p in s.places:
-            key = (p.name, getattr(p, "index", None))
+            key = (_place_name(p), getattr(p, "index", None), getattr(p, "args", None))
             if key in seen:
                 self.error("E012", f"{_place_text(p)} is assigned twice in one statement", p.span,
                            "a simultaneous assignment writes each place once")
@@ -689,37 +709,104 @@ class Resolver:
             seen[key] = p
         lets, writes = [], []
         for p, v in zip(s.places, s.values):
-            one = self.assign(sx.Assign(p.name, getattr(p, "index", None), v, (), p.span), scope, ctx, None)
-            vb = self.fresh(p.name + "'", one.value.type, v.span)
+            one = self.assign(sx.Assign(_place_name(p), getattr(p, "index", None), v, (), p.span,
+                                        args=p.args if isinstance(p, sx.Call) else None), scope, ctx, None)
+            vb = self.fresh(one.var + "'", one.value.type, v.span)
             lets.append(T.LetStmt(vb, one.value, None, v.span))
             index = None
             if one.index is not None:
-                kb = self.fresh(p.name + "'index", one.index.type, p.span)
+                kb = self.fresh(one.var + "'index", one.index.type, p.span)
                 lets.append(T.LetStmt(kb, one.index, None, p.span))
                 index = T.BinderRef(kb.uid, kb.name, kb.type, p.span)
             writes.append(T.Assign(one.var, index, T.BinderRef(vb.uid, vb.name, vb.type, v.span), None, p.span))
         return T.Block(tuple(lets + writes), rid, s.span)
 
     def assign(self, s, scope, ctx, rid):
-        d = self.var_decls.get(s.target)
-        if d is None:
-            self.undefined(s.target, s.span, scope)
+        target, index_sx, index_scope = s.target, s.index, scope
+        if s.target in self.var_decls and s.args is not None:
+            self.error("E012", f"{s.target} is a variable; assign it as {s.target}[...]" if self.var_decls[s.target].index
+                       else f"{s.target} is a variable; assign it as {s.target}", s.span)
             return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+        if s.target not in self.var_decls and (s.args is not None or s.target in self.lets):
+            place = self.let_place(s, scope, ctx)  # `score(p) := e`: the variable the let names
+            if place is None:
+                return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+            target, index_sx, index_scope = place
+        d = self.var_decls.get(target)
+        if d is None:
+            self.undefined(target, s.span, scope)
+            return T.Assign(target, None, T.Const(0, ERROR, s.span), rid, s.span)
         if d.is_choice:
-            self.error("E013", f"{s.target} is a choice made before play and never changes", s.span,
+            self.error("E013", f"{target} is a choice made before play and never changes", s.span,
                        "declare it with `var` if the game changes it")
-        ty = self.var_types.get(s.target, ERROR)
-        value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {s.target}")
+        ty = self.var_types.get(target, ERROR)
+        value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {target}")
         index = None
         if d.index is not None:
-            if s.index is None:
-                self.error("E012", f"{s.target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
-                           f"assign {s.target}[...]", s.span)
+            if index_sx is None:
+                self.error("E012", f"{target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
+                           f"assign {target}[...]", s.span)
             else:
-                index = self.coerce(self.ex(s.index, scope, ctx, 0), self.index_type(d), f"the index of {s.target}")
-        elif s.index is not None:
-            self.error("E012", f"{s.target} is a single value; assign it without [...]", s.span)
-        return T.Assign(s.target, index, value, rid, s.span)
+                index = self.coerce(self.ex(index_sx, index_scope, ctx, 0), self.index_type(d), f"the index of {target}")
+        elif index_sx is not None:
+            self.error("E012", f"{target} is a single value; assign it without [...]", s.span)
+        return T.Assign(target, index, value, rid, s.span)
+
+    # ------------------------------------------------------------ lets that name a place
+    def let_place(self, s, scope, ctx):
+        """The variable, index (syntax) and the scope that index is read in, for an assignment
+        to a let: `let score(p: player) = points[team(p)]` makes `score(turn) := ...` assign
+        `points[team(turn)]`. The let's parameters are bound to the arguments where the
+        assignment stands, as wherever a let is read; a let whose value is another such let is
+        followed. None (and an error) when the let does not name a variable."""
+        name, index, args, where, seen = s.target, s.index, s.args, scope, []
+        while name not in self.var_decls or name in where:
+            let = self.lets.get(name) if name not in where else None
+            if let is None and name not in where and not seen:
+                self.undefined(name, s.span, scope)
+                return None
+            if let is None:
+                self.error("E012", f"{s.target} does not name a variable, so it cannot be assigned", s.span,
+                           "a let names a place when its value is a variable `x`, an indexed variable `x[e]` "
+                           "or another such let")
+                return None
+            if index is not None:
+                self.error("E012", f"{name} is a let; assign it as {name}(...), the way it is read", s.span)
+                return None
+            if name in seen:
+                self.error("E012", f"{name} calls itself; lets may not be recursive", s.span)
+                return None
+            seen.append(name)
+            given = tuple(args or ())
+            if len(let.params) != len(given):
+                self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(given)}", s.span)
+                return None
+            inner = {}
+            for prm, a in zip(let.params, given):
+                value = self.peek(a, where, ctx)
+                _, et = self.domain(prm.domain, {}, Ctx())
+                if ERROR not in (et, value.type) and accepts(et, value.type) == "no":
+                    self.error("E013", f"argument {prm.name} of {name} must be a {et}, not a {value.type}", a.span)
+                    return None
+                inner[prm.name] = ("arg", a, where)
+            body = let.body
+            if isinstance(body, sx.Name):
+                name, index, args = body.name, None, None
+            elif isinstance(body, sx.Index):
+                name, index, args = body.name, body.index, None
+            elif isinstance(body, sx.Call) and body.func in self.lets:
+                name, index, args = body.func, None, body.args
+            else:
+                self.error("E012", f"{s.target} is a let whose value is not a variable, so it cannot be assigned",
+                           s.span, f"its value is computed (at {body.span}); a let names a place when its value is "
+                           "a variable `x`, an indexed variable `x[e]` or another such let")
+                return None
+            where = inner
+        if args is not None:
+            self.error("E012", f"{name} is a variable; assign it as {name}[...]" if self.var_decls[name].index
+                       else f"{name} is a variable; assign it as {name}", s.span)
+            return None
+        return name, index, where
 
     # ------------------------------------------------------------ declarations
     def const(self, e, what="sizes"):
@@ -737,7 +824,8 @@ class Resolver:
                 vals, is_range = (self.const(d.values.low, "params"), self.const(d.values.high, "params")), True
             else:
                 vals, is_range = tuple(self.const(x, "params") for x in d.values.expr.items), False
-            params.append(T.ParamInfo(d.name, vals, is_range, d.tags, d.span))
+            abstracts = self.const(d.abstracts, "params") if d.abstracts is not None else None
+            params.append(T.ParamInfo(d.name, vals, is_range, d.tags, d.span, abstracts=abstracts))
         players_d = of(sx.PlayersDecl)
         if not players_d and self.teams_decl is None:
             self.error("E016", "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
@@ -791,6 +879,22 @@ class Resolver:
                            "a `lose player` rule and CANNOT_RULE a `cannot lose player` rule (or win, or team)")
                 continue
             exempt.append((rule.name, cannot.name))
+        possibles = []  # before nbinders is read: its binders count
+        for d in of(sx.PossibleDecl):
+            ps, scope = self.params_of(d.params, {})
+            possibles.append(T.Reachable(d.name, ps, self.cond(d.cond, scope, setup), d.tags, d.span))
+        for d in possibles:  # a setup has no statuses yet: who is in the game is play, not setup
+            for b, dom in d.params:  # the bindings are fixed before any setup: players, teams, ranges, members
+                if any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
+                       for n in T.walk(dom)):
+                    self.error("E013", f"the parameter {b.name} of `possible {d.name}` ranges over a domain that "
+                               "depends on the game", b.span, "use players, teams, a range or a set of members")
+            for n in T.walk(d.cond):
+                if isinstance(n, T.Call) and bi.BY_KEY[n.func].reads:
+                    self.error("E013", f"`possible {d.name}` reads {bi.BY_KEY[n.func].name}, which play decides, "
+                               "not the setup", n.span, "a `possible` property reads what constraints read: "
+                               "choices, parameters and the initial values of variables")
+                    break
         seating = self.seating
         triggers = self.triggers(of(sx.TriggerDecl))  # before the model takes the rules: triggers are rules
         return T.Model(
@@ -810,7 +914,8 @@ class Resolver:
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)),
             triggers=triggers,
-            names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
+            names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
+            possibles=tuple(possibles), step_checks=tuple(self.step_checks))
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
         """The sizes an `expect` records must be in its kind's unit (or instances), each once;
@@ -830,6 +935,17 @@ class Resolver:
 
     def type_of(self, d: sx.VarDecl) -> Ty:
         t = d.type
+        if d.step is not None:
+            if not isinstance(t, sx.TRange):
+                self.error("E013", f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
+                           "`in steps of K` follows a range: `var life(p: player): 0..8000 in steps of 1000 = 8000`")
+            else:
+                step = Step(self.const(d.step), const_text(d.step))
+                if isinstance(step.value, T.Const) and step.value.type == INT and step.value.value < 1:
+                    self.error("E013", f"the step of {d.name} is {step.value.value}; a step must be at least 1",
+                               d.step.span, "count in steps of 1 or more: `in steps of 1000`")
+                    return ERROR
+                return Ty("int", step=step)
         if isinstance(t, sx.TBool):
             return BOOL
         if isinstance(t, sx.TRange):
@@ -852,6 +968,9 @@ class Resolver:
         low = high = None
         if isinstance(d.type, sx.TRange):
             low, high = self.const(d.type.low), self.const(d.type.high)
+            if ty.kind == "int" and ty.step is not None:  # the checked range: the bounds counted in steps
+                low = self.to_step(low, ty, f"the low end of {d.name}'s range")
+                high = self.to_step(high, ty, f"the high end of {d.name}'s range")
         index = None
         scope = {}
         if d.index is not None:
@@ -874,7 +993,8 @@ class Resolver:
             value = self.ex(d.init, scope, Ctx(init_of=self.var_order[d.name], play=False), 0)
             init = self.coerce(value, ty, f"the initial value of {d.name}")
         static = d.is_choice and d.name not in self.dynamic
-        return T.VarInfo(d.name, ty, low, high, index, init, d.tags, d.is_choice, static, d.span)
+        return T.VarInfo(d.name, ty, low, high, index, init, d.tags, d.is_choice, static, d.span,
+                         step=ty.step.value if ty.kind == "int" and ty.step is not None else None)
 
     def params_of(self, params, scope):
         out = []
@@ -941,7 +1061,12 @@ STEP_ONLY = ("lost_now_player", "lost_now_team")  # built-ins that read the step
 
 
 def _place_text(p) -> str:
-    return p.name + ("[...]" if isinstance(p, sx.Index) else "")
+    return _place_name(p) + ("[...]" if isinstance(p, sx.Index) else "(...)" if isinstance(p, sx.Call) else "")
+
+
+def _place_name(p) -> str:
+    """The name a place of a simultaneous assignment starts with (a variable, or a let: `score(p)`)."""
+    return p.func if isinstance(p, sx.Call) else p.name
 
 
 def _pick(entries, args):
@@ -984,6 +1109,9 @@ def _dynamic_names(decls, lets) -> set[str]:
         for n in sx.walk(node):
             if isinstance(n, sx.Assign):
                 found.add(n.target)
+                if n.target in lets and n.target not in seen_lets:  # a let place: the variable it names
+                    seen_lets.add(n.target)
+                    todo.append(lets[n.target].body)
             name = n.name if isinstance(n, (sx.Name, sx.Index)) else n.func if isinstance(n, sx.Call) else None
             if name is None:
                 continue

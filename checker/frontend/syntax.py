@@ -196,6 +196,8 @@ class Assign:
     value: Expr
     tags: tuple[str, ...] = ()
     span: Span = _span()
+    # `score(p) := e`: the target is a let of these arguments that names a variable (a place)
+    args: tuple[Expr, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,7 @@ class ParamDecl:
     values: Domain  # RangeDomain or SetDomain(SetLit)
     tags: tuple[str, ...]
     span: Span = _span()
+    abstracts: Expr | None = None  # `abstracts 11`: the document's number these values stand for
 
 
 @dataclass(frozen=True)
@@ -313,6 +316,7 @@ class VarDecl:
     tags: tuple[str, ...]
     is_choice: bool = False  # a static choice (setup, deck contents): never changes
     span: Span = _span()
+    step: Expr | None = None  # `in steps of K`: only the multiples of K are checked (an abstraction)
 
 
 @dataclass(frozen=True)
@@ -444,6 +448,17 @@ class ReachableDecl:
 
 
 @dataclass(frozen=True)
+class PossibleDecl:
+    """`possible NAME(params) [tags]: cond`: for every binding of the parameters, some setup
+    allowed by every constraint satisfies cond."""
+    name: str
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+    params: tuple[Param, ...] = ()
+
+
+@dataclass(frozen=True)
 class ExpectDecl:
     """A reviewed finding: its kind and, each optional, the exact set of rules it cites (`tags`),
     the declarations it is about (`subject`), its largest accepted size per unit (`measures`:
@@ -486,7 +501,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl]
 
 
 @dataclass(frozen=True)
@@ -566,7 +581,7 @@ Decl = Union[Decl, AmbiguityDecl, ReplaceDecl, RemoveDecl]  # noqa: F811 (the co
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
         return type(d).__name__

@@ -366,6 +366,8 @@ class VarInfo:
     is_choice: bool
     static: bool  # a choice only constraints read: Z3 decides it, the explorer never enumerates it
     span: Span = _span()
+    # `in steps of K`: the typed constant K; low, high and every value are then counted in steps
+    step: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -442,6 +444,7 @@ class ParamInfo:
     is_range: bool
     tags: tuple[str, ...]
     span: Span = _span()
+    abstracts: Expr | None = None  # `abstracts 11`: the document's number the values stand for
 
 
 @dataclass(frozen=True)
@@ -481,6 +484,12 @@ class Model:
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
     triggers: tuple[Trigger, ...] = ()  # in the order written: the order they run for one event
+    # `possible` properties: for every binding of its parameters (static domains), some setup
+    # allowed by the constraints satisfies each (Z3 decides)
+    possibles: tuple[Reachable, ...] = ()
+    # (constant, step, where, what): a constant counted in steps must be a multiple of the step
+    # in every instance (checked before anything is explored; the step may read parameters)
+    step_checks: tuple[tuple[Expr, Expr, Span, str], ...] = ()
 
     @property
     def has_teams(self) -> bool:

@@ -5,7 +5,16 @@ range are expressions the instance evaluates (`checker.frontend.instances`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Step:
+    """`in steps of K` (docs/language.md, "Large numbers"): numbers the model counts in steps of
+    K. `value` is K as a typed constant expression (steps written alike are the same step);
+    `text` is how the spec wrote it, for messages."""
+    value: object
+    text: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -14,8 +23,11 @@ class Ty:
     optional: bool = False  # `player?`: a player or none
     members: tuple[str, ...] = ()  # enum members, in declaration order
     elem: Ty | None = None  # the element type of a set
+    step: Step | None = None  # an int counted in steps of K (the engines read it in steps)
 
     def __str__(self) -> str:
+        if self.kind == "int" and self.step is not None:
+            return f"number in steps of {self.step.text}"
         if self.kind in ("player", "team") and self.optional:
             return f"{self.kind} or none"
         if self.kind == "enum":

@@ -122,6 +122,8 @@ def _finding(i: int, f: Finding, quotes: dict, cited: dict) -> str:
         out.append(f"<p>at <code>{esc(span)}</code></p>")
     if f.detail:
         out.append(f"<p>{esc(f.detail)}</p>")
+    if f.abstraction:
+        out.append(f"<p>Under the abstraction (the spec's claim, not proven): {esc(f.abstraction)}</p>")
     if f.trace:
         out.append(f"<p>counterexample: {len(f.trace)} steps; Z3 replay: {esc(f.replay or 'not run')}</p>")
         out.append(f'<div class="scroll">{path_svg(f, f"arrow-{i}")}</div>')

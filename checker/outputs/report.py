@@ -87,6 +87,8 @@ def _block(f: Finding) -> list[str]:
             out.extend("    " + line for line in block.splitlines())
     if f.detail:
         out.append(f"  {f.detail}")
+    if f.abstraction:
+        out.append(f"  under the abstraction (the spec's claim, not proven): {f.abstraction}")
     if f.trace:
         out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
         out.append(narrative(f))
@@ -203,6 +205,7 @@ def finding_json(f: Finding) -> dict:
         "reviewed": f.reviewed if f.expected else None,
         "changed": f.changed or None,
         "detail": f.detail,
+        "abstraction": f.abstraction or None,
         "replay": f.replay,
         "trace": to_itf(f) if f.trace else None,
         "narrative": narrative(f) if f.trace else None,
@@ -348,6 +351,8 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
             text += f". {f.detail}"
         if f.changed:
             text += f". {f.changed}"
+        if f.abstraction:
+            text += f". Under the abstraction: {f.abstraction}"
         r = {"ruleId": f.kind, "ruleIndex": index[f.kind], "level": _LEVELS[f.severity], "message": {"text": text},
              "locations": locations, "partialFingerprints": {"rulewright/v1": f.fingerprint},
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
@@ -355,6 +360,8 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
                             "instances": f.instances or [f.instance], "status": status(f), "replay": f.replay}}
         if f.kind in MEASURES:
             r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
+        if f.abstraction:
+            r["properties"]["abstraction"] = f.abstraction
         if f.expected:
             r["suppressions"] = [{"kind": "external" if f.reviewed.startswith("accepted in the baseline") else "inSource", "state": "accepted",
                                   "justification": f.reviewed or "accepted by an expect or a baseline entry"}]

@@ -1132,6 +1132,19 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     """None if setup and constraints are satisfiable; else ("unsat", [(declaration, what)] in a
     minimal core) or ("unknown", reason). `timeout_ms` bounds the whole check, core shrinking
     included: each solver call gets what is left of it."""
+    return _setup_core(inst, None, timeout_ms)
+
+
+def impossible(inst: Instance, cond, timeout_ms: int = 10_000, env: dict | None = None):
+    """A `possible` property: None if some setup that satisfies every type, initial value, init
+    and constraint also satisfies `cond`; else ("unsat", [(declaration, what)]: a minimal set of
+    setup rules that rule `cond` out) or ("unknown", reason). `cond` itself is always asserted,
+    never part of the core (it is what is being asked about). `env` binds the property's
+    parameters (binder uid -> value)."""
+    return _setup_core(inst, cond, timeout_ms, env or {})
+
+
+def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = None):
     deadline = time.monotonic() + timeout_ms / 1000
 
     def left() -> int:
@@ -1170,6 +1183,9 @@ def contradiction(inst: Instance, timeout_ms: int = 10_000):
     for d in model.inits + model.constraints:
         value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
         track(d, z3.And(z3.Not(err), value), f"`{d.name}`")
+    if asked is not None:  # a `possible` property: asked of every setup, never in a core
+        value, err = enc.checked(lambda: enc.expr(asked, st, bound or {}))
+        s.add(z3.Not(err), value)
     s.set(timeout=left())
     r = s.check(*labels)
     if r == z3.sat:
