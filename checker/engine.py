@@ -224,6 +224,9 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
     def done(k: int, outcome: Outcome) -> None:
         outcomes[k] = outcome
 
+    # a worker forked from this process (checker.runner) finds the files parsed here already
+    seeded = {(plan.spec.path, str(plan.root), cwd): (digests[id(plan)], plan.instances) for plan in plans}
+    _plans.update(seeded)
     try:
         runner.run([inst.label for _, _, inst in chosen], make_task, run_here, run_task, done,
                    missed.__setitem__, limits, jobs=jobs if graphs is None else 1,
@@ -231,6 +234,9 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI: report what was finished
         res.interrupted = (f"the run was interrupted after {len(outcomes)} of {len(chosen)} instance(s); "
                            "the findings of the others are missing")
+    finally:
+        for key in seeded:
+            _plans.pop(key, None)
     res.checked = len(outcomes)
     for plan in plans:
         mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
