@@ -38,6 +38,10 @@ class CompiledMachine(Machine):
         # statuses and facts alone, and far fewer resolutions are computed
         conds = [r.cond for r in inst.model.outcomes] + [d.cond for d in inst.model.ends]
         self._outcomes_read_vars = any(isinstance(n, T.VarRef) for c in conds for n in T.walk(c))
+        # and where they do, on the variables they read alone: a step that changes only others
+        # (a life total no rule reads) finds the resolution of an earlier one
+        read = {n.name for c in conds for n in T.walk(c) if isinstance(n, T.VarRef)}
+        self._outcome_entries = [f.entry for f in self.fields if f.var.name in read]
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
         sources.append(self._unpack_source())
         sources.append(self._pack_source())
@@ -212,13 +216,14 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), str(exc), exc.span, 'evaluation-error', 'body'))",
                   f"{pad}{PAD}continue"]
         post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
+        seen = "".join(gen.written.get(f"x{e}", f"x{e}") + ", " for e in self._outcome_entries)
         gen.written = {}
         post_t = f"({post},)" if self.fields else "()"
         lines += [f"{pad}vals = {post_t}",
-                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw, fin)",
+                  f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
                   f"{pad}done = RESOLVED.get(key)",
                   f"{pad}if done is None:",
-                  f"{pad}{PAD}done = resolve(key, hits)",
+                  f"{pad}{PAD}done = resolve(key, hits, vals)",
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
                   f"{pad}{PAD}{PAD}continue",
@@ -269,9 +274,9 @@ class CompiledMachine(Machine):
             fn(state, steps, check)
         return steps
 
-    def _resolve_packed(self, key, hits):
-        vals, out, tout, lp, lt, wp, wt, draw, fin = key
-        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if vals else [], out, tout)
+    def _resolve_packed(self, key, hits, vals):
+        seen, out, tout, lp, lt, wp, wt, draw, fin = key
+        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
         c.hits = list(hits)
         before = len(c.hits)
