@@ -23,6 +23,9 @@ from .findings import Finding, TraceStep
 from .traces import build_trace, preferred_parents
 
 
+READERS = 200_000  # states whose reading context Explored.is_active keeps
+
+
 @dataclass
 class Explored:
     graph: Graph
@@ -67,6 +70,80 @@ class Explored:
         return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
                        trace, loop_start, detail=detail, key=key or message, subject=tuple(subject), size=size)
 
+    def is_active(self, sid: int, p: int) -> bool:
+        """`machine.is_active` of state `sid`, remembered: starvation, never-active and the
+        complete plays ask it of the same states for every player. Evaluated lazily, in the
+        order each check asks, so a condition that fails fails where it did."""
+        m = self.machine
+        if m.active is None:
+            return False
+        known = self._active.get(p)
+        if known is None:
+            known = self._active[p] = bytearray(len(self.graph.states))  # 0 unknown, 1 no, 2 yes
+        got = known[sid]
+        if not got:
+            # the checks ask player by player, state after state: a packed state is unpacked
+            # once, not once per player (up to READERS states are kept)
+            reader = self._readers.get(sid)
+            if reader is None:
+                reader = m.reader(self.graph.states[sid])
+                if len(self._readers) < READERS:
+                    self._readers[sid] = reader
+            got = known[sid] = 2 if m.active_in(reader, p) else 1
+        return got == 2
+
+    @cached_property
+    def _active(self) -> dict:
+        return {}
+
+    @cached_property
+    def _readers(self) -> dict:
+        return {}
+
+    @cached_property
+    def _by_src(self) -> tuple[list, list | None]:
+        """(offsets, order): the edges leaving state s are the graph's edges order[i] for i in
+        offsets[s]..offsets[s + 1] - 1, in the graph's order (order None: the search appended
+        them state after state, as it does, so edge i is order[i])."""
+        g = self.graph
+        n = len(g.states)
+        off = [0] * (n + 1)
+        ordered, prev = True, -1
+        for s in g.edges.src:
+            off[s + 1] += 1
+            if s < prev:
+                ordered = False
+            prev = s
+        for i in range(n):
+            off[i + 1] += off[i]
+        if ordered:
+            return off, None
+        order, at = [0] * len(g.edges), off[:]
+        for i, s in enumerate(g.edges.src):
+            order[at[s]] = i
+            at[s] += 1
+        return off, order
+
+    def game_out(self, u: int) -> list[tuple[int, int]]:
+        """[(target, label)] of the game moves (not `leave`) out of state u, in the graph's
+        order: the cycle searches walk these plain lists (a networkx view is an order of
+        magnitude slower to walk, and building the networkx graph costs more than the search)."""
+        g = self.graph
+        off, order = self._by_src
+        dst, lid, leave = g.edges.dst, g.edges.lid, self._leave
+        idx = range(off[u], off[u + 1]) if order is None else order[off[u]:off[u + 1]]
+        return [(dst[i], lid[i]) for i in idx if not leave[lid[i]]]
+
+    @cached_property
+    def _leave(self) -> list[bool]:
+        g = self.graph
+        return [g.is_leave(lid) for lid in range(len(g.labels))]
+
+    def has_cycle(self) -> bool:
+        """Whether the game moves (not `leave`) can return to a state."""
+        adj = {u: [v for v, _ in self.game_out(u)] for u in range(len(self.graph.states))}
+        return any(len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for c in _sccs(adj))
+
     @cached_property
     def parents(self) -> list:
         return preferred_parents(self.graph)
@@ -89,7 +166,9 @@ class Explored:
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
         if allowed is None:
-            sub = self.game.subgraph(nodes)  # a view: nothing to filter, nothing to copy
+            sub = None  # the networkx view of the game, built only for the cycle that is shown
+            out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes] for u in nodes}
+            adj = {u: [v for v, _ in vs] for u, vs in out.items()}
         else:
             g, sub = self.graph, nx.DiGraph()
             for u, v, lid in g.edges:  # the plain edge list: much faster than filtering a view
@@ -98,19 +177,34 @@ class Explored:
                         sub[u][v]["labels"].append(lid)
                     else:
                         sub.add_edge(u, v, labels=[lid])
+            adj = {u: list(sub._succ[u]) for u in sub}
         if start is not None:
-            if start not in sub:
+            if start not in adj:
                 return None
-            sub = sub.subgraph(nx.descendants(sub, start) | {start})
-        for comp in sorted(nx.strongly_connected_components(sub), key=min):
-            if len(comp) == 1 and not sub.has_edge(*comp, *comp):
+            keep = _reachable(adj, start)
+            adj = {u: [v for v in adj[u] if v in keep] for u in keep}
+        # the components are the same sets whatever finds them; the cycle inside the chosen one
+        # is found on networkx as before (its paths depend on the graph's order of edges)
+        for comp in sorted(_sccs(adj), key=min):
+            if len(comp) == 1 and not any(v in comp for v in adj[next(iter(comp))]):
                 continue  # a single state without a self-loop is no cycle; skip building its view
-            cs = sub.subgraph(comp)
-            edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
-                     for a, b, ls in sorted(cs.edges(data="labels"))]
+            if sub is None:
+                labels: dict[tuple[int, int], list[int]] = {}
+                for u in comp:
+                    for v, lid in out[u]:
+                        if v in comp:
+                            labels.setdefault((u, v), []).append(lid)
+                edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
+                         for (a, b), ls in sorted(labels.items())]
+            else:
+                cs = sub.subgraph(comp)
+                edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
+                         for a, b, ls in sorted(cs.edges(data="labels"))]
             edges = [e for e in edges if e[2]]
             if not edges:
                 continue
+            if sub is None:
+                cs = self.game.subgraph(comp)
             a, b, key_labels = edges[0]
             entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
@@ -152,6 +246,61 @@ class Explored:
         """The declaration of the action that took the last step to `sid` ([] for an initial state)."""
         lid = self.path_to(sid)[-1][1]
         return [] if lid < 0 else [self.machine.actions[self.graph.labels[lid][0]].decl.span]
+
+
+def _reachable(adj: dict, start: int) -> set:
+    seen = {start}
+    todo = [start]
+    while todo:
+        for v in adj[todo.pop()]:
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
+
+
+def _sccs(adj: dict) -> list[set]:
+    """The strongly connected components of the graph `adj` (node -> successors, every
+    successor a node): Tarjan's algorithm without recursion."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on: set = set()
+    out: list[set] = []
+    for root in adj:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        work = [(root, iter(adj[root]))]
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(adj[w])))
+                    break
+                if w in on and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    out.append(comp)
+    return out
 
 
 def _decl_rules(decls) -> list[str]:
@@ -205,7 +354,7 @@ def check_deadlock(x: Explored) -> list[Finding]:
     sid = stuck[0]
     only_leave = any(s == sid for s, _, lid in g.edges)
     note = " (players can only leave the game from here)" if only_leave else ""
-    active = [p for p in range(x.inst.nplayers) if x.machine.is_active(g.states[sid], p)]
+    active = [p for p in range(x.inst.nplayers) if x.is_active(sid, p)]
     who = ", ".join(x.inst.players[p] for p in active) or "nobody"
     trace = x.trace_to(sid)
     spans = ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
@@ -353,7 +502,7 @@ def check_starvation(x: Explored) -> list[Finding]:
     starved = []
     for p in range(inst.nplayers):
         x.tick()
-        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not m.is_active(g.states[i], p)}
+        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
         if not nodes:
             continue
         found = x.lasso(nodes, required=g.is_progress)
@@ -486,7 +635,7 @@ def check_never_active(x: Explored) -> list[Finding]:
     never = []
     for p in range(inst.nplayers):
         x.tick()
-        if not any(m.is_active(g.states[i], p) for i in running):
+        if not any(x.is_active(i, p) for i in running):
             never.append(p)
     out = []
     if never and running:
@@ -494,7 +643,7 @@ def check_never_active(x: Explored) -> list[Finding]:
                              f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
                              d.tags, [d.span], detail=f"checked all {len(g.states):,} reachable states",
                              key="never", size=len(never)))
-    if not nx.is_directed_acyclic_graph(x.game):
+    if x.has_cycle():
         return out  # with cycles, the starvation check speaks about plays that never end
     succ: dict[int, list] = {}
     for s, t, lid in g.edges:
@@ -524,7 +673,7 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
     g, m, inst = x.graph, x.machine, x.inst
 
     def active(i):
-        return frozenset(q for q in range(inst.nplayers) if m.is_active(g.states[i], q))
+        return frozenset(q for q in range(inst.nplayers) if x.is_active(i, q))
 
     def waiting(i):
         return not (g.states[i][-3] >> p) & 1 and not g.states[i][-1] and p not in active(i)
