@@ -107,6 +107,29 @@ class CompiledMachine(Machine):
         def _dist(p, q):
             return min((q - p) % n, (p - q) % n)
 
+        every = (1 << n) - 1
+
+        def _seats(lo, hi, s, direction):
+            """The mask of the seats s + direction * k for k in lo..hi (codegen's seat windows)."""
+            if hi < lo:
+                return 0
+            w = hi - lo + 1
+            if w >= n:
+                return every
+            m = ((1 << w) - 1) << ((s + lo) % n if direction > 0 else (s - hi) % n)
+            return (m | (m >> n)) & every
+
+        def _nearest(lo, hi, s, direction, v, c):
+            """min over k in lo..hi of (k if seat s + direction * k is marked in v else c); 0 for
+            no k, as min(..., default=0) gives (codegen's nearest_seat)."""
+            if hi < lo:
+                return 0
+            m = _seats(lo, hi, s, direction)
+            for k in range(lo, min(hi, lo + n - 1) + 1):  # after n values of k the seats repeat
+                if (v >> ((s + direction * k) % n)) & 1:
+                    return k if v & m == m or k <= c else c
+            return c
+
         def _unbits(x, count):
             return [(x >> i) & 1 == 1 for i in range(count)]
 
@@ -137,6 +160,7 @@ class CompiledMachine(Machine):
             "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
             "_mask_of": mask_of, "_bits": _bits, "_count": _count,
+            "_seats": _seats, "_covers": lambda v, m: v & m == m, "_nearest": _nearest,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
             "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
             "FIELDS": fields,
@@ -165,6 +189,7 @@ class CompiledMachine(Machine):
             pad += PAD
         if all_static and any(_size(v) == 0 for v in statics):
             return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
+        implied: list = []  # guard conjuncts every binding the masks give satisfies
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
@@ -173,6 +198,7 @@ class CompiledMachine(Machine):
             marks = _marker_filter(gen, b, values, conjuncts) if all_static else None
             if marks is not None:
                 mask_src, base = marks
+                implied.extend(_marker_terms(gen, b, values, conjuncts))
                 m, low = gen.fresh("m"), gen.fresh("low")
                 lines += [f"{pad}{m} = {mask_src}", f"{pad}while {m}:", f"{pad}{PAD}{low} = {m} & -{m}",
                           f"{pad}{PAD}{m} ^= {low}", f"{pad}{PAD}{names[i]} = {low}.bit_length() - 1 + {_lit(base)}"]
@@ -189,14 +215,19 @@ class CompiledMachine(Machine):
             pad += PAD
         binding = "(" + "".join(f"{x}, " for x in names) + ")"
         gen.facts = GUARD_FACTS
-        guard = gen.expr(decl.guard)
-        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1",
-                  f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
-                  f"{pad}except EvalError as exc:",
-                  f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
-                  f"{pad}{PAD}continue",
-                  f"{pad}check()",
-                  f"{pad}hits = [{_lit(a.rid)}]",
+        # the conjuncts a mask already guarantees are not evaluated again: they come before any
+        # conjunct that may fail (the mask's safe prefix), so no error is skipped either
+        rest = [c for c in conjuncts if not any(c is t for t in implied)]
+        guard = gen.expr(decl.guard) if not implied else \
+            "(" + " and ".join(f"({gen.expr(c)})" for c in rest) + ")" if rest else "True"
+        # the budget is read every 256 bindings (the loop's own count), not per step taken
+        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1"]
+        if guard != "True":
+            lines += [f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
+                      f"{pad}except EvalError as exc:",
+                      f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
+                      f"{pad}{PAD}continue"]
+        lines += [f"{pad}hits = [{_lit(a.rid)}]",
                   f"{pad}lp = lt = wp = wt = 0",
                   f"{pad}draw = fin = False"]
         written = written_vars(decl.body)
@@ -371,7 +402,7 @@ def _static_values(comp: Compiler, d):
     return dom if isinstance(dom, range) else list(dom)
 
 
-def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
+def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list, used: list | None = None):
     """(source of a mask, base) when the guard's safe prefix requires `v[b]` (or `not v[b]`) of
     boolean variables indexed like b: the bindings worth trying are then the set bits of the
     mask (the seats holding a marker), not every value of b's domain."""
@@ -381,6 +412,8 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
                 and c.args[0].uid == b.uid and (base is None or base == 0) and all(0 <= v < gen.n for v in values)):
             base = 0
             terms.append("~out")  # the players still in the game
+            if used is not None:
+                used.append(c)
             continue
         neg = isinstance(c, T.Not)
         x = c.operand if neg else c
@@ -396,6 +429,8 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
             continue
         base = vb
         terms.append(f"~x{f.entry}" if neg else f"x{f.entry}")
+        if used is not None:
+            used.append(c)
     if not terms:
         return None
     dom_mask = 0
@@ -404,11 +439,38 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
 
 
+def _marker_terms(gen: Generator, b: T.Binder, values, conjuncts: list) -> list:
+    """The guard conjuncts `_marker_filter` turned into b's mask (each is true for every value
+    of b the mask gives)."""
+    used: list = []
+    _marker_filter(gen, b, values, conjuncts, used)
+    return used
+
+
 def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
-    """`ring_step`, with the common case first: nobody out, the k-th seat that way."""
-    if not out and k > 0:
+    """`ring_step`, with the common case first: nobody out, the k-th seat that way. Otherwise
+    on the mask of the players in the game, rotated so that the seats from p that way are its
+    bits in order: the k-th is found by clearing bits, not by walking seat after seat (the
+    players in the game repeat round the table, p among them; p itself when nobody else is in)."""
+    if k <= 0:
+        return p
+    if not out:
         return (p + direction * k) % n
-    return ring_step(p, k, direction, out, n)
+    every = (1 << n) - 1
+    ins = every & ~out
+    if not ins & ~(1 << p):
+        return p
+    j = (k - 1) % ins.bit_count()
+    if direction > 0:  # bit i: seat p + 1 + i
+        sh = (p + 1) % n
+        r = ((ins >> sh) | (ins << (n - sh))) & every
+        for _ in range(j):
+            r &= r - 1
+        return (p + 1 + (r & -r).bit_length() - 1) % n
+    r = ((ins >> p) | (ins << (n - p))) & every  # bit t: seat p + t; going right, the highest first
+    for _ in range(j):
+        r ^= 1 << (r.bit_length() - 1)
+    return (p + r.bit_length() - 1) % n
 
 
 def _bits(mask: int, width: int) -> list:
