@@ -166,3 +166,25 @@ def test_seat_windows_and_nearest_seats_explore_the_same_graph_as_the_closures(t
         reference, compiled = explore(Machine(inst), LIMITS), explore(m, LIMITS)
         assert reference.complete
         assert view(compiled) == view(reference), inst.label
+
+
+def test_the_seat_helpers_agree_with_their_definitions_at_every_table_size(tmp_path):
+    import random
+
+    from checker.explicit.compile import ring_step
+    from checker.explicit.compiled import _ring
+    spec = tmp_path / "s.rw"
+    spec.write_text("param N in 1..11\nplayers N\nvar x: 0..1 = 0\naction a when x < 1 do x := 1; end\n", encoding="utf-8")
+    rnd = random.Random(5)
+    for inst in load_instances(str(spec)):
+        n = inst.nplayers
+        ns = CompiledMachine(inst)._namespace()
+        for _ in range(2000):
+            lo = rnd.randint(-3, 3) if rnd.random() < .3 else 0
+            hi, s, d = rnd.randint(-2, 2 * n + 2), rnd.randrange(n), rnd.choice((1, -1))
+            v, c, out, k = rnd.getrandbits(n), rnd.randint(-1, 2 * n), rnd.getrandbits(n), rnd.randint(-2, 3 * n)
+            seats = [(s + d * j) % n for j in range(lo, hi + 1)]
+            assert ns["_seats"](lo, hi, s, d) == sum(1 << q for q in set(seats))
+            assert ns["_nearest"](lo, hi, s, d, v, c) == min([j if (v >> q) & 1 else c
+                                                              for j, q in zip(range(lo, hi + 1), seats)], default=0)
+            assert _ring(s, k, d, out, n) == ring_step(s, k, d, out, n)

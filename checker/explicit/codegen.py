@@ -200,6 +200,8 @@ class Generator:
         a, b = self.expr(e.left), self.expr(e.right)
         if e.op in ("+", "-", "*"):
             return f"({a} {e.op} {b})"
+        if b.lstrip("-").isdigit() and int(b) != 0:  # a constant divisor other than 0: never fails
+            return f"({a} {'//' if e.op == '/' else '%'} {b})"
         sid = self.span_id(e.span, "division by zero")
         return f"{'_div' if e.op == '/' else '_mod'}({a}, {b}, {sid})"
 
@@ -469,6 +471,8 @@ class Generator:
         assert x is not None, "the body's written entries are collected before it is generated"
         val = self.fresh("v")
         lines = [f"{pad}{val} = {self.expr(s.value)}"]  # the value first, then the index, as the closures do
+        if f.kind == "bits" and s.value.__class__ is T.Const:
+            lines = []  # a constant: nothing to evaluate first (the statement below writes it)
         k = None
         if s.index is not None:
             k = self.fresh("k")
@@ -480,6 +484,8 @@ class Generator:
             lines.append(f"{pad}if not ({check}): _overflow({site}, {k if k else -1}, {val})")
         if f.kind == "scalar":
             lines.append(f"{pad}{x} = {val}")
+        elif f.kind == "bits" and s.value.__class__ is T.Const:  # `mk[s] := true`: no test of the value
+            lines.append(f"{pad}{x} = {x} | (1 << {k})" if s.value.value else f"{pad}{x} = {x} & ~(1 << {k})")
         elif f.kind == "bits":
             lines.append(f"{pad}{x} = ({x} | (1 << {k})) if {val} else ({x} & ~(1 << {k}))")
         else:

@@ -14,6 +14,7 @@ it changes the speed, never a result.
 from __future__ import annotations
 
 import os
+import re
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
@@ -125,6 +126,18 @@ class CompiledMachine(Machine):
             if hi < lo:
                 return 0
             m = _seats(lo, hi, s, direction)
+            if lo == 0:  # from s itself: the mask rotated so that the seats that way are its bits in order
+                top = min(hi, n - 1)
+                if direction > 0:  # bit k: seat s + k
+                    r = ((v >> s) | (v << (n - s))) & every & ((2 << top) - 1)
+                    k = (r & -r).bit_length() - 1
+                else:  # bit n - 1 - k: seat s - k
+                    sh = (s + 1) % n
+                    r = ((v >> sh) | (v << (n - sh))) & every & ~((1 << (n - 1 - top)) - 1)
+                    k = n - r.bit_length()
+                if not r:
+                    return c
+                return k if v & m == m or k <= c else c
             for k in range(lo, min(hi, lo + n - 1) + 1):  # after n values of k the seats repeat
                 if (v >> ((s + direction * k) % n)) & 1:
                     return k if v & m == m or k <= c else c
@@ -184,12 +197,24 @@ class CompiledMachine(Machine):
         lines.append(f"{PAD}count = 0")
         pad = PAD
         names = [gen.x_BinderRef(b) for b in binders]
+        # conjuncts that read no argument and cannot fail, before any that may: tested once per
+        # state (the state is the same for every binding), and not again per binding
+        hoisted = _hoistable(decl, conjuncts) if all_static else []
+        if hoisted:
+            gen.facts = GUARD_FACTS
+            lines.append(f"{PAD}if not (" + " and ".join(f"({gen.expr(c)})" for c in hoisted) + "):")
+            lines.append(f"{PAD}{PAD}return")
+        # a step whose body derives no outcome fact, where outcome rules read no variable, is
+        # resolved alike for every binding: looked up once per state
+        same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
+        if same_resolution:
+            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False)", f"{PAD}known = RESOLVED.get(key)"]
         if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
         if all_static and any(_size(v) == 0 for v in statics):
             return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
-        implied: list = []  # guard conjuncts every binding the masks give satisfies
+        implied: list = list(hoisted)  # guard conjuncts every binding the masks give satisfies
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
@@ -227,9 +252,7 @@ class CompiledMachine(Machine):
                       f"{pad}except EvalError as exc:",
                       f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
                       f"{pad}{PAD}continue"]
-        lines += [f"{pad}hits = [{_lit(a.rid)}]",
-                  f"{pad}lp = lt = wp = wt = 0",
-                  f"{pad}draw = fin = False"]
+        at = len(lines)  # the step's hits and facts go here, once the body is known
         written = written_vars(decl.body)
         gen.written = {}
         for f in self.fields:
@@ -237,8 +260,17 @@ class CompiledMachine(Machine):
                 gen.written[f"x{f.entry}"] = f"y{f.entry}"
                 lines.append(f"{pad}y{f.entry} = x{f.entry}")
         gen.facts = BODY_FACTS
-        lines += [f"{pad}try:"] + gen.stmts(decl.body, pad + PAD)
+        body = gen.stmts(decl.body, pad + PAD)
+        lines += [f"{pad}try:"] + body
         gen.facts = GUARD_FACTS
+        # a body without tagged statements has the same hits in every step: a constant tuple;
+        # one that neither derives nor reads an outcome fact needs no fact locals
+        text = "\n".join(body)
+        fixed_hits = "hits.append" not in text
+        start = [f"{pad}hits = ({_lit(a.rid)},)" if fixed_hits else f"{pad}hits = [{_lit(a.rid)}]"]
+        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin)\b", text):
+            start += [f"{pad}lp = lt = wp = wt = 0", f"{pad}draw = fin = False"]
+        lines[at:at] = start
         lines += [f"{pad}except Overflow as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
                   f"f'{{exc.var}} would become {{exc.value}}, outside its type', exc.span, 'overflow', 'body'))",
@@ -250,15 +282,21 @@ class CompiledMachine(Machine):
         seen = "".join(gen.written.get(f"x{e}", f"x{e}") + ", " for e in self._outcome_entries)
         gen.written = {}
         post_t = f"({post},)" if self.fields else "()"
-        lines += [f"{pad}vals = {post_t}",
-                  f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
-                  f"{pad}done = RESOLVED.get(key)",
-                  f"{pad}if done is None:",
-                  f"{pad}{PAD}done = resolve(key, hits, vals)",
+        if same_resolution:
+            lines += [f"{pad}done = known"]
+        else:
+            lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
+                      f"{pad}done = RESOLVED.get(key)"]
+        lines += [f"{pad}if done is None:",
+                  f"{pad}{PAD}done = resolve(key, hits, {post_t})",
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
-                  f"{pad}{PAD}{PAD}continue",
-                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), vals + (done[0], done[1], done[2]), done[3]))"]
+                  f"{pad}{PAD}{PAD}continue"]
+        if same_resolution:
+            lines += [f"{pad}{PAD}known = done"]
+        target = f"({post}, done[0], done[1], done[2])" if self.fields else "(done[0], done[1], done[2])"
+        label_hits = "hits + done[4]" if fixed_hits else "tuple(hits) + done[4]"
+        lines += [f"{pad}steps.append((({ai}, {binding}, {label_hits}), {target}, done[3]))"]
         lines += [f"{PAD}for pre, exc in failed:",
                   f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
         return "\n".join(lines)
@@ -437,6 +475,24 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list, used: l
     for v in values:
         dom_mask |= 1 << (v - base)
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
+
+
+def _hoistable(decl, conjuncts: list) -> list:
+    """The guard's conjuncts, before the first that may fail, that read none of the action's
+    arguments and cannot fail themselves: false for one binding, false for all."""
+    uids = {b.uid for b, _ in decl.params}
+    out = []
+    for c in conjuncts:
+        if _may_fail(c):
+            break
+        if not any(isinstance(n, T.BinderRef) and n.uid in uids for n in T.walk(c)):
+            out.append(c)
+    return out
+
+
+def _derives_facts(body) -> bool:
+    """Whether a body has an outcome statement (lose, win, draw, finish)."""
+    return any(isinstance(n, T.OutcomeStmt) for n in T.walk(list(body)))
 
 
 def _marker_terms(gen: Generator, b: T.Binder, values, conjuncts: list) -> list:
