@@ -406,6 +406,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
         o.dropped = True
         return o
     o.findings = found
+    memo: dict = {}  # the Z3 replays of this instance's steps: traces share their first steps
     for j, f in enumerate(found):
         if id(f) not in replayable or _key(f) in task.skip:
             continue
@@ -414,7 +415,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
             continue
         notes = Outcome()
         try:
-            f.replay = _replay_within(budget, *replayable[id(f)], f, notes)
+            f.replay = _replay_within(budget, *replayable[id(f)], f, notes, memo)
         except KeyboardInterrupt:  # keep this instance's findings; the run stops after it
             o.interrupted = True
             f.replay = "not run: the run was interrupted"
@@ -428,11 +429,11 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     return o
 
 
-def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res) -> str:
+def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> str:
     try:
         budget.check()
         with watchdog(budget):
-            return replay_finding(machine, graph, f)
+            return replay_finding(machine, graph, f, memo)
     except LimitHit as exc:
         res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
         return f"not replayed: {exc}"
@@ -515,7 +516,7 @@ def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding
                     tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)]
 
 
-def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
+def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> str:
     """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
     or "FAILED: what the replay saw"."""
     if "setup_error" in f.context:
@@ -532,7 +533,7 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3backend.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3backend.replay(machine.inst, steps)
+    problem = z3backend.replay(machine.inst, steps, memo)
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]
         if not z3backend.fails_in(machine.inst, state, cond):

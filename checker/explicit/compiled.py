@@ -245,7 +245,8 @@ class CompiledMachine(Machine):
         rest = [c for c in conjuncts if not any(c is t for t in implied)]
         guard = gen.expr(decl.guard) if not implied else \
             "(" + " and ".join(f"({gen.expr(c)})" for c in rest) + ")" if rest else "True"
-        # the budget is read every 256 bindings (the loop's own count), not per step taken
+        # the budget is read every 256 bindings (the loop's own count) and before each
+        # outcome resolution computed, not per step taken
         lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1"]
         if guard != "True":
             lines += [f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
@@ -288,6 +289,7 @@ class CompiledMachine(Machine):
             lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
                       f"{pad}done = RESOLVED.get(key)"]
         lines += [f"{pad}if done is None:",
+                  f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
                   f"{pad}{PAD}done = resolve(key, hits, {post_t})",
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), str(done[0]), done[0].span, 'evaluation-error', 'outcome'))",
