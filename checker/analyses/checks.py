@@ -128,16 +128,34 @@ class Explored:
         """[(target, label)] of the game moves (not `leave`) out of state u, in the graph's
         order: the cycle searches walk these plain lists (a networkx view is an order of
         magnitude slower to walk, and building the networkx graph costs more than the search)."""
+        got = self._outs.get(u)
+        if got is not None:
+            return got
         g = self.graph
         off, order = self._by_src
         dst, lid, leave = g.edges.dst, g.edges.lid, self._leave
         idx = range(off[u], off[u + 1]) if order is None else order[off[u]:off[u + 1]]
-        return [(dst[i], lid[i]) for i in idx if not leave[lid[i]]]
+        got = [(dst[i], lid[i]) for i in idx if not leave[lid[i]]]
+        if len(self._outs) < READERS:  # every player's search walks them again
+            self._outs[u] = got
+        return got
+
+    @cached_property
+    def _outs(self) -> dict:
+        return {}
 
     @cached_property
     def _leave(self) -> list[bool]:
         g = self.graph
         return [g.is_leave(lid) for lid in range(len(g.labels))]
+
+    @cached_property
+    def on_cycles(self) -> set[int]:
+        """The running states on some cycle of game moves among running states: a cycle among
+        any subset of them runs through these alone, and its component there is the same."""
+        running = set(self.running)
+        adj = {u: [v for v, _ in self.game_out(u) if v in running] for u in running}
+        return {v for c in _sccs(adj) if len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for v in c}
 
     def has_cycle(self) -> bool:
         """Whether the game moves (not `leave`) can return to a state."""
@@ -503,6 +521,7 @@ def check_starvation(x: Explored) -> list[Finding]:
     for p in range(inst.nplayers):
         x.tick()
         nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
+        nodes &= x.on_cycles  # a cycle among them is one among the running states (the rest is no help)
         if not nodes:
             continue
         found = x.lasso(nodes, required=g.is_progress)

@@ -27,6 +27,13 @@ from .machine import Machine, Step, _nothing, _size, _static_domain
 PAD = "    "
 
 
+# Compiled code by source: instances of a spec often generate the same source (readings that
+# differ only in outcome rules, say), and compiling is most of building a machine. The code
+# reads everything instance-specific from the namespace it is executed in.
+CODE_CACHE = 256
+_CODE: dict[str, object] = {}
+
+
 class CompiledMachine(Machine):
     packed = True
 
@@ -49,10 +56,15 @@ class CompiledMachine(Machine):
         src = "\n\n".join(sources) + "\n"
         self.source = src
         ns = self._namespace()
-        try:
-            code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
-        except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
-            raise CannotCompile(str(exc)) from None
+        code = _CODE.get(src)
+        if code is None:
+            try:
+                code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
+            except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
+                raise CannotCompile(str(exc)) from None
+            if len(_CODE) >= CODE_CACHE:
+                _CODE.clear()
+            _CODE[src] = code
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
         self._action_fns = [ns[f"a{ai}"] for ai in range(len(self.actions))]
         self.unpack = ns["unpack"]
