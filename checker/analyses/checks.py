@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import networkx as nx
-
 from ..explicit.compile import EvalError
 from ..explicit.explore import Graph, describe_action, describe_label, path_from, rules_of
 from ..limits import Budget, LimitHit
@@ -45,7 +43,8 @@ class Explored:
         return self.graph.machine.inst
 
     @cached_property
-    def game(self) -> nx.DiGraph:
+    def game(self):
+        """The game moves as a networkx graph (networkx is imported where a finding needs it)."""
         return self.graph.to_networkx(game_only=True, readable=False)
 
     @cached_property
@@ -183,19 +182,9 @@ class Explored:
         Only transitions whose label satisfies `allowed` are used, and the cycle must use one
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
-        if allowed is None:
-            sub = None  # the networkx view of the game, built only for the cycle that is shown
-            out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes] for u in nodes}
-            adj = {u: [v for v, _ in vs] for u, vs in out.items()}
-        else:
-            g, sub = self.graph, nx.DiGraph()
-            for u, v, lid in g.edges:  # the plain edge list: much faster than filtering a view
-                if u in nodes and v in nodes and not g.is_leave(lid) and allowed(lid):
-                    if sub.has_edge(u, v):
-                        sub[u][v]["labels"].append(lid)
-                    else:
-                        sub.add_edge(u, v, labels=[lid])
-            adj = {u: list(sub._succ[u]) for u in sub}
+        out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes and (allowed is None or allowed(lid))]
+               for u in nodes}
+        adj = {u: [v for v, _ in vs] for u, vs in out.items()}
         if start is not None:
             if start not in adj:
                 return None
@@ -205,34 +194,53 @@ class Explored:
         # is found on networkx as before (its paths depend on the graph's order of edges)
         for comp in sorted(_sccs(adj), key=min):
             if len(comp) == 1 and not any(v in comp for v in adj[next(iter(comp))]):
-                continue  # a single state without a self-loop is no cycle; skip building its view
-            if sub is None:
-                labels: dict[tuple[int, int], list[int]] = {}
-                for u in comp:
-                    for v, lid in out[u]:
-                        if v in comp:
-                            labels.setdefault((u, v), []).append(lid)
-                edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
-                         for (a, b), ls in sorted(labels.items())]
-            else:
-                cs = sub.subgraph(comp)
-                edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
-                         for a, b, ls in sorted(cs.edges(data="labels"))]
+                continue  # a single state without a self-loop is no cycle
+            labels: dict[tuple[int, int], list[int]] = {}
+            for u in comp:
+                for v, lid in out[u]:
+                    if v in comp:
+                        labels.setdefault((u, v), []).append(lid)
+            edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
+                     for (a, b), ls in sorted(labels.items())]
             edges = [e for e in edges if e[2]]
             if not edges:
                 continue
-            if sub is None:
-                cs = self.game.subgraph(comp)
+            cs = self._cycle_graph(comp, nodes, allowed)
             a, b, key_labels = edges[0]
             entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
             prefix = self.path_to(entry)
-            cycle = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
+            from networkx import shortest_path  # here only: a run without cycles never imports networkx
+            cycle = shortest_path(cs, entry, a) + shortest_path(cs, b, entry)
             path = list(prefix)
             for u, v in zip(cycle, cycle[1:]):
                 path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs[u][v]["labels"])))
             return build_trace(self.graph, path), len(prefix) - 1, comp
         return None
+
+    def _cycle_graph(self, comp: set, nodes, allowed):
+        """The component `comp` as a networkx graph, as the searches before plain lists built
+        it (so that its shortest paths are the same): the game moves inside it (those `allowed`)
+        with their labels, states and edges added in the graph's order of edges."""
+        import networkx as nx
+
+        g, leave = self.graph, self._leave
+        cs = nx.DiGraph()
+        if allowed is None:
+            cs.add_nodes_from(sorted(comp))
+        for u, v, lid in g.edges:
+            if leave[lid] or u not in nodes or v not in nodes or (allowed is not None and not allowed(lid)):
+                continue
+            if allowed is not None:
+                for w in (u, v):
+                    if w in comp and w not in cs:
+                        cs.add_node(w)
+            if u in comp and v in comp:
+                if cs.has_edge(u, v):
+                    cs[u][v]["labels"].append(lid)
+                else:
+                    cs.add_edge(u, v, labels=[lid])
+        return cs
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""
