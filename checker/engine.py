@@ -224,6 +224,9 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
     def done(k: int, outcome: Outcome) -> None:
         outcomes[k] = outcome
 
+    # a worker forked from this process (checker.runner) finds the files parsed here already
+    seeded = {(plan.spec.path, str(plan.root), cwd): (digests[id(plan)], plan.instances) for plan in plans}
+    _plans.update(seeded)
     try:
         runner.run([inst.label for _, _, inst in chosen], make_task, run_here, run_task, done,
                    missed.__setitem__, limits, jobs=jobs if graphs is None else 1,
@@ -231,6 +234,9 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI: report what was finished
         res.interrupted = (f"the run was interrupted after {len(outcomes)} of {len(chosen)} instance(s); "
                            "the findings of the others are missing")
+    finally:
+        for key in seeded:
+            _plans.pop(key, None)
     res.checked = len(outcomes)
     for plan in plans:
         mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
@@ -400,6 +406,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
         o.dropped = True
         return o
     o.findings = found
+    memo: dict = {}  # the Z3 replays of this instance's steps: traces share their first steps
     for j, f in enumerate(found):
         if id(f) not in replayable or _key(f) in task.skip:
             continue
@@ -408,7 +415,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
             continue
         notes = Outcome()
         try:
-            f.replay = _replay_within(budget, *replayable[id(f)], f, notes)
+            f.replay = _replay_within(budget, *replayable[id(f)], f, notes, memo)
         except KeyboardInterrupt:  # keep this instance's findings; the run stops after it
             o.interrupted = True
             f.replay = "not run: the run was interrupted"
@@ -424,11 +431,11 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     return o
 
 
-def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res) -> str:
+def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> str:
     try:
         budget.check()
         with watchdog(budget):
-            return replay_finding(machine, graph, f)
+            return replay_finding(machine, graph, f, memo)
     except LimitHit as exc:
         res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
         return f"not replayed: {exc}"
@@ -643,7 +650,7 @@ def _binding_values(machine: Machine, binders) -> list:
     return list(machine.bindings(binders, Ctx(()))) if binders else [()]
 
 
-def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
+def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> str:
     """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
     or "FAILED: what the replay saw"."""
     if "setup_error" in f.context:
@@ -660,7 +667,7 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding) -> str:
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3backend.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3backend.replay(machine.inst, steps)
+    problem = z3backend.replay(machine.inst, steps, memo)
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]
         if not z3backend.fails_in(machine.inst, state, cond):

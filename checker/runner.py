@@ -11,9 +11,13 @@ results come back in, the caller merges them in instance order: the report does 
 the number of workers.
 
 Local workers are processes (not threads: the watchdog's timer signal and the memory budget
-both need a process of their own) started by the "forkserver" method where there is one (a
-fork of a server that already imported rulewright, so a worker starts in milliseconds, and no
-fork of a process that runs threads), else "spawn". They ignore SIGINT: Ctrl-C reaches the
+both need a process of their own). On Linux, while this process runs no other thread, they are
+forked from it when the pool starts (before the progress line's thread): a worker then starts
+with rulewright imported and with the files this process already parsed (the caller's
+`seed`), where a fresh one spent about a second of the run importing and parsing them again.
+Elsewhere, or once a thread runs, the "forkserver" method where there is one (a fork of a
+server that already imported rulewright, and no fork of a process that runs threads), else
+"spawn". They ignore SIGINT: Ctrl-C reaches the
 whole process group, and only this process decides what to keep. On an interrupt, the results
 already back are kept, the rest is cancelled and the workers are terminated.
 """
@@ -23,6 +27,8 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from collections import deque
 from concurrent.futures.process import BrokenProcessPool
@@ -88,6 +94,9 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
     n = len(labels)
     cells = _live_cells(n, jobs, cluster) if progress is not None else None
     live.install(cells)
+    local = None
+    if not cluster and min(jobs, n) > 1:
+        local = _LocalPool(min(jobs, n), run_task, cells)  # forks now, before the progress line's thread
     if progress is not None:
         progress.begin(n, cells)
     try:
@@ -100,7 +109,7 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
             _schedule(pool, labels, make_task, done, missed, Shares(limits, 1, limits.max_memory), progress)
         else:
             workers = min(jobs, n)
-            with _LocalPool(workers, run_task, cells) as pool:
+            with local as pool:
                 # every worker holds its own instance: the run's memory is shared among them
                 _schedule(pool, labels, make_task, done, missed, Shares(limits, workers, limits.max_memory / workers),
                           progress)
@@ -119,6 +128,8 @@ def _live_cells(n: int, jobs: int, cluster: str | None):
 
 
 def _context():
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")  # see the module's docstring
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
@@ -236,9 +247,17 @@ class _LocalPool:
         self.cells = cells
         self._executor = self._new()
         self._abandoned = False
+        if self.method == "fork":
+            # a forking pool starts all its workers at the first submit: now, while this
+            # process runs no other thread (a failure shows again at the first real submit)
+            try:
+                self._executor.submit(_ready).result()
+            except Exception:  # noqa: BLE001
+                pass
 
     def _new(self) -> cf.ProcessPoolExecutor:
-        return cf.ProcessPoolExecutor(self.slots, mp_context=_context(), initializer=_worker_init,
+        self.method = (ctx := _context()).get_start_method()
+        return cf.ProcessPoolExecutor(self.slots, mp_context=ctx, initializer=_worker_init,
                                       initargs=(self.cells,))
 
     def submit(self, task):
@@ -286,6 +305,11 @@ class _LocalPool:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
 
+def _ready() -> None:
+    """The task that makes a forking pool start its workers."""
+
+
 def _worker_init(cells=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the CLI's handler
     live.install(cells)

@@ -122,3 +122,69 @@ def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_succes
         code = main(["check", target, "--jobs", "1", "--output-format", "json", "--max-seconds", "600"])
         reports.append((code, capsys.readouterr().out))
     assert reports[0] == reports[1]
+
+
+# Seat windows and the nearest marked seat (codegen's seat_window and nearest_seat) compile to
+# masks; players leave, so the seat functions walk a ring with gaps (compiled._ring's bit search).
+WINDOWS = """param N in 3..5
+param W in 0..8
+players N
+var mk(p: player): bool = seat(p) % 2 == 0
+var fin(p: player): bool = false
+let near(d: player) = min(k in 0..W: if mk[right(d, k)] then k else 3 end)
+action ahead(s: player) when mk[s] and not (exists k in 1..W: mk[left(s, k)]) do
+  mk[s] := false;
+  mk[next_in_game(s)] := true;
+end
+action behind(s: player) when mk[s] and not fin[s] and (forall k in 1..W: not mk[right(s, k)]) do
+  fin[s] := true;
+  mk[left_in_game(s, W)] := true;
+end
+action full(s: player) when fin[s] and (forall k in 2..W: mk[left(s, k)]) do
+  fin[s] := false;
+  mk[prev_in_game(s)] := not mk[prev_in_game(s)];
+end
+action gap(s: player) when in_game(s) and (exists k in 0..W - 1: not mk[right(s, k)]) and fin[s] do
+  fin[s] := false;
+  mk[left_in_game(s, 2)] := true;
+end
+action leave(d: player) leave when in_game(d) and size(remaining) > 1 do
+  lose d;
+  mk[right(d, near(d))] := false;
+end
+"""
+
+
+def test_seat_windows_and_nearest_seats_explore_the_same_graph_as_the_closures(tmp_path):
+    spec = tmp_path / "windows.rw"
+    spec.write_text(WINDOWS, encoding="utf-8")
+    insts = load_instances(str(spec))
+    assert len(insts) == 3 * 9
+    for inst in insts:
+        m = CompiledMachine(inst)
+        assert "_seats(" in m.source and "_nearest(" in m.source
+        reference, compiled = explore(Machine(inst), LIMITS), explore(m, LIMITS)
+        assert reference.complete
+        assert view(compiled) == view(reference), inst.label
+
+
+def test_the_seat_helpers_agree_with_their_definitions_at_every_table_size(tmp_path):
+    import random
+
+    from checker.explicit.compile import ring_step
+    from checker.explicit.compiled import _ring
+    spec = tmp_path / "s.rw"
+    spec.write_text("param N in 1..11\nplayers N\nvar x: 0..1 = 0\naction a when x < 1 do x := 1; end\n", encoding="utf-8")
+    rnd = random.Random(5)
+    for inst in load_instances(str(spec)):
+        n = inst.nplayers
+        ns = CompiledMachine(inst)._namespace()
+        for _ in range(2000):
+            lo = rnd.randint(-3, 3) if rnd.random() < .3 else 0
+            hi, s, d = rnd.randint(-2, 2 * n + 2), rnd.randrange(n), rnd.choice((1, -1))
+            v, c, out, k = rnd.getrandbits(n), rnd.randint(-1, 2 * n), rnd.getrandbits(n), rnd.randint(-2, 3 * n)
+            seats = [(s + d * j) % n for j in range(lo, hi + 1)]
+            assert ns["_seats"](lo, hi, s, d) == sum(1 << q for q in set(seats))
+            assert ns["_nearest"](lo, hi, s, d, v, c) == min([j if (v >> q) & 1 else c
+                                                              for j, q in zip(range(lo, hi + 1), seats)], default=0)
+            assert _ring(s, k, d, out, n) == ring_step(s, k, d, out, n)

@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import networkx as nx
-
 from ..explicit.compile import EvalError
 from ..explicit.explore import Graph, describe_action, describe_label, path_from, rules_of
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
 from .traces import build_trace, preferred_parents
+
+
+READERS = 200_000  # states whose reading context Explored.is_active keeps
 
 
 @dataclass
@@ -42,7 +43,8 @@ class Explored:
         return self.graph.machine.inst
 
     @cached_property
-    def game(self) -> nx.DiGraph:
+    def game(self):
+        """The game moves as a networkx graph (networkx is imported where a finding needs it)."""
         return self.graph.to_networkx(game_only=True, readable=False)
 
     @cached_property
@@ -67,6 +69,98 @@ class Explored:
         return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
                        trace, loop_start, detail=detail, key=key or message, subject=tuple(subject), size=size)
 
+    def is_active(self, sid: int, p: int) -> bool:
+        """`machine.is_active` of state `sid`, remembered: starvation, never-active and the
+        complete plays ask it of the same states for every player. Evaluated lazily, in the
+        order each check asks, so a condition that fails fails where it did."""
+        m = self.machine
+        if m.active is None:
+            return False
+        known = self._active.get(p)
+        if known is None:
+            known = self._active[p] = bytearray(len(self.graph.states))  # 0 unknown, 1 no, 2 yes
+        got = known[sid]
+        if not got:
+            # the checks ask player by player, state after state: a packed state is unpacked
+            # once, not once per player (up to READERS states are kept)
+            reader = self._readers.get(sid)
+            if reader is None:
+                reader = m.reader(self.graph.states[sid])
+                if len(self._readers) < READERS:
+                    self._readers[sid] = reader
+            got = known[sid] = 2 if m.active_in(reader, p) else 1
+        return got == 2
+
+    @cached_property
+    def _active(self) -> dict:
+        return {}
+
+    @cached_property
+    def _readers(self) -> dict:
+        return {}
+
+    @cached_property
+    def _by_src(self) -> tuple[list, list | None]:
+        """(offsets, order): the edges leaving state s are the graph's edges order[i] for i in
+        offsets[s]..offsets[s + 1] - 1, in the graph's order (order None: the search appended
+        them state after state, as it does, so edge i is order[i])."""
+        g = self.graph
+        n = len(g.states)
+        off = [0] * (n + 1)
+        ordered, prev = True, -1
+        for s in g.edges.src:
+            off[s + 1] += 1
+            if s < prev:
+                ordered = False
+            prev = s
+        for i in range(n):
+            off[i + 1] += off[i]
+        if ordered:
+            return off, None
+        order, at = [0] * len(g.edges), off[:]
+        for i, s in enumerate(g.edges.src):
+            order[at[s]] = i
+            at[s] += 1
+        return off, order
+
+    def game_out(self, u: int) -> list[tuple[int, int]]:
+        """[(target, label)] of the game moves (not `leave`) out of state u, in the graph's
+        order: the cycle searches walk these plain lists (a networkx view is an order of
+        magnitude slower to walk, and building the networkx graph costs more than the search)."""
+        got = self._outs.get(u)
+        if got is not None:
+            return got
+        g = self.graph
+        off, order = self._by_src
+        dst, lid, leave = g.edges.dst, g.edges.lid, self._leave
+        idx = range(off[u], off[u + 1]) if order is None else order[off[u]:off[u + 1]]
+        got = [(dst[i], lid[i]) for i in idx if not leave[lid[i]]]
+        if len(self._outs) < READERS:  # every player's search walks them again
+            self._outs[u] = got
+        return got
+
+    @cached_property
+    def _outs(self) -> dict:
+        return {}
+
+    @cached_property
+    def _leave(self) -> list[bool]:
+        g = self.graph
+        return [g.is_leave(lid) for lid in range(len(g.labels))]
+
+    @cached_property
+    def on_cycles(self) -> set[int]:
+        """The running states on some cycle of game moves among running states: a cycle among
+        any subset of them runs through these alone, and its component there is the same."""
+        running = set(self.running)
+        adj = {u: [v for v, _ in self.game_out(u) if v in running] for u in running}
+        return {v for c in _sccs(adj) if len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for v in c}
+
+    def has_cycle(self) -> bool:
+        """Whether the game moves (not `leave`) can return to a state."""
+        adj = {u: [v for v, _ in self.game_out(u)] for u in range(len(self.graph.states))}
+        return any(len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for c in _sccs(adj))
+
     @cached_property
     def parents(self) -> list:
         return preferred_parents(self.graph)
@@ -88,39 +182,65 @@ class Explored:
         Only transitions whose label satisfies `allowed` are used, and the cycle must use one
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
-        if allowed is None:
-            sub = self.game.subgraph(nodes)  # a view: nothing to filter, nothing to copy
-        else:
-            g, sub = self.graph, nx.DiGraph()
-            for u, v, lid in g.edges:  # the plain edge list: much faster than filtering a view
-                if u in nodes and v in nodes and not g.is_leave(lid) and allowed(lid):
-                    if sub.has_edge(u, v):
-                        sub[u][v]["labels"].append(lid)
-                    else:
-                        sub.add_edge(u, v, labels=[lid])
+        out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes and (allowed is None or allowed(lid))]
+               for u in nodes}
+        adj = {u: [v for v, _ in vs] for u, vs in out.items()}
         if start is not None:
-            if start not in sub:
+            if start not in adj:
                 return None
-            sub = sub.subgraph(nx.descendants(sub, start) | {start})
-        for comp in sorted(nx.strongly_connected_components(sub), key=min):
-            if len(comp) == 1 and not sub.has_edge(*comp, *comp):
-                continue  # a single state without a self-loop is no cycle; skip building its view
-            cs = sub.subgraph(comp)
+            keep = _reachable(adj, start)
+            adj = {u: [v for v in adj[u] if v in keep] for u in keep}
+        # the components are the same sets whatever finds them; the cycle inside the chosen one
+        # is found on networkx as before (its paths depend on the graph's order of edges)
+        for comp in sorted(_sccs(adj), key=min):
+            if len(comp) == 1 and not any(v in comp for v in adj[next(iter(comp))]):
+                continue  # a single state without a self-loop is no cycle
+            labels: dict[tuple[int, int], list[int]] = {}
+            for u in comp:
+                for v, lid in out[u]:
+                    if v in comp:
+                        labels.setdefault((u, v), []).append(lid)
             edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
-                     for a, b, ls in sorted(cs.edges(data="labels"))]
+                     for (a, b), ls in sorted(labels.items())]
             edges = [e for e in edges if e[2]]
             if not edges:
                 continue
+            cs = self._cycle_graph(comp, nodes, allowed)
             a, b, key_labels = edges[0]
             entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
             prefix = self.path_to(entry)
-            cycle = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
+            from networkx import shortest_path  # here only: a run without cycles never imports networkx
+            cycle = shortest_path(cs, entry, a) + shortest_path(cs, b, entry)
             path = list(prefix)
             for u, v in zip(cycle, cycle[1:]):
                 path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs[u][v]["labels"])))
             return build_trace(self.graph, path), len(prefix) - 1, comp
         return None
+
+    def _cycle_graph(self, comp: set, nodes, allowed):
+        """The component `comp` as a networkx graph, as the searches before plain lists built
+        it (so that its shortest paths are the same): the game moves inside it (those `allowed`)
+        with their labels, states and edges added in the graph's order of edges."""
+        import networkx as nx
+
+        g, leave = self.graph, self._leave
+        cs = nx.DiGraph()
+        if allowed is None:
+            cs.add_nodes_from(sorted(comp))
+        for u, v, lid in g.edges:
+            if leave[lid] or u not in nodes or v not in nodes or (allowed is not None and not allowed(lid)):
+                continue
+            if allowed is not None:
+                for w in (u, v):
+                    if w in comp and w not in cs:
+                        cs.add_node(w)
+            if u in comp and v in comp:
+                if cs.has_edge(u, v):
+                    cs[u][v]["labels"].append(lid)
+                else:
+                    cs.add_edge(u, v, labels=[lid])
+        return cs
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""
@@ -152,6 +272,61 @@ class Explored:
         """The declaration of the action that took the last step to `sid` ([] for an initial state)."""
         lid = self.path_to(sid)[-1][1]
         return [] if lid < 0 else [self.machine.actions[self.graph.labels[lid][0]].decl.span]
+
+
+def _reachable(adj: dict, start: int) -> set:
+    seen = {start}
+    todo = [start]
+    while todo:
+        for v in adj[todo.pop()]:
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
+
+
+def _sccs(adj: dict) -> list[set]:
+    """The strongly connected components of the graph `adj` (node -> successors, every
+    successor a node): Tarjan's algorithm without recursion."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on: set = set()
+    out: list[set] = []
+    for root in adj:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        work = [(root, iter(adj[root]))]
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(adj[w])))
+                    break
+                if w in on and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    out.append(comp)
+    return out
 
 
 def _decl_rules(decls) -> list[str]:
@@ -205,7 +380,7 @@ def check_deadlock(x: Explored) -> list[Finding]:
     sid = stuck[0]
     only_leave = any(s == sid for s, _, lid in g.edges)
     note = " (players can only leave the game from here)" if only_leave else ""
-    active = [p for p in range(x.inst.nplayers) if x.machine.is_active(g.states[sid], p)]
+    active = [p for p in range(x.inst.nplayers) if x.is_active(sid, p)]
     who = ", ".join(x.inst.players[p] for p in active) or "nobody"
     trace = x.trace_to(sid)
     spans = ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
@@ -353,7 +528,8 @@ def check_starvation(x: Explored) -> list[Finding]:
     starved = []
     for p in range(inst.nplayers):
         x.tick()
-        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not m.is_active(g.states[i], p)}
+        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
+        nodes &= x.on_cycles  # a cycle among them is one among the running states (the rest is no help)
         if not nodes:
             continue
         found = x.lasso(nodes, required=g.is_progress)
@@ -487,7 +663,7 @@ def check_never_active(x: Explored) -> list[Finding]:
     never = []
     for p in range(inst.nplayers):
         x.tick()
-        if not any(m.is_active(g.states[i], p) for i in running):
+        if not any(x.is_active(i, p) for i in running):
             never.append(p)
     out = []
     if never and running:
@@ -495,7 +671,7 @@ def check_never_active(x: Explored) -> list[Finding]:
                              f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
                              d.tags, [d.span], detail=f"checked all {len(g.states):,} reachable states",
                              key="never", size=len(never)))
-    if not nx.is_directed_acyclic_graph(x.game):
+    if x.has_cycle():
         return out  # with cycles, the starvation check speaks about plays that never end
     succ: dict[int, list] = {}
     for s, t, lid in g.edges:
@@ -525,7 +701,7 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
     g, m, inst = x.graph, x.machine, x.inst
 
     def active(i):
-        return frozenset(q for q in range(inst.nplayers) if m.is_active(g.states[i], q))
+        return frozenset(q for q in range(inst.nplayers) if x.is_active(i, q))
 
     def waiting(i):
         return not (g.states[i][-3] >> p) & 1 and not g.states[i][-1] and p not in active(i)

@@ -200,6 +200,8 @@ class Generator:
         a, b = self.expr(e.left), self.expr(e.right)
         if e.op in ("+", "-", "*"):
             return f"({a} {e.op} {b})"
+        if b.lstrip("-").isdigit() and int(b) != 0:  # a constant divisor other than 0: never fails
+            return f"({a} {'//' if e.op == '/' else '%'} {b})"
         sid = self.span_id(e.span, "division by zero")
         return f"{'_div' if e.op == '/' else '_mod'}({a}, {b}, {sid})"
 
@@ -244,11 +246,14 @@ class Generator:
         return f"_bits({s}, {_lit(width)})"
 
     def x_Quant(self, e):
+        fast = self.seat_window(e)
+        if fast:
+            return fast
         b, dom, body = self.x_BinderRef(e.binder), self.domain(e.domain), self.expr(e.body)
         return f"{'all' if e.kind == 'forall' else 'any'}({body} for {b} in {dom})"
 
     def x_Aggregate(self, e):
-        fast = self.count_of_bits(e)
+        fast = self.count_of_bits(e) or self.nearest_seat(e)
         if fast:
             return fast
         b, dom, body = self.x_BinderRef(e.binder), self.domain(e.domain), self.expr(e.body)
@@ -262,6 +267,60 @@ class Generator:
         sign = 1 if e.kind == "argmax" else -1
         return (f"_arg([({b}, {body}) for {b} in {dom}], {sign}, "
                 f"{_lit(e.type.kind == 'player')}, {sid})")
+
+    # ---------------------------------------------------------- seat windows (a block of its own)
+    def window_read(self, binder, body):
+        """(field, source of s, direction, negated) when `body` is `v[left(s, k)]` or
+        `v[right(s, k)]` (or its negation), v a boolean variable indexed by player and k the
+        `binder`, s an expression that cannot fail and does not read k; else None."""
+        neg = isinstance(body, T.Not)
+        x = body.operand if neg else body
+        if not (isinstance(x, T.VarRef) and isinstance(x.index, T.Call) and x.index.func in ("left", "right")):
+            return None
+        f = self.by_name.get(x.name)
+        if f is None or f.kind != "bits" or f.var.indexed != "player" or f.var.index_base != 0 or f.var.count != self.n:
+            return None
+        seat, k = x.index.args
+        if not (isinstance(k, T.BinderRef) and k.uid == binder.uid):
+            return None
+        if not isinstance(seat, (T.BinderRef, T.PlayerName, T.Const)) or getattr(seat, "uid", None) == binder.uid:
+            return None  # s is evaluated before the domain is known to be empty: it must not fail
+        return f, self.expr(seat), 1 if x.index.func == "left" else -1, neg
+
+    def seat_window(self, e) -> str:
+        """`exists k in lo..hi: v[left(s, k)]` (and forall, right, not v[...]): the seats
+        s+lo..s+hi are one mask (`_seats`), tested against v with one `&` instead of a loop over k.
+        lo and hi are evaluated first, as the loop's range is; s cannot fail."""
+        if not isinstance(e.domain, T.RangeDom):
+            return ""
+        got = self.window_read(e.binder, e.body)
+        if got is None:
+            return ""
+        f, seat, direction, neg = got
+        lo, hi = self.expr(e.domain.low), self.expr(e.domain.high)
+        m = f"_seats({lo}, {hi}, {seat}, {direction})"
+        v = self.entry(f)
+        if e.kind == "exists":  # some seat holds (or, negated, lacks) the mark
+            return f"(not _covers({v}, {m}))" if neg else f"({v} & {m} != 0)"
+        # every seat holds (lacks) it; an empty window holds
+        return f"({v} & {m} == 0)" if neg else f"_covers({v}, {m})"
+
+    def nearest_seat(self, e) -> str:
+        """`min(k in lo..hi: if v[left(s, k)] then k else c)`, c a constant (the distance to the
+        nearest marked seat that way, or c): the first marked seat, found seat after seat, and c
+        where some seat of the window is unmarked (`_nearest`). lo and hi are evaluated first."""
+        if e.kind != "min" or not isinstance(e.domain, T.RangeDom) or not isinstance(e.body, T.Ite):
+            return ""
+        then, other = e.body.then, e.body.other
+        if not (isinstance(then, T.BinderRef) and then.uid == e.binder.uid):
+            return ""
+        c = _lit(other.value) if isinstance(other, T.Const) and other.value.__class__ is int else self.fold(other)
+        got = self.window_read(e.binder, e.body.cond)
+        if c is None or c in ("True", "False") or got is None or got[3]:
+            return ""
+        f, seat, direction, _ = got
+        lo, hi = self.expr(e.domain.low), self.expr(e.domain.high)
+        return f"_nearest({lo}, {hi}, {seat}, {direction}, {self.entry(f)}, {c})"
 
     def count_of_bits(self, e) -> str:
         """`count(p in S: v[p])` for a boolean variable indexed like S's elements: the number of
@@ -412,6 +471,8 @@ class Generator:
         assert x is not None, "the body's written entries are collected before it is generated"
         val = self.fresh("v")
         lines = [f"{pad}{val} = {self.expr(s.value)}"]  # the value first, then the index, as the closures do
+        if f.kind == "bits" and s.value.__class__ is T.Const:
+            lines = []  # a constant: nothing to evaluate first (the statement below writes it)
         k = None
         if s.index is not None:
             k = self.fresh("k")
@@ -423,6 +484,8 @@ class Generator:
             lines.append(f"{pad}if not ({check}): _overflow({site}, {k if k else -1}, {val})")
         if f.kind == "scalar":
             lines.append(f"{pad}{x} = {val}")
+        elif f.kind == "bits" and s.value.__class__ is T.Const:  # `mk[s] := true`: no test of the value
+            lines.append(f"{pad}{x} = {x} | (1 << {k})" if s.value.value else f"{pad}{x} = {x} & ~(1 << {k})")
         elif f.kind == "bits":
             lines.append(f"{pad}{x} = ({x} | (1 << {k})) if {val} else ({x} & ~(1 << {k}))")
         else:

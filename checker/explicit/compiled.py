@@ -14,6 +14,7 @@ it changes the speed, never a result.
 from __future__ import annotations
 
 import os
+import re
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
@@ -24,6 +25,13 @@ from ..limits import GENERATED
 from .machine import Machine, Step, _nothing, _size, _static_domain
 
 PAD = "    "
+
+
+# Compiled code by source: instances of a spec often generate the same source (readings that
+# differ only in outcome rules, say), and compiling is most of building a machine. The code
+# reads everything instance-specific from the namespace it is executed in.
+CODE_CACHE = 256
+_CODE: dict[str, object] = {}
 
 
 class CompiledMachine(Machine):
@@ -41,16 +49,27 @@ class CompiledMachine(Machine):
         # triggers read and write the variables: their values go in and come out of resolution
         self._triggers_change_vars = bool(inst.model.triggers)
         self._outcomes_read_vars = self._outcomes_read_vars or self._triggers_change_vars
+        # and where they do, on the variables they read alone: a step that changes only others
+        # (a life total no rule reads) finds the resolution of an earlier one (with triggers,
+        # every variable: a trigger may read or write any)
+        read = {n.name for c in conds for n in T.walk(c) if isinstance(n, T.VarRef)}
+        self._outcome_entries = [f.entry for f in self.fields
+                                 if self._triggers_change_vars or f.var.name in read]
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
         sources.append(self._unpack_source())
         sources.append(self._pack_source())
         src = "\n\n".join(sources) + "\n"
         self.source = src
         ns = self._namespace()
-        try:
-            code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
-        except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
-            raise CannotCompile(str(exc)) from None
+        code = _CODE.get(src)
+        if code is None:
+            try:
+                code = compile(src, f"{GENERATED} successors of {len(self.actions)} action(s)>", "exec")
+            except (SyntaxError, RecursionError, MemoryError) as exc:  # Python's parser has its own nesting limit
+                raise CannotCompile(str(exc)) from None
+            if len(_CODE) >= CODE_CACHE:
+                _CODE.clear()
+            _CODE[src] = code
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
         self._action_fns = [ns[f"a{ai}"] for ai in range(len(self.actions))]
         self.unpack = ns["unpack"]
@@ -106,6 +125,41 @@ class CompiledMachine(Machine):
         def _dist(p, q):
             return min((q - p) % n, (p - q) % n)
 
+        every = (1 << n) - 1
+
+        def _seats(lo, hi, s, direction):
+            """The mask of the seats s + direction * k for k in lo..hi (codegen's seat windows)."""
+            if hi < lo:
+                return 0
+            w = hi - lo + 1
+            if w >= n:
+                return every
+            m = ((1 << w) - 1) << ((s + lo) % n if direction > 0 else (s - hi) % n)
+            return (m | (m >> n)) & every
+
+        def _nearest(lo, hi, s, direction, v, c):
+            """min over k in lo..hi of (k if seat s + direction * k is marked in v else c); 0 for
+            no k, as min(..., default=0) gives (codegen's nearest_seat)."""
+            if hi < lo:
+                return 0
+            m = _seats(lo, hi, s, direction)
+            if lo == 0:  # from s itself: the mask rotated so that the seats that way are its bits in order
+                top = min(hi, n - 1)
+                if direction > 0:  # bit k: seat s + k
+                    r = ((v >> s) | (v << (n - s))) & every & ((2 << top) - 1)
+                    k = (r & -r).bit_length() - 1
+                else:  # bit n - 1 - k: seat s - k
+                    sh = (s + 1) % n
+                    r = ((v >> sh) | (v << (n - sh))) & every & ~((1 << (n - 1 - top)) - 1)
+                    k = n - r.bit_length()
+                if not r:
+                    return c
+                return k if v & m == m or k <= c else c
+            for k in range(lo, min(hi, lo + n - 1) + 1):  # after n values of k the seats repeat
+                if (v >> ((s + direction * k) % n)) & 1:
+                    return k if v & m == m or k <= c else c
+            return c
+
         def _unbits(x, count):
             return [(x >> i) & 1 == 1 for i in range(count)]
 
@@ -136,6 +190,7 @@ class CompiledMachine(Machine):
             "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
             "_mask_of": mask_of, "_bits": _bits, "_count": _count,
+            "_seats": _seats, "_covers": lambda v, m: v & m == m, "_nearest": _nearest,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
             "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
             "FIELDS": fields,
@@ -159,11 +214,24 @@ class CompiledMachine(Machine):
         lines.append(f"{PAD}count = 0")
         pad = PAD
         names = [gen.x_BinderRef(b) for b in binders]
+        # conjuncts that read no argument and cannot fail, before any that may: tested once per
+        # state (the state is the same for every binding), and not again per binding
+        hoisted = _hoistable(decl, conjuncts) if all_static else []
+        if hoisted:
+            gen.facts = GUARD_FACTS
+            lines.append(f"{PAD}if not (" + " and ".join(f"({gen.expr(c)})" for c in hoisted) + "):")
+            lines.append(f"{PAD}{PAD}return")
+        # a step whose body derives no outcome fact, where outcome rules read no variable, is
+        # resolved alike for every binding: looked up once per state
+        same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
+        if same_resolution:
+            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False)", f"{PAD}known = RESOLVED.get(key)"]
         if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
         if all_static and any(_size(v) == 0 for v in statics):
             return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
+        implied: list = list(hoisted)  # guard conjuncts every binding the masks give satisfies
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
@@ -172,6 +240,7 @@ class CompiledMachine(Machine):
             marks = _marker_filter(gen, b, values, conjuncts) if all_static else None
             if marks is not None:
                 mask_src, base = marks
+                implied.extend(_marker_terms(gen, b, values, conjuncts))
                 m, low = gen.fresh("m"), gen.fresh("low")
                 lines += [f"{pad}{m} = {mask_src}", f"{pad}while {m}:", f"{pad}{PAD}{low} = {m} & -{m}",
                           f"{pad}{PAD}{m} ^= {low}", f"{pad}{PAD}{names[i]} = {low}.bit_length() - 1 + {_lit(base)}"]
@@ -188,16 +257,20 @@ class CompiledMachine(Machine):
             pad += PAD
         binding = "(" + "".join(f"{x}, " for x in names) + ")"
         gen.facts = GUARD_FACTS
-        guard = gen.expr(decl.guard)
-        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1",
-                  f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
-                  f"{pad}except EvalError as exc:",
-                  f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
-                  f"{pad}{PAD}continue",
-                  f"{pad}check()",
-                  f"{pad}hits = [{_lit(a.rid)}]",
-                  f"{pad}lp = lt = wp = wt = 0",
-                  f"{pad}draw = fin = False"]
+        # the conjuncts a mask already guarantees are not evaluated again: they come before any
+        # conjunct that may fail (the mask's safe prefix), so no error is skipped either
+        rest = [c for c in conjuncts if not any(c is t for t in implied)]
+        guard = gen.expr(decl.guard) if not implied else \
+            "(" + " and ".join(f"({gen.expr(c)})" for c in rest) + ")" if rest else "True"
+        # the budget is read every 256 bindings (the loop's own count) and before each
+        # outcome resolution computed, not per step taken
+        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1"]
+        if guard != "True":
+            lines += [f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
+                      f"{pad}except EvalError as exc:",
+                      f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
+                      f"{pad}{PAD}continue"]
+        at = len(lines)  # the step's hits and facts go here, once the body is known
         written = written_vars(decl.body)
         gen.written = {}
         for f in self.fields:
@@ -205,8 +278,17 @@ class CompiledMachine(Machine):
                 gen.written[f"x{f.entry}"] = f"y{f.entry}"
                 lines.append(f"{pad}y{f.entry} = x{f.entry}")
         gen.facts = BODY_FACTS
-        lines += [f"{pad}try:"] + gen.stmts(decl.body, pad + PAD)
+        body = gen.stmts(decl.body, pad + PAD)
+        lines += [f"{pad}try:"] + body
         gen.facts = GUARD_FACTS
+        # a body without tagged statements has the same hits in every step: a constant tuple;
+        # one that neither derives nor reads an outcome fact needs no fact locals
+        text = "\n".join(body)
+        fixed_hits = "hits.append" not in text
+        start = [f"{pad}hits = ({_lit(a.rid)},)" if fixed_hits else f"{pad}hits = [{_lit(a.rid)}]"]
+        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin)\b", text):
+            start += [f"{pad}lp = lt = wp = wt = 0", f"{pad}draw = fin = False"]
+        lines[at:at] = start
         lines += [f"{pad}except Overflow as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
                   f"f'{{exc.var}} would become {{exc.value}}, outside its type', exc.span, 'overflow', 'body'))",
@@ -215,19 +297,28 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), str(exc), exc.span, 'evaluation-error', 'body'))",
                   f"{pad}{PAD}continue"]
         post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
+        seen = "".join(gen.written.get(f"x{e}", f"x{e}") + ", " for e in self._outcome_entries)
         gen.written = {}
         post_t = f"({post},)" if self.fields else "()"
-        lines += [f"{pad}vals = {post_t}",
-                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw, fin)",
-                  f"{pad}done = RESOLVED.get(key)",
-                  f"{pad}if done is None:",
-                  f"{pad}{PAD}done = resolve(key, hits)",
+        if same_resolution:
+            lines += [f"{pad}done = known"]
+        else:
+            lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
+                      f"{pad}done = RESOLVED.get(key)"]
+        lines += [f"{pad}if done is None:",
+                  f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
+                  f"{pad}{PAD}done = resolve(key, hits, {post_t})",
                   f"{pad}{PAD}if done.__class__ is not tuple:  # [the error, the hits up to it, its kind, message]",
                   f"{pad}{PAD}{PAD}steps.append(Step({ai}, {binding}, None, tuple(done[1]), done[3], done[0].span, done[2], 'outcome'))",
-                  f"{pad}{PAD}{PAD}continue",
-                  # with triggers, the variables after them come with the resolution
-                  f"{pad}steps.append((({ai}, {binding}, tuple(hits) + done[4]), "
-                  f"{'done[5]' if self._triggers_change_vars else 'vals'} + (done[0], done[1], done[2]), done[3]))"]
+                  f"{pad}{PAD}{PAD}continue"]
+        if same_resolution:
+            lines += [f"{pad}{PAD}known = done"]
+        if self._triggers_change_vars:  # with triggers, the variables after them come with the resolution
+            target = "done[5] + (done[0], done[1], done[2])"
+        else:
+            target = f"({post}, done[0], done[1], done[2])" if self.fields else "(done[0], done[1], done[2])"
+        label_hits = "hits + done[4]" if fixed_hits else "tuple(hits) + done[4]"
+        lines += [f"{pad}steps.append((({ai}, {binding}, {label_hits}), {target}, done[3]))"]
         lines += [f"{PAD}for pre, exc in failed:",
                   f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
         return "\n".join(lines)
@@ -274,9 +365,9 @@ class CompiledMachine(Machine):
             fn(state, steps, check)
         return steps
 
-    def _resolve_packed(self, key, hits):
-        vals, out, tout, lp, lt, wp, wt, draw, fin = key
-        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if vals else [], out, tout)
+    def _resolve_packed(self, key, hits, vals):
+        seen, out, tout, lp, lt, wp, wt, draw, fin = key
+        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
         c.hits = list(hits)
         before = len(c.hits)
@@ -375,7 +466,7 @@ def _static_values(comp: Compiler, d):
     return dom if isinstance(dom, range) else list(dom)
 
 
-def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
+def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list, used: list | None = None):
     """(source of a mask, base) when the guard's safe prefix requires `v[b]` (or `not v[b]`) of
     boolean variables indexed like b: the bindings worth trying are then the set bits of the
     mask (the seats holding a marker), not every value of b's domain."""
@@ -385,6 +476,8 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
                 and c.args[0].uid == b.uid and (base is None or base == 0) and all(0 <= v < gen.n for v in values)):
             base = 0
             terms.append("~out")  # the players still in the game
+            if used is not None:
+                used.append(c)
             continue
         neg = isinstance(c, T.Not)
         x = c.operand if neg else c
@@ -400,6 +493,8 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
             continue
         base = vb
         terms.append(f"~x{f.entry}" if neg else f"x{f.entry}")
+        if used is not None:
+            used.append(c)
     if not terms:
         return None
     dom_mask = 0
@@ -408,11 +503,56 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list):
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
 
 
+def _hoistable(decl, conjuncts: list) -> list:
+    """The guard's conjuncts, before the first that may fail, that read none of the action's
+    arguments and cannot fail themselves: false for one binding, false for all."""
+    uids = {b.uid for b, _ in decl.params}
+    out = []
+    for c in conjuncts:
+        if _may_fail(c):
+            break
+        if not any(isinstance(n, T.BinderRef) and n.uid in uids for n in T.walk(c)):
+            out.append(c)
+    return out
+
+
+def _derives_facts(body) -> bool:
+    """Whether a body has an outcome statement (lose, win, draw, finish)."""
+    return any(isinstance(n, T.OutcomeStmt) for n in T.walk(list(body)))
+
+
+def _marker_terms(gen: Generator, b: T.Binder, values, conjuncts: list) -> list:
+    """The guard conjuncts `_marker_filter` turned into b's mask (each is true for every value
+    of b the mask gives)."""
+    used: list = []
+    _marker_filter(gen, b, values, conjuncts, used)
+    return used
+
+
 def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
-    """`ring_step`, with the common case first: nobody out, the k-th seat that way."""
-    if not out and k > 0:
+    """`ring_step`, with the common case first: nobody out, the k-th seat that way. Otherwise
+    on the mask of the players in the game, rotated so that the seats from p that way are its
+    bits in order: the k-th is found by clearing bits, not by walking seat after seat (the
+    players in the game repeat round the table, p among them; p itself when nobody else is in)."""
+    if k <= 0:
+        return p
+    if not out:
         return (p + direction * k) % n
-    return ring_step(p, k, direction, out, n)
+    every = (1 << n) - 1
+    ins = every & ~out
+    if not ins & ~(1 << p):
+        return p
+    j = (k - 1) % ins.bit_count()
+    if direction > 0:  # bit i: seat p + 1 + i
+        sh = (p + 1) % n
+        r = ((ins >> sh) | (ins << (n - sh))) & every
+        for _ in range(j):
+            r &= r - 1
+        return (p + 1 + (r & -r).bit_length() - 1) % n
+    r = ((ins >> p) | (ins << (n - p))) & every  # bit t: seat p + t; going right, the highest first
+    for _ in range(j):
+        r ^= 1 << (r.bit_length() - 1)
+    return (p + r.bit_length() - 1) % n
 
 
 def _bits(mask: int, width: int) -> list:

@@ -14,8 +14,6 @@ import time
 from array import array
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from ..limits import Budget, LimitHit, Limits
 from .machine import Machine
 
@@ -122,8 +120,10 @@ class Graph:
         """[(state, label that led to it)] from an initial state to `sid`; label -1 for the first."""
         return path_from(self.parent, sid)
 
-    def to_networkx(self, game_only: bool = True, readable: bool = True) -> nx.DiGraph:
+    def to_networkx(self, game_only: bool = True, readable: bool = True):
         """The finished graph; each edge keeps its label ids and (if `readable`) its actions and rules."""
+        import networkx as nx  # only where a graph is handed over: the search and most checks need none
+
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.states)))
         for s, d, lid in self.edges:

@@ -646,9 +646,13 @@ class Machine:
     def is_active(self, state: tuple, p: int) -> bool:
         if self.active is None:
             return False
+        return self.active_in(self.reader(state), p)
+
+    def active_in(self, reader: Ctx, p: int) -> bool:
+        """Whether p is active in the state `reader` reads (there is an `active` declaration)."""
         _, cell, f = self.active
         cell[0] = p
-        return bool(f(self.reader(state)))
+        return bool(f(reader))
 
     def show(self, ty, v) -> str:
         return self.inst.show(ty, v)

@@ -179,7 +179,7 @@ class Encoder:
         self.path, self.errs = path, []
         try:
             value = fn()
-            return value, z3.simplify(_or(self.errs))
+            return value, z3.simplify(_or(self.errs)) if self.errs else FALSE  # most meet none
         finally:
             self.path, self.errs = saved_path, saved_errs
 
@@ -972,12 +972,18 @@ class ReplayStep:
     hits: tuple | None = None  # the rules the explorer recorded; its tagged statements' must agree
 
 
-def replay(inst: Instance, steps: list[ReplayStep]) -> str:
-    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs."""
+def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) -> str:
+    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs.
+    `memo` (step -> what its replay said) lets the traces of one instance share the steps they
+    have in common: a step's replay depends on the step alone."""
     enc = Encoder(inst)
     try:
         for i, step in enumerate(steps, 1):
-            problem = _replay_step(enc, inst, step)
+            problem = memo.get(step) if memo is not None else None
+            if problem is None:
+                problem = _replay_step(enc, inst, step)
+                if memo is not None:
+                    memo[step] = problem
             if problem:
                 return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
     except Unsupported as exc:
