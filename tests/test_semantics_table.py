@@ -449,6 +449,45 @@ ROWS = [
 ]
 
 
+# ---------------------------------------------------------------- phases (docs/language.md, "Phases")
+# A statement row is an action's body, and every action's body ends with the phase chain: after
+# the row's statements, the current phase ends if its condition holds (its `when ... ends`
+# blocks, the next phase, that phase's `when ... starts` blocks), then the next one may end too,
+# each phase at most once per step.
+
+MODELS["phased"] = """
+players 2
+var passes: 0..2 = 0
+var skip: bool = false
+var log: 0..9 = 1
+phases step [P] {
+  main [M] ends when passes == 2
+  combat [C] ends when skip
+  ending [E] ends when true
+}
+when main starts [WS] do log := log + 1; end
+when ending ends [WE] do log := log * 2; end
+"""
+STATES["phased"] = {
+    "main": {},  # step=main passes=0 skip=false log=1
+    "combat": {"step": "combat"},
+    "ending": {"step": "ending"},
+}
+ROWS += [
+    ("phased", "combat", "step", "combat"),
+    ("phased", "combat", "step == combat", True),
+    ("phased", "main", "passes := 1;", {"passes": 1}),  # main's condition does not hold: no phase ends
+    ("phased", "main", "passes := 2;", {"passes": 2, "step": "combat", "rules": {"M"}}),
+    # a chain: main ends, combat ends at once, ending ends (log 1 * 2), main starts (+ 1); main's
+    # condition still holds, but main already ended in this step: it stays (each phase ends once)
+    ("phased", "main", "passes := 2; skip := true;",
+     {"passes": 2, "skip": True, "step": "main", "log": 3, "rules": {"M", "C", "E", "WE", "WS"}}),
+    ("phased", "combat", "skip := true;", {"skip": True, "step": "main", "log": 3, "rules": {"C", "E", "WE", "WS"}}),
+    # the phase ends after the step's statements: `when ending ends` doubles the 0 they wrote
+    ("phased", "ending", "log := 0;", {"log": 1, "step": "main", "rules": {"E", "WE", "WS"}}),
+    ("phased", "ending", "log := 5;", OVERFLOW),  # a `when` block is part of the step: 5 * 2 overflows
+]
+
 def _params():
     out = []
     for row in ROWS:

@@ -475,6 +475,22 @@ class ToIR(Transformer):
     def changes_decl(self, meta, children):
         return ir.ChangesDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))
 
+    # --- phases
+    def phases_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.PhasesDecl(str(children[0]), tuple(rest), tags, self.sp(meta))
+
+    def phase_entry(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.PhaseEntry(str(children[0]), rest[0] if rest else None, tags, self.sp(meta))
+
+    def when_phase_decl(self, meta, children):
+        tags, rest = self._split(children[2:])
+        return ir.WhenPhaseDecl(str(children[0]), str(children[1]), tuple(rest), tags, self.sp(meta))
+
+    def phase_edge(self, meta, children):
+        return str(children[0])
+
     # --- expressions
     def dom_range(self, meta, c):
         return ir.RangeDomain(c[0], c[1], self.sp(meta))

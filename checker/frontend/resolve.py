@@ -112,6 +112,7 @@ class Resolver:
             elif isinstance(d, sx.VarDecl):
                 if self._unique(self.var_decls, d, "variable"):
                     self.var_order[d.name] = len(self.var_order)
+        self.phases_init(decls)
         teams = [d for d in decls if isinstance(d, sx.TeamsDecl)]
         self.teams_decl = teams[-1] if teams else None
         seating = [d for d in decls if isinstance(d, sx.SeatingDecl)]
@@ -714,6 +715,8 @@ class Resolver:
         if d is None:
             self.undefined(s.target, s.span, scope)
             return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
+        if s.target in self.phase_decls:
+            self.phase_assigned(s)
         if d.is_choice:
             self.error("E013", f"{s.target} is a choice made before play and never changes", s.span,
                        "declare it with `var` if the game changes it")
@@ -760,6 +763,7 @@ class Resolver:
         vars_ = tuple(self.var_info(d) for d in self.var_decls.values())
         for r in self.routines.values():  # a routine no action runs is still a rule, and dead
             self.rule("routine", r.name, r.tags, r.span)
+        self.phase_chain, cycles = self.resolve_phases(decls)
         actions = tuple(self.action(d) for d in of(sx.ActionDecl))
         outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)
         active = None
@@ -816,7 +820,7 @@ class Resolver:
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
-            changes=tuple(of(sx.ChangesDecl)),
+            changes=tuple(of(sx.ChangesDecl)), phases=cycles,
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
@@ -897,7 +901,7 @@ class Resolver:
         ps, scope = self.params_of(d.params, {})
         guard = self.cond(d.guard, scope)
         rid = self.rule("action", d.name, d.tags, d.span)
-        body = self.stmts(d.body, scope, Ctx())
+        body = self.stmts(d.body, scope, Ctx()) + self.phase_chain  # phases end after the step's statements
         return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span)
 
     def outcome(self, d: sx.OutcomeDecl):
@@ -914,6 +918,91 @@ class Resolver:
         rid = self.rule("outcome", d.name, d.tags, d.span)
         return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
                              rid, d.tags, d.span)
+
+
+    # ------------------------------------------------------------ phases
+    # A `phases` declaration is a variable of its own enumeration (read as `NAME == main`) that
+    # only the phases' end conditions change. It is lowered here, once, into statements that
+    # end every action's body, so that every engine runs the same definition:
+    #
+    #   if NAME == p1 and ENDS(p1) then [p1] (when p1 ends; NAME := p2; when p2 starts)
+    #   elif NAME == p2 and ENDS(p2) then [p2] (...)
+    #   ... end
+    #
+    # repeated once per phase that can end: a phase whose condition already holds when it
+    # starts ends in the same step, and since each repetition ends at most one phase and the
+    # chain goes round the cycle in order, no phase ends twice in one step (termination).
+    def phases_init(self, decls) -> None:
+        """Each `phases` declaration declares its variable (before any name is looked up)."""
+        self.phase_decls: dict[str, sx.PhasesDecl] = {}
+        self.phase_chain: tuple = ()
+        for d in decls:
+            if not isinstance(d, sx.PhasesDecl):
+                continue
+            self.not_reserved(d.name, d.span)
+            names = [p.name for p in d.phases]
+            for i, p in enumerate(d.phases):
+                self.not_reserved(p.name, p.span)
+                if p.name in names[:i]:
+                    self.error("E011", f"phase {p.name} is declared twice in `phases {d.name}`", p.span,
+                               "a cycle lists each phase once; a phase that comes twice is two phases with two names")
+            var = sx.VarDecl(d.name, None, sx.TEnum(tuple(dict.fromkeys(names)), d.span),
+                             sx.Name(names[0], d.phases[0].span), d.tags, False, d.span)
+            if self._unique(self.var_decls, var, "variable"):
+                self.var_order[d.name] = len(self.var_order)
+                self.phase_decls[d.name] = d
+
+    def phase_assigned(self, s) -> None:
+        d = self.phase_decls[s.target]
+        self.error("E013", f"{s.target} is the current phase of `phases {s.target}`; only the phases' "
+                   "end conditions change it", s.span,
+                   "state when the phase ends with `ends when ...` in the declaration (an action may set a flag "
+                   f"that the condition reads); the declaration is at {d.span}")
+
+    def resolve_phases(self, decls) -> tuple[tuple, tuple]:
+        """(the statements that end every action's body, the typed cycles)."""
+        where = {p.name: (d, p) for d in self.phase_decls.values() for p in d.phases}
+        blocks: dict[tuple[str, str], list] = {}
+        for w in decls:
+            if not isinstance(w, sx.WhenPhaseDecl):
+                continue
+            found = where.get(w.phase)
+            if found is None:
+                close = difflib.get_close_matches(w.phase, list(where), n=1)
+                self.error("E010", f"there is no phase `{w.phase}`", w.span,
+                           f"did you mean `{close[0]}`?" if close else
+                           "declare the phases with `phases NAME { PHASE ends when CONDITION ... }`")
+                continue
+            if w.edge == "ends" and found[1].cond is None:
+                self.error("E013", f"phase {w.phase} has no end condition, so `when {w.phase} ends` would never run",
+                           w.span, f"add `ends when CONDITION` to {w.phase} in `phases {found[0].name}`")
+            rid = self.rule("phase", f"when {w.phase} {w.edge}", w.tags, w.span)
+            blocks.setdefault((w.phase, w.edge), []).append(T.Block(self.stmts(w.body, {}, Ctx()), rid, w.span))
+        chain, cycles = [], []
+        for d in self.phase_decls.values():
+            ty = self.var_types.get(d.name, ERROR)
+            members = list(dict.fromkeys(p.name for p in d.phases))
+            phases = []
+            for p in d.phases:
+                cond = self.cond(p.cond) if p.cond is not None else None
+                rid = self.rule("phase", p.name, p.tags, p.span) if cond is not None else None
+                phases.append(T.Phase(p.name, members.index(p.name), cond, rid, p.tags, p.span))
+            cycles.append(T.PhaseCycle(d.name, tuple(phases), d.tags, d.span))
+            branches = []
+            for i, p in enumerate(phases):
+                if p.cond is None or p.index != i:  # (a phase listed twice is an error above)
+                    continue
+                nxt = phases[(i + 1) % len(phases)]
+                here = T.VarRef(d.name, None, ty, False, p.span)
+                test = T.Logic("and", T.Compare("==", here, T.Const(p.index, ty, p.span), BOOL, p.span),
+                               p.cond, BOOL, p.span)  # the condition is read only in its own phase
+                body = (*blocks.get((p.name, "ends"), ()),
+                        T.Assign(d.name, None, T.Const(nxt.index, ty, p.span), None, p.span),
+                        *blocks.get((nxt.name, "starts"), ()))
+                branches.append((test, (T.Block(body, p.rule, p.span),)))
+            if branches:
+                chain += [T.If(tuple(branches), (), None, d.span)] * len(branches)
+        return tuple(chain), tuple(cycles)
 
 
 def _place_text(p) -> str:

@@ -458,6 +458,38 @@ class ChangesDecl:
     span: Span = _span()
 
 
+# ---- phases (docs/language.md, "Phases")
+
+@dataclass(frozen=True)
+class PhaseEntry:
+    """One phase of a `phases` cycle: `main [505.1] ends when passed`; `cond` None: it never ends."""
+    name: str
+    cond: Expr | None
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhasesDecl:
+    """`phases NAME [tags] { ... }`: a cycle of phases (after the last comes the first); NAME is
+    read as the current phase (`NAME == main`), and only the phases' end conditions change it."""
+    name: str
+    phases: tuple[PhaseEntry, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class WhenPhaseDecl:
+    """`when PHASE ends [tags] do ... end` (or `starts`): statements run in the step in which the
+    phase ends (or starts)."""
+    phase: str
+    edge: str  # ends | starts
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ReadingDecl:
     name: str
@@ -505,7 +537,7 @@ class SpecFile:
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, PhasesDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
         return type(d).__name__

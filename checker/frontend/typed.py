@@ -419,6 +419,29 @@ class Active:
     span: Span = _span()
 
 
+# ---- phases (docs/language.md, "Phases"). The engines never read these: the resolve pass
+# lowers a cycle into statements at the end of every action's body (`Resolver.phase_chain`), so
+# the closures, the compiled successors and Z3 run one definition. The checks read them to cite
+# the phase a stuck game is in.
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    index: int  # its member index in the cycle's enumeration
+    cond: Expr | None  # when it ends; None: it never ends on its own
+    rule: int | None  # the rule cited in the step that ends it (None when it never ends)
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhaseCycle:
+    name: str  # also the variable holding the current phase (an enumeration of the phases)
+    phases: tuple[Phase, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ParamInfo:
     name: str
@@ -464,6 +487,7 @@ class Model:
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
+    phases: tuple[PhaseCycle, ...] = ()  # declared cycles of phases, lowered into the actions' bodies
 
     @property
     def has_teams(self) -> bool:
