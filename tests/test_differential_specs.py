@@ -12,7 +12,8 @@ For each spec the explorer's graph (states at BFS depth <= 3) and Z3's bounded m
 whether a deadlock is reachable, and, per invariant, whether a state violating it is reachable
 and whether a state where it cannot be evaluated is reachable.
 
-The grammar includes min/max of values, set comprehensions and simultaneous assignments.
+The grammar includes min/max of values, set comprehensions and simultaneous assignments, and
+cycles of phases with end conditions and `when PHASE ends/starts` blocks.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -300,6 +301,8 @@ class Writer:
             flag = self.pick(["progress", "progress", "", "leave"])
             guard = f" when {self.bool_(2, sc, 0)}" if self.chance(0.8) else ""
             out.append(f"action a{i}{head} {flag}{guard} do {self.stmts(2, sc)} end")
+        if self.chance(0.3):
+            out += self.phases()
         kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
             ["lose team", "win team", "cannot lose team"] if self.teams else [])
         rules = []
@@ -328,6 +331,21 @@ class Writer:
         for i in range(self.draw(st.integers(0, 2))):
             out.append(f"invariant inv{i}: {self.bool_(3, {}, 0)}")
         return "\n".join(out) + "\n"
+
+    def phases(self) -> list[str]:
+        """A cycle of 1-3 phases with end conditions (the first always has one) and `when` blocks
+        from the same grammar of expressions and statements; sometimes an invariant reads the phase."""
+        names = [f"ph{k}" for k in range(self.pick([1, 2, 3]))]
+        ending = [n for k, n in enumerate(names) if k == 0 or self.chance(0.8)]
+        entries = [f"{n} ends when {self.bool_(2, {}, 0)}" if n in ending else n for n in names]
+        out = ["phases cyc { " + " ".join(entries) + " }"]
+        for n in names:
+            for edge in ("ends", "starts"):
+                if (edge == "starts" or n in ending) and self.chance(0.4):
+                    out.append(f"when {n} {edge} do {self.stmts(1, {'player': []})} end")
+        if self.chance(0.5):
+            out.append(f"invariant in_phase: cyc != {self.pick(names)} or {self.bool_(2, {}, 0)}")
+        return out
 
 
 @st.composite
