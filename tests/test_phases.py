@@ -136,3 +136,14 @@ def test_a_phase_is_listed_once_and_the_cycle_name_is_a_fresh_name(tmp_path):
 def test_when_blocks_see_no_action_parameters_and_types_are_checked(tmp_path):
     errs = _errors(tmp_path, GAME + "when main starts do passes := q; end\nphases other { x ends when 3 }\n")
     assert [c for c, _ in errs] == ["E010", "E013"]
+
+
+def test_one_when_block_may_name_several_phases(tmp_path):
+    # "at the end of each phase": one block, one rule, run when any phase it names ends
+    text = GAME.replace("when main ends [WM] do passes := 0; end\n", "").replace(
+        "when combat ends [WC] do passes := 0; skip := false; end",
+        "when main, combat ends [W] do passes := 0; end\nwhen combat ends [WC] do skip := false; end")
+    res, _ = _check(tmp_path, text)
+    assert res.diagnostics == [] and res.findings == []
+    res, _ = _check(tmp_path, text.replace("when main, combat ends", "when main, comabt ends"))
+    assert [(d.code, d.message) for d in res.diagnostics] == [("E010", "there is no phase `comabt`")]

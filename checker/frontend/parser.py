@@ -80,6 +80,10 @@ class _Tags(list):
     """Marker type so the transformer can tell a tag list from other children."""
 
 
+class _Edge(str):
+    """`ends` or `starts` in `when PHASE, ... ends do`: marks where the phase names stop."""
+
+
 @v_args(meta=True)
 class ToIR(Transformer):
     def __init__(self, file: str):
@@ -485,11 +489,12 @@ class ToIR(Transformer):
         return ir.PhaseEntry(str(children[0]), rest[0] if rest else None, tags, self.sp(meta))
 
     def when_phase_decl(self, meta, children):
-        tags, rest = self._split(children[2:])
-        return ir.WhenPhaseDecl(str(children[0]), str(children[1]), tuple(rest), tags, self.sp(meta))
+        k = next(i for i, c in enumerate(children) if isinstance(c, _Edge))
+        tags, rest = self._split(children[k + 1:])
+        return ir.WhenPhaseDecl(tuple(str(c) for c in children[:k]), str(children[k]), tuple(rest), tags, self.sp(meta))
 
     def phase_edge(self, meta, children):
-        return str(children[0])
+        return _Edge(children[0])
 
     # --- expressions
     def dom_range(self, meta, c):

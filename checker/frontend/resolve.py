@@ -966,18 +966,24 @@ class Resolver:
         for w in decls:
             if not isinstance(w, sx.WhenPhaseDecl):
                 continue
-            found = where.get(w.phase)
-            if found is None:
-                close = difflib.get_close_matches(w.phase, list(where), n=1)
-                self.error("E010", f"there is no phase `{w.phase}`", w.span,
-                           f"did you mean `{close[0]}`?" if close else
-                           "declare the phases with `phases NAME { PHASE ends when CONDITION ... }`")
-                continue
-            if w.edge == "ends" and found[1].cond is None:
-                self.error("E013", f"phase {w.phase} has no end condition, so `when {w.phase} ends` would never run",
-                           w.span, f"add `ends when CONDITION` to {w.phase} in `phases {found[0].name}`")
-            rid = self.rule("phase", f"when {w.phase} {w.edge}", w.tags, w.span)
-            blocks.setdefault((w.phase, w.edge), []).append(T.Block(self.stmts(w.body, {}, Ctx()), rid, w.span))
+            named = []
+            for phase in dict.fromkeys(w.phases):
+                found = where.get(phase)
+                if found is None:
+                    close = difflib.get_close_matches(phase, list(where), n=1)
+                    self.error("E010", f"there is no phase `{phase}`", w.span,
+                               f"did you mean `{close[0]}`?" if close else
+                               "declare the phases with `phases NAME { PHASE ends when CONDITION ... }`")
+                elif w.edge == "ends" and found[1].cond is None:
+                    self.error("E013", f"phase {phase} has no end condition, so `when {phase} ends` would never run",
+                               w.span, f"add `ends when CONDITION` to {phase} in `phases {found[0].name}`")
+                else:
+                    named.append(phase)
+            # one rule and one body for all the phases it names: dead only if it runs for none of them
+            rid = self.rule("phase", f"when {', '.join(w.phases)} {w.edge}", w.tags, w.span)
+            block = T.Block(self.stmts(w.body, {}, Ctx()), rid, w.span)
+            for phase in named:
+                blocks.setdefault((phase, w.edge), []).append(block)
         chain, cycles = [], []
         for d in self.phase_decls.values():
             ty = self.var_types.get(d.name, ERROR)

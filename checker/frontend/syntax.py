@@ -481,9 +481,9 @@ class PhasesDecl:
 
 @dataclass(frozen=True)
 class WhenPhaseDecl:
-    """`when PHASE ends [tags] do ... end` (or `starts`): statements run in the step in which the
-    phase ends (or starts)."""
-    phase: str
+    """`when PHASE, ... ends [tags] do ... end` (or `starts`): statements run in the step in which
+    one of the phases ends (or starts)."""
+    phases: tuple[str, ...]
     edge: str  # ends | starts
     body: tuple[Stmt, ...]
     tags: tuple[str, ...]
