@@ -488,6 +488,34 @@ ROWS += [
     ("phased", "ending", "log := 5;", OVERFLOW),  # a `when` block is part of the step: 5 * 2 overflows
 ]
 
+# ---------------------------------------------------------------- a match of games (docs/language.md)
+# A statement row is a game action's body: after its statements (and phases), the game's results
+# are judged in the order declared, the first that holds decides, and only while a game is played.
+
+MODELS["matched"] = """
+players 2
+var life(p: player): 0..1 = 1
+match {
+  var wins(p: player): 0..2 = 0
+  var draws: 0..2 = 0
+  game drawn [D] when life[P1] == 0 and life[P2] == 0 do draws := draws + 1; end
+  game won by player p [W] when life[next(p)] == 0 do wins[p] := wins[p] + 1; end
+}
+"""
+STATES["matched"] = {
+    "playing": {},  # life 1 each, no wins, a game is played
+    "between": {"between_games": True, "wins": {"P1": 1, "P2": 0}},
+}
+ROWS += [
+    ("matched", "playing", "life[P2] := 0;", {"life[P2]": 0, "between_games": True, "wins[P1]": 1, "rules": {"W"}}),
+    ("matched", "playing", "life[P1] := 0;", {"life[P1]": 0, "between_games": True, "wins[P2]": 1, "rules": {"W"}}),
+    # both would win, but `game drawn` is declared first: it decides
+    ("matched", "playing", "life[P1] := 0; life[P2] := 0;",
+     {"life[P1]": 0, "life[P2]": 0, "between_games": True, "draws": 1, "rules": {"D"}}),
+    ("matched", "between", "life[P2] := 0;", {"life[P2]": 0}),  # between games no result is judged
+    ("matched", "between", "between_games", True),
+]
+
 def _params():
     out = []
     for row in ROWS:

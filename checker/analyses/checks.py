@@ -168,6 +168,15 @@ def _phase_citations(x: Explored, sids) -> tuple[list[str], list]:
     return rules, spans
 
 
+def _between_games(x: Explored, sid: int) -> tuple[list[str], list]:
+    """In a match stuck between games: (the tags of `game starts`, where it is), else ([], [])."""
+    m = x.inst.model
+    if m.match is None or not x.graph.values(sid)[x.inst.var("between_games").offset]:
+        return [], []
+    start = [a.decl for a in x.machine.actions if a.decl.name == "next_game"]
+    return [t for a in start for t in m.rules[a.rule].tags], [a.span for a in start]
+
+
 def _decl_rules(decls) -> list[str]:
     out = []
     for d in decls:
@@ -185,7 +194,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     msg = g.conflicts[sid]
     rules = x.last_rules(sid)
     # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "phase")) + x.step_action_span(sid)
+    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "phase", "game")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
                       key="conflict", size=len(g.conflicts))]
@@ -223,8 +232,13 @@ def check_deadlock(x: Explored) -> list[Finding]:
     who = ", ".join(x.inst.players[p] for p in active) or "nobody"
     trace = x.trace_to(sid)
     phase_rules, phase_spans = _phase_citations(x, [sid])
-    spans = phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
-    return [x.finding("deadlock", f"no game action is possible and the game has not ended{note}; active: {who}",
+    start_rules, start_spans = _between_games(x, sid)
+    phase_rules += start_rules
+    if start_spans:  # a match: the players are between games and no game can start
+        note = f"; the players are between games and no next game can start{note}"
+    spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
+    what = "the match" if x.inst.model.match is not None else "the game"
+    return [x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
                       list(x.last_rules(sid)) + phase_rules, spans, trace,
                       detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=len(stuck))]
 
@@ -431,7 +445,7 @@ def check_dead_rules(x: Explored) -> list[Finding]:
         if rid in g.hit_rules:
             continue
         what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
-                "phase": "phase"}[rule.kind]
+                "phase": "phase", "game": "game result"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
         message = f"{what} {label} never applies in any reachable state"
         if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs

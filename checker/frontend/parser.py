@@ -80,6 +80,10 @@ class _Tags(list):
     """Marker type so the transformer can tell a tag list from other children."""
 
 
+def _is_stmt(x) -> bool:
+    return isinstance(x, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt))
+
+
 class _Edge(str):
     """`ends` or `starts` in `when PHASE, ... ends do`: marks where the phase names stop."""
 
@@ -495,6 +499,30 @@ class ToIR(Transformer):
 
     def phase_edge(self, meta, children):
         return _Edge(children[0])
+
+    # --- a match of games
+    def match_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.MatchDecl(tuple(x for x in rest if isinstance(x, ir.VarDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.ActionDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.GameResultDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.GameStartDecl)), tags, self.sp(meta))
+
+    def game_won(self, meta, children):
+        (subject_kind, var), rest = children[0], children[1:]
+        tags, rest = self._split(rest)
+        return ir.GameResultDecl("won", subject_kind, var, rest[0], tuple(rest[1:]), tags, self.sp(meta))
+
+    def game_drawn(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.GameResultDecl("drawn", None, None, rest[0], tuple(rest[1:]), tags, self.sp(meta))
+
+    def game_start_decl(self, meta, children):
+        tags, rest = self._split(children)
+        # `when C` is optional: its expression comes first, statements follow
+        cond = rest[0] if rest and not _is_stmt(rest[0]) else None
+        body = rest[1:] if cond is not None else rest
+        return ir.GameStartDecl(cond, tuple(body), tags, self.sp(meta))
 
     # --- expressions
     def dom_range(self, meta, c):

@@ -100,6 +100,7 @@ class Resolver:
         self.var_order: dict[str, int] = {}
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
+        self.match_init(decls)  # the match's variables first: a game's initial values may read them
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
@@ -764,7 +765,8 @@ class Resolver:
         for r in self.routines.values():  # a routine no action runs is still a rule, and dead
             self.rule("routine", r.name, r.tags, r.span)
         self.phase_chain, cycles = self.resolve_phases(decls)
-        actions = tuple(self.action(d) for d in of(sx.ActionDecl))
+        self.game_end, match = self.resolve_results(vars_)
+        actions = tuple(self.action(d) for d in of(sx.ActionDecl)) + self.match_actions(vars_)
         outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)
         active = None
         for d in of(sx.ActiveDecl):
@@ -820,7 +822,7 @@ class Resolver:
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=tuple(reachables), expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
-            changes=tuple(of(sx.ChangesDecl)), phases=cycles,
+            changes=tuple(of(sx.ChangesDecl)), phases=cycles, match=match,
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid)
 
     def check_expect(self, d: sx.ExpectDecl) -> None:
@@ -901,7 +903,13 @@ class Resolver:
         ps, scope = self.params_of(d.params, {})
         guard = self.cond(d.guard, scope)
         rid = self.rule("action", d.name, d.tags, d.span)
-        body = self.stmts(d.body, scope, Ctx()) + self.phase_chain  # phases end after the step's statements
+        # phases end after the step's statements; then, in a match, the game's result is judged
+        body = self.stmts(d.body, scope, Ctx()) + self.phase_chain + self.game_end
+        if self.match_decl is not None and not any(d is a for a in self.match_decl.actions):
+            guard = T.Logic("and", T.Not(self.between(d.span), BOOL, d.span), guard, BOOL, d.span)  # a game action
+        elif self.match_decl is not None and self.phase_chain:  # a match action: phases only move in a game
+            body = body[:len(body) - len(self.phase_chain) - len(self.game_end)] + (
+                T.If(((T.Not(self.between(d.span), BOOL, d.span), self.phase_chain),), (), None, d.span),) + self.game_end
         return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span)
 
     def outcome(self, d: sx.OutcomeDecl):
@@ -1009,6 +1017,140 @@ class Resolver:
             if branches:
                 chain += [T.If(tuple(branches), (), None, d.span)] * len(branches)
         return tuple(chain), tuple(cycles)
+
+    # ------------------------------------------------------------ a match of games
+    # `match { ... }` is lowered here into plain actions, so every engine runs one definition:
+    # - a match variable `between_games` (false while a game is played);
+    # - every action declared outside the match is a game action: its guard also says
+    #   `not between_games`;
+    # - every step (after its statements and the phase chain) judges the game's results in the
+    #   order declared, while a game is played: the first `game won by`/`game drawn` whose
+    #   condition holds (a `won by` for the first player, or team, in seat order) runs its block
+    #   and sets `between_games`; the outcome rules, which are the match's, then see the new
+    #   match variables in the same step;
+    # - a generated action `next_game`, enabled between games (and when `game starts` says so),
+    #   runs the `game starts` block, gives every game variable its initial value again (in
+    #   the order declared; a variable that starts at `any` takes each value, as a parameter of
+    #   the step) and clears `between_games`.
+    def match_init(self, decls) -> None:
+        matches = [d for d in decls if isinstance(d, sx.MatchDecl)]
+        self.match_decl: sx.MatchDecl | None = matches[-1] if matches else None
+        self.game_end: tuple = ()
+        for d in matches[:-1]:
+            self.error("E011", "a model is one match: `match` is declared twice", d.span,
+                       f"the other declaration is at {matches[-1].span}")
+        m = self.match_decl
+        if m is None:
+            return
+        flag = sx.VarDecl("between_games", None, sx.TBool(m.span), sx.Bool(False, m.span), m.tags, False, m.span)
+        for d in (flag,) + m.vars:
+            self.not_reserved(d.name, d.span)
+            if self._unique(self.var_decls, d, "variable"):
+                self.var_order[d.name] = len(self.var_order)
+
+    def between(self, span) -> T.VarRef:
+        return T.VarRef("between_games", None, BOOL, False, span)
+
+    def resolve_results(self, vars_) -> tuple[tuple, T.MatchInfo | None]:
+        """(the statements that end every step, judging the game's result; the typed match)."""
+        m = self.match_decl
+        if m is None:
+            return (), None
+        if not m.results:
+            self.error("E013", "a match needs the results of a game: no `game won by ...` or `game drawn` is declared",
+                       m.span, "write `game won by player p when CONDITION do ... end` inside `match { }`")
+        for d in (x for x in self.decls if isinstance(x, sx.InitDecl)):
+            self.error("E013", "`init` cannot restrict the games of a match: every game starts from the initial values",
+                       d.span, "state the game's setup with initial values (`= any` lets a game start from each value)")
+        stmts, results = [], []
+        for r in m.results:
+            scope, binder = {}, None
+            if r.kind == "won":
+                if r.subject_kind == "team" and not self.has_teams:
+                    self.error("E013", "`game won by team` needs teams, and this format has none", r.span)
+                    continue
+                binder = self.binder(r.var, PLAYER if r.subject_kind == "player" else TEAM, r.span, {})
+                scope = {r.var: ("binder", binder)}
+            rid = self.rule("game", f"game {r.kind}" + (f" by {r.subject_kind}" if binder else ""), r.tags, r.span)
+            results.append((r.kind, rid))
+            cond = self.cond(r.cond, scope)
+            done = T.Assign("between_games", None, T.Const(True, BOOL, r.span), None, r.span)
+            test = T.Logic("and", T.Not(self.between(r.span), BOOL, r.span), cond, BOOL, r.span)
+            judged = T.If(((test, (T.Block(self.stmts(r.body, scope, Ctx()) + (done,), rid, r.span),)),), (), None, r.span)
+            if binder is not None:  # the first player (team) in seat order whose condition holds
+                every = self.call(bi.NAMES["players" if r.subject_kind == "player" else "teams"], (), r.span, Ctx())
+                judged = T.Forall(binder, T.SetDom(every, r.span), (judged,), None, r.span)
+            stmts.append(judged)
+        match_vars = ("between_games",) + tuple(d.name for d in m.vars)
+        game_vars = tuple(v.name for v in vars_ if v.name not in match_vars and not v.is_choice)
+        return tuple(stmts), T.MatchInfo(match_vars, game_vars, tuple(results), m.tags, m.span)
+
+    def match_actions(self, vars_) -> tuple:
+        """The match's own actions, and `next_game`."""
+        m = self.match_decl
+        if m is None:
+            return ()
+        out = [self.action(d) for d in m.actions]
+        if len(m.starts) > 1:
+            self.error("E011", "`game starts` is declared twice", m.starts[1].span, f"the first is at {m.starts[0].span}")
+        start = m.starts[0] if m.starts else None
+        span = start.span if start else m.span
+        params, body = [], []
+        guard = self.between(span)
+        if start is not None:
+            if start.cond is not None:
+                guard = T.Logic("and", guard, self.cond(start.cond), BOOL, span)
+            body.extend(self.stmts(start.body, {}, Ctx()))
+        match_vars = {"between_games"} | {d.name for d in m.vars}
+        for v in vars_:
+            if v.name in match_vars or v.is_choice:
+                continue
+            body.extend(self.restart(v, params, span))
+        body.append(T.Assign("between_games", None, T.Const(False, BOOL, span), None, span))
+        if any(a.name == "next_game" for a in out) or any(d.name == "next_game" for d in self.decls
+                                                           if isinstance(d, sx.ActionDecl)):
+            self.error("E011", "`next_game` names the step that starts the next game of the match", span,
+                       "give the action another name")
+        rid = self.rule("action", "next_game", start.tags if start else m.tags, span)
+        out.append(T.Action("next_game", tuple(params), guard, tuple(body), True, False, rid, span))
+        return tuple(out)
+
+    def restart(self, v: T.VarInfo, params: list, span) -> list:
+        """Statements that give game variable `v` its initial value again (a parameter of the
+        step for a value that starts at `any`)."""
+        if v.init is not None:
+            value = v.init
+            if v.index is None:
+                return [T.Assign(v.name, None, value, None, span)]
+            b = v.index.binder
+            if v.index.kind in ("player", "team"):
+                dom = T.SetDom(self.call(bi.NAMES["players" if v.index.kind == "player" else "teams"], (), span, Ctx()), span)
+            elif v.index.kind == "int":
+                dom = T.RangeDom(v.index.low, v.index.high, span)
+            else:
+                dom = T.SetDom(T.SetLit(tuple(T.Const(i, b.type, span) for i in range(len(v.index.members))),
+                                        set_of(b.type), span), span)
+            return [T.Forall(b, dom, (T.Assign(v.name, T.BinderRef(b.uid, b.name, b.type, span), value, None, span),),
+                             None, span)]
+        ty = v.type
+        if v.index is not None or ty.kind == "set" or ty.optional:
+            self.error("E013", f"game variable {v.name} starts at `any`, which a new game cannot repeat for this type",
+                       v.span, "give it an initial value, or declare it inside `match { }` if it belongs to the match")
+            return []
+        p = self.fresh(v.name, INT if ty.kind == "bool" else ty, v.span)
+        if ty.kind == "bool":
+            dom = T.RangeDom(T.Const(0, INT, span), T.Const(1, INT, span), span)
+            value = T.Compare("==", T.BinderRef(p.uid, p.name, INT, span), T.Const(1, INT, span), BOOL, span)
+        elif ty.kind in ("player", "team"):
+            dom = T.SetDom(self.call(bi.NAMES["players" if ty.kind == "player" else "teams"], (), span, Ctx()), span)
+            value = T.BinderRef(p.uid, p.name, ty, span)
+        elif ty.kind == "int":
+            dom, value = T.RangeDom(v.low, v.high, span), T.BinderRef(p.uid, p.name, ty, span)
+        else:
+            dom = T.SetDom(T.SetLit(tuple(T.Const(i, ty, span) for i in range(len(ty.members))), set_of(ty), span), span)
+            value = T.BinderRef(p.uid, p.name, ty, span)
+        params.append((p, dom))
+        return [T.Assign(v.name, None, value, None, span)]
 
 
 def _place_text(p) -> str:

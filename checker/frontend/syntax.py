@@ -490,6 +490,42 @@ class WhenPhaseDecl:
     span: Span = _span()
 
 
+# ---- a match of games (docs/language.md, "A match of games")
+
+@dataclass(frozen=True)
+class GameResultDecl:
+    """`game won by player p [tags] when C do ... end` / `game drawn [tags] when C do ... end`:
+    when the game ends with this result, and what that does to the match variables."""
+    kind: str  # won | drawn
+    subject_kind: str | None  # player | team for `won`
+    var: str | None
+    cond: Expr
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class GameStartDecl:
+    """`game starts [tags] when C do ... end`: when the next game may start, and what that does
+    to the match variables (the game's own variables start again from their initial values)."""
+    cond: Expr | None
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MatchDecl:
+    """`match [tags] { ... }`: the model is a match of games of the rest of the model."""
+    vars: tuple[VarDecl, ...]  # the match's variables: they persist from game to game
+    actions: tuple[ActionDecl, ...]  # the match's actions: they may run between games too
+    results: tuple[GameResultDecl, ...]
+    starts: tuple[GameStartDecl, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ReadingDecl:
     name: str
@@ -539,7 +575,7 @@ def decl_name(d: Decl) -> str | None:
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, PhasesDecl)):
         return f"{type(d).__name__}:{d.name}"
-    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
+    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl)):
         return type(d).__name__
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"

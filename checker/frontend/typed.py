@@ -442,6 +442,19 @@ class PhaseCycle:
     span: Span = _span()
 
 
+# ---- a match of games (docs/language.md, "A match of games"). Lowered by the resolve pass like
+# phases: game actions are guarded by `not between_games`, every step ends by judging the game's
+# results, and a generated action `next_game` starts the next game; the engines run plain actions.
+
+@dataclass(frozen=True)
+class MatchInfo:
+    match_vars: tuple[str, ...]  # persist from game to game (`between_games` among them)
+    game_vars: tuple[str, ...]  # start again from their initial values in every game
+    results: tuple[tuple[str, int], ...]  # (won | drawn, rule id) in the order they are judged
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ParamInfo:
     name: str
@@ -488,6 +501,7 @@ class Model:
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
     phases: tuple[PhaseCycle, ...] = ()  # declared cycles of phases, lowered into the actions' bodies
+    match: MatchInfo | None = None  # the model is a match of games
 
     @property
     def has_teams(self) -> bool:

@@ -1005,7 +1005,7 @@ def statement_hits(inst: Instance, st: SymState) -> set[int]:
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
-    kinds = ("statement", "routine", "phase")  # a phase's end and its `when` blocks run as statements
+    kinds = ("statement", "routine", "phase", "game")  # phases and a match's game results run as statements
     mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
     theirs = statement_hits(inst, st)
     if mine == theirs:
