@@ -13,7 +13,7 @@ whether a deadlock is reachable, and, per invariant, whether a state violating i
 and whether a state where it cannot be evaluated is reachable.
 
 The grammar includes min/max of values, set comprehensions and simultaneous assignments, and
-cycles of phases with end conditions and `when PHASE ends/starts` blocks.
+cycles of phases with end conditions and `when PHASE ends/starts` blocks, and matches of games.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -285,7 +285,8 @@ class Writer:
                 line = f"var {name}: 0..2 = {self.pick(self.of_kind('int'))} + {self.pick([0, 1, 2])}"
             out.append(line)
             self.vars[name] = kind
-        if self.chance(0.2):
+        match = self.chance(0.25)  # a match of games (its own `init` is refused)
+        if self.chance(0.2) and not match:
             out.append(f"init start: {self.bool_(1, {}, 0)}")
         for i in range(self.draw(st.integers(1, 4))):
             params, sc = [], {"player": []}
@@ -303,6 +304,8 @@ class Writer:
             out.append(f"action a{i}{head} {flag}{guard} do {self.stmts(2, sc)} end")
         if self.chance(0.3):
             out += self.phases()
+        if match:
+            out += self.match()
         kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
             ["lose team", "win team", "cannot lose team"] if self.teams else [])
         rules = []
@@ -331,6 +334,22 @@ class Writer:
         for i in range(self.draw(st.integers(0, 2))):
             out.append(f"invariant inv{i}: {self.bool_(3, {}, 0)}")
         return "\n".join(out) + "\n"
+
+    def match(self) -> list[str]:
+        """A match around the game: a match variable, game results in random order and shape,
+        sometimes a `game starts` condition; their blocks from the same grammar of statements."""
+        self.vars["games"] = "int"
+        out = ["match {", "  var games: 0..2 = 0"]
+        for _ in range(self.pick([1, 2])):
+            if self.chance(0.6):
+                b = self.binder()
+                body = f"games := if games < 2 then games + 1 else 2 end; {self.stmts(1, {'player': [b]})}"
+                out.append(f"  game won by player {b} when {self.bool_(2, {'player': [b]}, 0)} do {body} end")
+            else:
+                out.append(f"  game drawn when {self.bool_(2, {}, 0)} do {self.stmts(1, {'player': []})} end")
+        if self.chance(0.5):
+            out.append(f"  game starts when {self.bool_(1, {}, 0)} do {self.stmts(1, {'player': []})} end")
+        return out + ["}"]
 
     def phases(self) -> list[str]:
         """A cycle of 1-3 phases with end conditions (the first always has one) and `when` blocks
