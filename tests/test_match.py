@@ -62,7 +62,7 @@ def test_the_next_game_starts_from_the_initial_values_and_the_match_variables_pe
     starts = [(g.values(s), g.values(d)) for s, d, lid in g.edges if lid in nxt]
     assert starts
     for before, after in starts:
-        assert after[life:life + 2] == (1, 1)  # a game variable: its initial value again
+        assert before[life:life + 2] == after[life:life + 2] == (1, 1)  # its initial value since the game ended
         assert after[wins:wins + 2] == before[wins:wins + 2]  # a match variable: as it was
     # `turn = any`: the next game starts once with each player first
     assert {after[turn] for before, after in starts if before[wins:wins + 2] == (1, 0)} == {0, 1}
@@ -80,14 +80,19 @@ def test_game_actions_wait_between_games_and_match_actions_do_not(tmp_path):
 def test_results_are_judged_in_the_order_declared(tmp_path):
     # `won by` is declared before `drawn`: a step that brings both to 0 is won by P1 (first in seat order)
     text = MATCH.replace("life[p] > 0 and life[next(p)] == 0", "life[next(p)] == 0")
-    probe = "invariant a_win_at_once [W]: not (between_games and life[P1] == 0 and life[P2] == 0 and draws == 0)\n"
-    res, _ = _check(tmp_path, text + probe)
-    (f,) = [f for f in res.findings if f.kind == "invariant"]
-    assert "W" in f.trace[-1].rules and f.replay == "confirmed"
+    res, _ = _check(tmp_path, text + "invariant no_draw [D]: draws == 0\n")
+    assert not [f for f in res.findings if f.kind == "invariant"]
     drawn = "  game drawn [D] when life[P1] == 0 and life[P2] == 0 do draws := 1; end\n"
     swapped = text.replace(drawn, "").replace("  game won by", drawn + "  game won by")
-    res, _ = _check(tmp_path, swapped + probe)  # `drawn` first: the same step is a drawn game
-    assert not [f for f in res.findings if f.kind == "invariant"]
+    res, _ = _check(tmp_path, swapped + "invariant no_draw [D]: draws == 0\n")  # `drawn` first: a drawn game
+    (f,) = [f for f in res.findings if f.kind == "invariant"]
+    assert "D" in f.trace[-1].rules and "W" not in f.trace[-1].rules and f.replay == "confirmed"
+
+
+def test_the_game_ends_with_its_variables_back_at_their_initial_values(tmp_path):
+    # outcome rules and invariants never see the last game's state between games
+    res, _ = _check(tmp_path, MATCH + "invariant fresh [G]: between_games implies life[P1] == 1 and life[P2] == 1 and turns == 0\n")
+    assert res.findings == []
 
 
 def test_a_match_that_never_plays_a_second_game_has_a_dead_next_game(tmp_path):
@@ -128,3 +133,5 @@ def test_phases_start_again_in_every_game(tmp_path):
     nxt = {lid for lid, (a, _, _) in enumerate(g.labels) if inst.model.actions[a].name == "next_game"}
     step = inst.var("step").offset
     assert {g.values(d)[step] for _, d, lid in g.edges if lid in nxt} == {0}  # back in the first phase
+    between = inst.var("between_games").offset
+    assert {g.values(i)[step] for i in range(len(g.states)) if g.values(i)[between]} == {0}

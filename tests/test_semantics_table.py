@@ -490,7 +490,8 @@ ROWS += [
 
 # ---------------------------------------------------------------- a match of games (docs/language.md)
 # A statement row is a game action's body: after its statements (and phases), the game's results
-# are judged in the order declared, the first that holds decides, and only while a game is played.
+# are judged in the order declared, the first that holds decides, and only while a game is played;
+# the game's variables then hold their initial values again (the next game's), the match's persist.
 
 MODELS["matched"] = """
 players 2
@@ -507,11 +508,10 @@ STATES["matched"] = {
     "between": {"between_games": True, "wins": {"P1": 1, "P2": 0}},
 }
 ROWS += [
-    ("matched", "playing", "life[P2] := 0;", {"life[P2]": 0, "between_games": True, "wins[P1]": 1, "rules": {"W"}}),
-    ("matched", "playing", "life[P1] := 0;", {"life[P1]": 0, "between_games": True, "wins[P2]": 1, "rules": {"W"}}),
+    ("matched", "playing", "life[P2] := 0;", {"between_games": True, "wins[P1]": 1, "rules": {"W"}}),
+    ("matched", "playing", "life[P1] := 0;", {"between_games": True, "wins[P2]": 1, "rules": {"W"}}),
     # both would win, but `game drawn` is declared first: it decides
-    ("matched", "playing", "life[P1] := 0; life[P2] := 0;",
-     {"life[P1]": 0, "life[P2]": 0, "between_games": True, "draws": 1, "rules": {"D"}}),
+    ("matched", "playing", "life[P1] := 0; life[P2] := 0;", {"between_games": True, "draws": 1, "rules": {"D"}}),
     ("matched", "between", "life[P2] := 0;", {"life[P2]": 0}),  # between games no result is judged
     ("matched", "between", "between_games", True),
 ]

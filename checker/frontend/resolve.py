@@ -1025,13 +1025,14 @@ class Resolver:
     #   `not between_games`;
     # - every step (after its statements and the phase chain) judges the game's results in the
     #   order declared, while a game is played: the first `game won by`/`game drawn` whose
-    #   condition holds (a `won by` for the first player, or team, in seat order) runs its block
-    #   and sets `between_games`; the outcome rules, which are the match's, then see the new
-    #   match variables in the same step;
+    #   condition holds (a `won by` for the first player, or team, in seat order) runs its block,
+    #   gives every game variable with an initial value that value again (in the order declared,
+    #   after the block: "the loser plays first" reads the new match variables) and sets
+    #   `between_games`; the outcome rules, which are the match's, then see the new match
+    #   variables and a fresh game in the same step, never the last game's stale state;
     # - a generated action `next_game`, enabled between games (and when `game starts` says so),
-    #   runs the `game starts` block, gives every game variable its initial value again (in
-    #   the order declared; a variable that starts at `any` takes each value, as a parameter of
-    #   the step) and clears `between_games`.
+    #   runs the `game starts` block, gives each game variable that starts at `any` each of its
+    #   values (a parameter of the step) and clears `between_games`.
     def match_init(self, decls) -> None:
         matches = [d for d in decls if isinstance(d, sx.MatchDecl)]
         self.match_decl: sx.MatchDecl | None = matches[-1] if matches else None
@@ -1063,6 +1064,9 @@ class Resolver:
             self.error("E013", "`init` cannot restrict the games of a match: every game starts from the initial values",
                        d.span, "state the game's setup with initial values (`= any` lets a game start from each value)")
         stmts, results = [], []
+        match_vars = ("between_games",) + tuple(d.name for d in m.vars)
+        fresh = [s for v in vars_ if v.name not in match_vars and not v.is_choice and v.init is not None
+                 for s in self.restart(v, [], m.span)]
         for r in m.results:
             scope, binder = {}, None
             if r.kind == "won":
@@ -1076,12 +1080,12 @@ class Resolver:
             cond = self.cond(r.cond, scope)
             done = T.Assign("between_games", None, T.Const(True, BOOL, r.span), None, r.span)
             test = T.Logic("and", T.Not(self.between(r.span), BOOL, r.span), cond, BOOL, r.span)
-            judged = T.If(((test, (T.Block(self.stmts(r.body, scope, Ctx()) + (done,), rid, r.span),)),), (), None, r.span)
+            block = T.Block(self.stmts(r.body, scope, Ctx()) + tuple(fresh) + (done,), rid, r.span)
+            judged = T.If(((test, (block,)),), (), None, r.span)
             if binder is not None:  # the first player (team) in seat order whose condition holds
                 every = self.call(bi.NAMES["players" if r.subject_kind == "player" else "teams"], (), r.span, Ctx())
                 judged = T.Forall(binder, T.SetDom(every, r.span), (judged,), None, r.span)
             stmts.append(judged)
-        match_vars = ("between_games",) + tuple(d.name for d in m.vars)
         game_vars = tuple(v.name for v in vars_ if v.name not in match_vars and not v.is_choice)
         return tuple(stmts), T.MatchInfo(match_vars, game_vars, tuple(results), m.tags, m.span)
 
@@ -1103,7 +1107,7 @@ class Resolver:
             body.extend(self.stmts(start.body, {}, Ctx()))
         match_vars = {"between_games"} | {d.name for d in m.vars}
         for v in vars_:
-            if v.name in match_vars or v.is_choice:
+            if v.name in match_vars or v.is_choice or v.init is not None:  # (those restart when the game ends)
                 continue
             body.extend(self.restart(v, params, span))
         body.append(T.Assign("between_games", None, T.Const(False, BOOL, span), None, span))
