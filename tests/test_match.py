@@ -135,3 +135,17 @@ def test_phases_start_again_in_every_game(tmp_path):
     assert {g.values(d)[step] for _, d, lid in g.edges if lid in nxt} == {0}  # back in the first phase
     between = inst.var("between_games").offset
     assert {g.values(i)[step] for i in range(len(g.states)) if g.values(i)[between]} == {0}
+
+
+def test_an_action_flagged_match_is_the_match_s_wherever_it_is_declared(tmp_path):
+    # a reading replaces an action by name: a match action declared outside `match { }` can be replaced
+    text = MATCH.replace("  action concede_match(p: player) [C] leave when in_game(p) do lose p; end\n", "") + \
+        "action concede_match(p: player) [C] leave match when in_game(p) do lose p; end\n"
+    res, spec = _check(tmp_path, text)
+    assert res.diagnostics == [] and res.findings == []
+    inst, g = _graph(spec)
+    between = inst.var("between_games").offset
+    assert (True, "concede_match") in {(bool(g.values(s)[between]), inst.model.actions[g.labels[lid][0]].name)
+                                       for s, _, lid in g.edges}
+    errs = _errors(tmp_path, "players 2\naction a match do end\n")
+    assert [c for c, _ in errs] == ["E013"] and "marked `match`" in errs[0][1]

@@ -300,7 +300,7 @@ class ToIR(Transformer):
         name = str(children[0])
         params: tuple = ()
         tags: tuple = ()
-        progress = leave = False
+        progress = leave = match_action = False
         guard: ir.Expr = ir.Bool(True, self.sp(meta))
         body: list = []
         seen_guard = False
@@ -313,12 +313,14 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
+            elif isinstance(c, _Edge) and c == "match":
+                match_action = True
             elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
                 seen_guard = True
-        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta))
+        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta), match_action=match_action)
 
     def routine_decl(self, meta, children):
         name = str(children[0])
@@ -348,6 +350,9 @@ class ToIR(Transformer):
 
     def flag_leave(self, meta, c):
         return "leave"
+
+    def flag_match(self, meta, c):
+        return _Edge("match")  # a marker type: a guard is never this string
 
     def tagged_stmt(self, meta, children):
         tags, stmt = tuple(children[0]), children[1]

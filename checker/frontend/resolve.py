@@ -905,7 +905,10 @@ class Resolver:
         rid = self.rule("action", d.name, d.tags, d.span)
         # phases end after the step's statements; then, in a match, the game's result is judged
         body = self.stmts(d.body, scope, Ctx()) + self.phase_chain + self.game_end
-        if self.match_decl is not None and not any(d is a for a in self.match_decl.actions):
+        if d.match_action and self.match_decl is None:
+            self.error("E013", f"action {d.name} is marked `match`, but the model is no match of games", d.span,
+                       "declare the match with `match { ... }`, or drop the flag")
+        if self.match_decl is not None and not d.match_action and not any(d is a for a in self.match_decl.actions):
             guard = T.Logic("and", T.Not(self.between(d.span), BOOL, d.span), guard, BOOL, d.span)  # a game action
         elif self.match_decl is not None and self.phase_chain:  # a match action: phases only move in a game
             body = body[:len(body) - len(self.phase_chain) - len(self.game_end)] + (

@@ -341,6 +341,7 @@ class ActionDecl:
     leave: bool
     tags: tuple[str, ...]
     span: Span = _span()
+    match_action: bool = False  # `action NAME match ...`: a match's action, it may run between games
 
 
 @dataclass(frozen=True)
