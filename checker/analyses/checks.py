@@ -214,7 +214,8 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
     # the `ends` declaration that says so, or the built-in reason without the player's name
     builtin = "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
     subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
-    return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
+    what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
+    return [x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
                       x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why,
                       subject=subject, size=len(gaps))]
 
