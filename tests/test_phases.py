@@ -147,3 +147,22 @@ def test_one_when_block_may_name_several_phases(tmp_path):
     assert res.diagnostics == [] and res.findings == []
     res, _ = _check(tmp_path, text.replace("when main, combat ends", "when main, comabt ends"))
     assert [(d.code, d.message) for d in res.diagnostics] == [("E010", "there is no phase `comabt`")]
+
+
+def test_a_loop_inside_a_phase_that_never_ends_cites_the_phase(tmp_path):
+    # combat ends only when skipped, and nothing skips it: players wait in combat for ever, a
+    # forced loop and an unbounded procedure, both citing combat
+    text = GAME.replace("ends when skip or passes == 2", "ends when skip").replace(
+        "action pass [A] progress when step != ending and passes < 2 do passes := passes + 1; end",
+        "action pass [A] progress when step != ending and passes < 2 do passes := passes + 1; end\n"
+        "action wait [A] progress when step == combat do turn := next(turn); end").replace(
+        "action hit [H] progress when step == combat and passes == 0 do", "action hit [H] progress when step == main and passes == 9 do").replace(
+        "when step == main and not skip do skip := true; end", "when false do skip := true; end") + \
+        "procedure fighting [P]: step == combat\n"
+    res, _ = _check(tmp_path, text)
+    loop = [f for f in res.findings if f.kind == "forced-loop"]
+    proc = [f for f in res.findings if f.kind == "unbounded-procedure"]
+    assert loop and proc
+    line = text.splitlines().index("  combat [C] ends when skip") + 1
+    for f in loop + proc:
+        assert "C" in f.rules and any(s.line == line for s in f.spans), f
