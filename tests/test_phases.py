@@ -166,3 +166,16 @@ def test_a_loop_inside_a_phase_that_never_ends_cites_the_phase(tmp_path):
     line = text.splitlines().index("  combat [C] ends when skip") + 1
     for f in loop + proc:
         assert "C" in f.rules and any(s.line == line for s in f.spans), f
+
+
+def test_a_choice_read_only_by_a_phase_is_read_during_play(tmp_path):
+    # a choice only `init`s and constraints read is Z3's alone; one a phase's end condition (or a
+    # match's game result) reads is part of the explored state
+    text = ("players 2\nchoice fast: bool\nvar n: 0..3 = 0\nphases step { a ends when fast or n == 2  b ends when true }\n"
+            "match { game drawn when n == 3 and not fast do end }\naction tick progress when n < 2 do n := n + 1; end\n")
+    _, spec = _check(tmp_path, text)
+    (inst,) = load_instances(str(spec))
+    from checker.frontend import typed as T
+    cycle = inst.model.phases[0]
+    refs = [n for n in T.walk(cycle.phases[0].cond) if isinstance(n, T.VarRef) and n.name == "fast"]
+    assert refs and not any(r.static for r in refs)

@@ -1194,7 +1194,8 @@ def _pick(entries, args):
 def _dynamic_names(decls, lets) -> set[str]:
     """Names read by anything that runs during play (lets followed through)."""
     roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.ActiveDecl, sx.ProcedureDecl,
-                                                sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl))]
+                                                sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl,
+                                                sx.PhasesDecl, sx.WhenPhaseDecl, sx.MatchDecl))]  # (these run in play too)
     roots += [d.init for d in decls if isinstance(d, sx.VarDecl) and d.init is not None]
     found: set[str] = set()
     todo = list(roots)
