@@ -97,6 +97,18 @@ def test_the_same_spec_under_another_name_and_with_moved_lines_has_no_difference
     assert diff(side(YUGIOH), side(copy)).differences == []
 
 
+
+def test_variables_declared_in_another_order_have_no_difference(tmp_path):
+    # the order of declarations is not behaviour: a variable moved (or a phase cycle declared
+    # instead of a variable of the same name) observes the same states
+    text = YUGIOH.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    i, j = [k for k, line in enumerate(lines) if line.startswith("var ")][:2]
+    lines[i], lines[j] = lines[j], lines[i]
+    copy = tmp_path / "moved.rw"
+    copy.write_text("".join(lines), encoding="utf-8")
+    assert diff(side(YUGIOH), side(copy)).differences == []
+
 SMALL = """document { 1: "turns" 2: "attack" }
 players 3
 var turn [1]: player = P1

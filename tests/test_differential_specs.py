@@ -18,7 +18,8 @@ replaces a labelled statement or removes an action (composition happens before e
 sees the model, so both must agree on the composed one), numbers counted in steps (`var gold:
 0..30 in steps of 10`, which the front end lowers to plain numbers, so the engines must agree on
 the lowered model), lets that name a place (`hp0_at(p) := ...`) and `possible` properties
-(Z3's verdict against the explored initial states).
+(Z3's verdict against the explored initial states), cycles of phases with end conditions and
+`when PHASE ends/starts` blocks, and matches of games.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -337,7 +338,8 @@ class Writer:
                 line = f"var {name}: 0..2 = {self.pick(self.of_kind('int'))} + {self.pick([0, 1, 2])}"
             out.append(line)
             self.vars[name] = kind
-        if self.chance(0.2):
+        match = self.chance(0.25)  # a match of games (its own `init` is refused)
+        if self.chance(0.2) and not match:
             out.append(f"init start: {self.bool_(1, {}, 0)}")
         for i in range(self.pick([0, 0, 1, 2])):
             out.append(f"possible pos{i}: {self.setup_bool(2)}")
@@ -360,6 +362,10 @@ class Writer:
                 body, replaced = "l0: " + body, sc
             out.append(f"action a{i}{head} {flag}{guard} do {body} end")
             actions = i + 1
+        if self.chance(0.3):
+            out += self.phases()
+        if match:
+            out += self.match()
         kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
             ["lose team", "win team", "cannot lose team"] if self.teams else [])
         rules = []
@@ -405,6 +411,37 @@ class Writer:
         elif actions > 1 and self.chance(0.15):
             out.append(f"reading r0 {{ remove action a{actions - 1} }}")
         return "\n".join(out) + "\n"
+
+    def match(self) -> list[str]:
+        """A match around the game: a match variable, game results in random order and shape,
+        sometimes a `game starts` condition; their blocks from the same grammar of statements."""
+        self.vars["games"] = "int"
+        out = ["match {", "  var games: 0..2 = 0"]
+        for _ in range(self.pick([1, 2])):
+            if self.chance(0.6):
+                b = self.binder()
+                body = f"games := if games < 2 then games + 1 else 2 end; {self.stmts(1, {'player': [b]})}"
+                out.append(f"  game won by player {b} when {self.bool_(2, {'player': [b]}, 0)} do {body} end")
+            else:
+                out.append(f"  game drawn when {self.bool_(2, {}, 0)} do {self.stmts(1, {'player': []})} end")
+        if self.chance(0.5):
+            out.append(f"  game starts when {self.bool_(1, {}, 0)} do {self.stmts(1, {'player': []})} end")
+        return out + ["}"]
+
+    def phases(self) -> list[str]:
+        """A cycle of 1-3 phases with end conditions (the first always has one) and `when` blocks
+        from the same grammar of expressions and statements; sometimes an invariant reads the phase."""
+        names = [f"ph{k}" for k in range(self.pick([1, 2, 3]))]
+        ending = [n for k, n in enumerate(names) if k == 0 or self.chance(0.8)]
+        entries = [f"{n} ends when {self.bool_(2, {}, 0)}" if n in ending else n for n in names]
+        out = ["phases cyc { " + " ".join(entries) + " }"]
+        for n in names:
+            for edge in ("ends", "starts"):
+                if (edge == "starts" or n in ending) and self.chance(0.4):
+                    out.append(f"when {n} {edge} do {self.stmts(1, {'player': []})} end")
+        if self.chance(0.5):
+            out.append(f"invariant in_phase: cyc != {self.pick(names)} or {self.bool_(2, {}, 0)}")
+        return out
 
 
 @st.composite

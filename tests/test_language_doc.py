@@ -25,7 +25,8 @@ CONSTRUCTS = ["spec", "document", "out_of_scope", "include", "format", "reading"
               "teams", "seating", "var", "choice", "init", "constraint", "action", "progress", "leave", "outcome",
               "precedence", "winners", "ends", "active", "procedure", "invariant", "reachable", "expect",
               "forall", "exists", "count(", "sum(", "if", "elif", "lose", "win", "draw", "finish", "cannot",
-              "trigger", "lost_now("]
+              "trigger", "lost_now(",
+              "phases", "match", "game won by", "game drawn", "game starts"]
 
 
 @pytest.mark.parametrize("keyword", CONSTRUCTS)

@@ -506,6 +506,73 @@ ROWS += [
 ]
 
 
+# ---------------------------------------------------------------- phases (docs/language.md, "Phases")
+# A statement row is an action's body, and every action's body ends with the phase chain: after
+# the row's statements, the current phase ends if its condition holds (its `when ... ends`
+# blocks, the next phase, that phase's `when ... starts` blocks), then the next one may end too,
+# each phase at most once per step.
+
+MODELS["phased"] = """
+players 2
+var passes: 0..2 = 0
+var skip: bool = false
+var log: 0..9 = 1
+phases step [P] {
+  main [M] ends when passes == 2
+  combat [C] ends when skip
+  ending [E] ends when true
+}
+when main starts [WS] do log := log + 1; end
+when ending ends [WE] do log := log * 2; end
+"""
+STATES["phased"] = {
+    "main": {},  # step=main passes=0 skip=false log=1
+    "combat": {"step": "combat"},
+    "ending": {"step": "ending"},
+}
+ROWS += [
+    ("phased", "combat", "step", "combat"),
+    ("phased", "combat", "step == combat", True),
+    ("phased", "main", "passes := 1;", {"passes": 1}),  # main's condition does not hold: no phase ends
+    ("phased", "main", "passes := 2;", {"passes": 2, "step": "combat", "rules": {"M"}}),
+    # a chain: main ends, combat ends at once, ending ends (log 1 * 2), main starts (+ 1); main's
+    # condition still holds, but main already ended in this step: it stays (each phase ends once)
+    ("phased", "main", "passes := 2; skip := true;",
+     {"passes": 2, "skip": True, "step": "main", "log": 3, "rules": {"M", "C", "E", "WE", "WS"}}),
+    ("phased", "combat", "skip := true;", {"skip": True, "step": "main", "log": 3, "rules": {"C", "E", "WE", "WS"}}),
+    # the phase ends after the step's statements: `when ending ends` doubles the 0 they wrote
+    ("phased", "ending", "log := 0;", {"log": 1, "step": "main", "rules": {"E", "WE", "WS"}}),
+    ("phased", "ending", "log := 5;", OVERFLOW),  # a `when` block is part of the step: 5 * 2 overflows
+]
+
+# ---------------------------------------------------------------- a match of games (docs/language.md)
+# A statement row is a game action's body: after its statements (and phases), the game's results
+# are judged in the order declared, the first that holds decides, and only while a game is played;
+# the game's variables then hold their initial values again (the next game's), the match's persist.
+
+MODELS["matched"] = """
+players 2
+var life(p: player): 0..1 = 1
+match {
+  var wins(p: player): 0..2 = 0
+  var draws: 0..2 = 0
+  game drawn [D] when life[P1] == 0 and life[P2] == 0 do draws := draws + 1; end
+  game won by player p [W] when life[next(p)] == 0 do wins[p] := wins[p] + 1; end
+}
+"""
+STATES["matched"] = {
+    "playing": {},  # life 1 each, no wins, a game is played
+    "between": {"between_games": True, "wins": {"P1": 1, "P2": 0}},
+}
+ROWS += [
+    ("matched", "playing", "life[P2] := 0;", {"between_games": True, "wins[P1]": 1, "rules": {"W"}}),
+    ("matched", "playing", "life[P1] := 0;", {"between_games": True, "wins[P2]": 1, "rules": {"W"}}),
+    # both would win, but `game drawn` is declared first: it decides
+    ("matched", "playing", "life[P1] := 0; life[P2] := 0;", {"between_games": True, "draws": 1, "rules": {"D"}}),
+    ("matched", "between", "life[P2] := 0;", {"life[P2]": 0}),  # between games no result is judged
+    ("matched", "between", "between_games", True),
+]
+
 def _params():
     out = []
     for row in ROWS:

@@ -329,6 +329,29 @@ def _sccs(adj: dict) -> list[set]:
     return out
 
 
+def _phase_citations(x: Explored, sids) -> tuple[list[str], list]:
+    """(rule tags, declarations) of the phases the states `sids` are in, for a finding about a
+    game that stays stuck there: a phase whose end condition never holds is where to look."""
+    rules, spans = [], []
+    for cyc in x.inst.model.phases:
+        off = x.inst.var(cyc.name).offset
+        current = {x.graph.values(sid)[off] for sid in sids}
+        for p in cyc.phases:
+            if p.index in current and p.span not in spans:
+                rules.extend(p.tags)
+                spans.append(p.span)
+    return rules, spans
+
+
+def _between_games(x: Explored, sid: int) -> tuple[list[str], list]:
+    """In a match stuck between games: (the tags of `game starts`, where it is), else ([], [])."""
+    m = x.inst.model
+    if m.match is None or not x.graph.values(sid)[x.inst.var("between_games").offset]:
+        return [], []
+    start = [a.decl for a in x.machine.actions if a.decl.name == "next_game"]
+    return [t for a in start for t in m.rules[a.rule].tags], [a.span for a in start]
+
+
 def _decl_rules(decls) -> list[str]:
     out = []
     for d in decls:
@@ -346,7 +369,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     msg = g.conflicts[sid]
     rules = x.last_rules(sid)
     # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger")) + x.step_action_span(sid)
+    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                       detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
                       key="conflict", size=len(g.conflicts))]
@@ -366,7 +389,8 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
     # the `ends` declaration that says so, or the built-in reason without the player's name
     builtin = "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
     subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
-    return [x.finding("outcome-gap", f"the game must end ({why}) but no outcome rule applies", rules, spans,
+    what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
+    return [x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
                       x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why,
                       subject=subject, size=len(gaps))]
 
@@ -383,9 +407,15 @@ def check_deadlock(x: Explored) -> list[Finding]:
     active = [p for p in range(x.inst.nplayers) if x.is_active(sid, p)]
     who = ", ".join(x.inst.players[p] for p in active) or "nobody"
     trace = x.trace_to(sid)
-    spans = ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
-    return [x.finding("deadlock", f"no game action is possible and the game has not ended{note}; active: {who}",
-                      x.last_rules(sid), spans, trace,
+    phase_rules, phase_spans = _phase_citations(x, [sid])
+    start_rules, start_spans = _between_games(x, sid)
+    phase_rules += start_rules
+    if start_spans:  # a match: the players are between games and no game can start
+        note = f"; the players are between games and no next game can start{note}"
+    spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
+    what = "the match" if x.inst.model.match is not None else "the game"
+    return [x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
+                      list(x.last_rules(sid)) + phase_rules, spans, trace,
                       detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=len(stuck))]
 
 
@@ -473,13 +503,14 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     found = x.lasso(set(doomed), doomed[0])
     if found is None:
         return []
-    trace, loop_start, _ = found
-    cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules]
+    trace, loop_start, comp = found
+    phase_rules, phase_spans = _phase_citations(x, sorted(comp))
+    cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules
     doomed_set = set(doomed)
     leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in doomed_set)
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
-                      x.action_spans(trace, loop_start + 1), trace, loop_start,
+                      phase_spans + x.action_spans(trace, loop_start + 1), trace, loop_start,
                       detail=f"{len(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
                       key="forced-loop", size=len(doomed))]
 
@@ -513,8 +544,10 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
             how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
         else:
             how = "no game action leaves it"
+        phase_rules, phase_spans = _phase_citations(x, sorted(comp))
         out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
-                             list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules], [d.span],
+                             list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules,
+                             [d.span] + phase_spans,
                              trace, loop_start, key=d.name, subject=[d.name]))
     return out
 
@@ -591,7 +624,11 @@ def check_dead_rules(x: Explored) -> list[Finding]:
         what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
                 "trigger": "trigger"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
-        out.append(x.finding("dead-rule", f"{what} {label} never applies in any reachable state",
+        message = f"{what} {label} never applies in any reachable state"
+        if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs
+            message = (f"`{rule.name}` never runs in any reachable state" if rule.name.startswith("when ")
+                       else f"phase `{rule.name}` never ends in any reachable state")
+        out.append(x.finding("dead-rule", message,
                              rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}",
                              subject=[rule.name if rule.kind != "statement" else f"{rule.name} statement"]))
     return out

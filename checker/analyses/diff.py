@@ -209,7 +209,8 @@ class _View:
     def obs(self, sid: int) -> int:
         o = self._obs.get(sid)
         if o is None:
-            values = tuple((k, show(v)) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names)
+            # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
+            values = tuple(sorted((k, show(v)) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names))
             o = self._obs[sid] = self._intern.setdefault(values, len(self._intern))
         return o
 

@@ -82,7 +82,15 @@ class _Tags(list):
 
 
 # the statement nodes a body is made of (a trigger tells its `when` condition from them)
-_STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt)
+_STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt, ir.Labelled)
+
+
+def _is_stmt(x) -> bool:
+    return isinstance(x, _STMTS)
+
+
+class _Edge(str):
+    """`ends` or `starts` in `when PHASE, ... ends do`: marks where the phase names stop."""
 
 
 @v_args(meta=True)
@@ -344,7 +352,7 @@ class ToIR(Transformer):
         name = str(children[0])
         params: tuple = ()
         tags: tuple = ()
-        progress = leave = False
+        progress = leave = match_action = False
         guard: ir.Expr = ir.Bool(True, self.sp(meta))
         body: list = []
         seen_guard = False
@@ -357,13 +365,15 @@ class ToIR(Transformer):
                 progress = True
             elif c == "leave":
                 leave = True
+            elif isinstance(c, _Edge) and c == "match":
+                match_action = True
             elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt,
                                 ir.Labelled)):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
                 seen_guard = True
-        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta))
+        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta), match_action=match_action)
 
     def routine_decl(self, meta, children):
         name = str(children[0])
@@ -393,6 +403,9 @@ class ToIR(Transformer):
 
     def flag_leave(self, meta, c):
         return "leave"
+
+    def flag_match(self, meta, c):
+        return _Edge("match")  # a marker type: a guard is never this string
 
     def tagged_stmt(self, meta, children):
         tags, stmt = tuple(children[0]), children[1]
@@ -555,6 +568,47 @@ class ToIR(Transformer):
 
     def changes_decl(self, meta, children):
         return ir.ChangesDecl(_unquote(children[1]), tuple(children[0]), self.sp(meta))
+
+    # --- phases
+    def phases_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.PhasesDecl(str(children[0]), tuple(rest), tags, self.sp(meta))
+
+    def phase_entry(self, meta, children):
+        tags, rest = self._split(children[1:])
+        return ir.PhaseEntry(str(children[0]), rest[0] if rest else None, tags, self.sp(meta))
+
+    def when_phase_decl(self, meta, children):
+        k = next(i for i, c in enumerate(children) if isinstance(c, _Edge))
+        tags, rest = self._split(children[k + 1:])
+        return ir.WhenPhaseDecl(tuple(str(c) for c in children[:k]), str(children[k]), tuple(rest), tags, self.sp(meta))
+
+    def phase_edge(self, meta, children):
+        return _Edge(children[0])
+
+    # --- a match of games
+    def match_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.MatchDecl(tuple(x for x in rest if isinstance(x, ir.VarDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.ActionDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.GameResultDecl)),
+                            tuple(x for x in rest if isinstance(x, ir.GameStartDecl)), tags, self.sp(meta))
+
+    def game_won(self, meta, children):
+        (subject_kind, var), rest = children[0], children[1:]
+        tags, rest = self._split(rest)
+        return ir.GameResultDecl("won", subject_kind, var, rest[0], tuple(rest[1:]), tags, self.sp(meta))
+
+    def game_drawn(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.GameResultDecl("drawn", None, None, rest[0], tuple(rest[1:]), tags, self.sp(meta))
+
+    def game_start_decl(self, meta, children):
+        tags, rest = self._split(children)
+        # `when C` is optional: its expression comes first, statements follow
+        cond = rest[0] if rest and not _is_stmt(rest[0]) else None
+        body = rest[1:] if cond is not None else rest
+        return ir.GameStartDecl(cond, tuple(body), tags, self.sp(meta))
 
     # --- expressions
     def dom_range(self, meta, c):

@@ -345,6 +345,7 @@ class ActionDecl:
     leave: bool
     tags: tuple[str, ...]
     span: Span = _span()
+    match_action: bool = False  # `action NAME match ...`: a match's action, it may run between games
 
 
 @dataclass(frozen=True)
@@ -488,6 +489,74 @@ class ChangesDecl:
     span: Span = _span()
 
 
+# ---- phases (docs/language.md, "Phases")
+
+@dataclass(frozen=True)
+class PhaseEntry:
+    """One phase of a `phases` cycle: `main [505.1] ends when passed`; `cond` None: it never ends."""
+    name: str
+    cond: Expr | None
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhasesDecl:
+    """`phases NAME [tags] { ... }`: a cycle of phases (after the last comes the first); NAME is
+    read as the current phase (`NAME == main`), and only the phases' end conditions change it."""
+    name: str
+    phases: tuple[PhaseEntry, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class WhenPhaseDecl:
+    """`when PHASE, ... ends [tags] do ... end` (or `starts`): statements run in the step in which
+    one of the phases ends (or starts)."""
+    phases: tuple[str, ...]
+    edge: str  # ends | starts
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+# ---- a match of games (docs/language.md, "A match of games")
+
+@dataclass(frozen=True)
+class GameResultDecl:
+    """`game won by player p [tags] when C do ... end` / `game drawn [tags] when C do ... end`:
+    when the game ends with this result, and what that does to the match variables."""
+    kind: str  # won | drawn
+    subject_kind: str | None  # player | team for `won`
+    var: str | None
+    cond: Expr
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class GameStartDecl:
+    """`game starts [tags] when C do ... end`: when the next game may start, and what that does
+    to the match variables (the game's own variables start again from their initial values)."""
+    cond: Expr | None
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MatchDecl:
+    """`match [tags] { ... }`: the model is a match of games of the rest of the model."""
+    vars: tuple[VarDecl, ...]  # the match's variables: they persist from game to game
+    actions: tuple[ActionDecl, ...]  # the match's actions: they may run between games too
+    results: tuple[GameResultDecl, ...]
+    starts: tuple[GameStartDecl, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ReadingDecl:
     name: str
@@ -581,9 +650,9 @@ Decl = Union[Decl, AmbiguityDecl, ReplaceDecl, RemoveDecl]  # noqa: F811 (the co
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl)):
         return f"{type(d).__name__}:{d.name}"
-    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl)):
+    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl)):
         return type(d).__name__
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"

@@ -437,6 +437,42 @@ class Active:
     span: Span = _span()
 
 
+# ---- phases (docs/language.md, "Phases"). The engines never read these: the resolve pass
+# lowers a cycle into statements at the end of every action's body (`Resolver.phase_chain`), so
+# the closures, the compiled successors and Z3 run one definition. The checks read them to cite
+# the phase a stuck game is in.
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    index: int  # its member index in the cycle's enumeration
+    cond: Expr | None  # when it ends; None: it never ends on its own
+    rule: int | None  # the rule cited in the step that ends it (None when it never ends)
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhaseCycle:
+    name: str  # also the variable holding the current phase (an enumeration of the phases)
+    phases: tuple[Phase, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+# ---- a match of games (docs/language.md, "A match of games"). Lowered by the resolve pass like
+# phases: game actions are guarded by `not between_games`, every step ends by judging the game's
+# results, and a generated action `next_game` starts the next game; the engines run plain actions.
+
+@dataclass(frozen=True)
+class MatchInfo:
+    match_vars: tuple[str, ...]  # persist from game to game (`between_games` among them)
+    game_vars: tuple[str, ...]  # start again from their initial values in every game
+    results: tuple[tuple[str, int], ...]  # (won | drawn, rule id) in the order they are judged
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 @dataclass(frozen=True)
 class ParamInfo:
     name: str
@@ -490,6 +526,8 @@ class Model:
     # (constant, step, where, what): a constant counted in steps must be a multiple of the step
     # in every instance (checked before anything is explored; the step may read parameters)
     step_checks: tuple[tuple[Expr, Expr, Span, str], ...] = ()
+    phases: tuple[PhaseCycle, ...] = ()  # declared cycles of phases, lowered into the actions' bodies
+    match: MatchInfo | None = None  # the model is a match of games
 
     @property
     def has_teams(self) -> bool:

@@ -1090,7 +1090,7 @@ def statement_hits(inst: Instance, st: SymState) -> set[int]:
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
-    kinds = ("statement", "routine", "trigger")
+    kinds = ("statement", "routine", "trigger", "phase", "game")  # phases and a match's game results run as statements
     mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
     theirs = statement_hits(inst, st)
     if mine == theirs:
