@@ -622,7 +622,7 @@ def check_dead_rules(x: Explored) -> list[Finding]:
         if rid in g.hit_rules:
             continue
         what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
-                "trigger": "trigger"}[rule.kind]
+                "trigger": "trigger", "phase": "phase", "game": "game result"}[rule.kind]
         label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
         message = f"{what} {label} never applies in any reachable state"
         if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs

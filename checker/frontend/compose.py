@@ -31,7 +31,8 @@ REMOVABLE = {
     "constraint": "ConstraintDecl", "action": "ActionDecl", "routine": "RoutineDecl", "outcome": "OutcomeDecl",
     "procedure": "ProcedureDecl", "ends": "EndsDecl", "invariant": "InvariantDecl", "reachable": "ReachableDecl",
     "players": "PlayersDecl", "teams": "TeamsDecl", "seating": "SeatingDecl", "winners": "WinnersDecl",
-    "active": "ActiveDecl", "last_side": "LastSideDecl",
+    "active": "ActiveDecl", "last_side": "LastSideDecl", "trigger": "TriggerDecl", "possible": "PossibleDecl",
+    "phases": "PhasesDecl",
 }
 _UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side"}
 _COMPOSING = (sx.ReadingDecl, sx.AmbiguityDecl, sx.ReplaceDecl, sx.RemoveDecl)
