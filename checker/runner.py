@@ -161,9 +161,25 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
     waiting = deque(order)
     running: dict = {}  # future -> instance
     retry = []
+    # A worker that dies breaks the whole pool: every instance running beside it is lost too,
+    # through no fault of its own. Each lost instance is tried once more, alone (nothing else
+    # running), so a second loss is its own and only then is it reported as not checked.
+    suspects: deque = deque()
+    tried_alone: set = set()
     try:
-        while waiting or running:
-            while waiting and len(running) < pool.slots:
+        while waiting or running or suspects:
+            if suspects and not running:
+                k = suspects.popleft()
+                tried_alone.add(k)
+                share = shares.next(len(waiting) + 1, 0)
+                if share is None:
+                    if missed is not None:
+                        missed(k, _too_late(shares.total))
+                    continue
+                if progress is not None:
+                    progress.started(k, labels[k])
+                running[pool.submit(make_task(k, share))] = k
+            while waiting and len(running) < pool.slots and not suspects and not tried_alone & set(running.values()):
                 share = shares.next(len(waiting), len(running))
                 if share is None:
                     if missed is not None:
@@ -183,10 +199,13 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
                 try:
                     outcome = fut.result()
                 except pool.lost as exc:  # the worker process died (killed, out of memory...)
-                    if missed is not None:  # (on a second try, the first one's outcome stands)
-                        missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
                     pool.recover()
                     outcome = None
+                    if k not in tried_alone:
+                        suspects.append(k)
+                        continue
+                    if missed is not None:  # (on a second try, the first one's outcome stands)
+                        missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
                 if outcome is not None:
                     done(k, outcome)
                     if outcome.short_of_time:
