@@ -20,6 +20,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
 from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
+from .compile import lost_mask, result_mask
 from ..limits import GENERATED
 from .machine import Machine, Step, _nothing, _size, _static_domain
 
@@ -135,6 +136,7 @@ class CompiledMachine(Machine):
             "_mask_of": mask_of, "_bits": _bits, "_count": _count,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
             "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
+            "_lost": lost_mask, "_result": result_mask,
             "FIELDS": fields,
         }
 
@@ -193,7 +195,7 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}continue",
                   f"{pad}check()",
                   f"{pad}hits = [{_lit(a.rid)}]",
-                  f"{pad}lp = lt = wp = wt = 0",
+                  f"{pad}lp = lt = wp = wt = dp = dt = xp = xt = 0",
                   f"{pad}draw = fin = False"]
         written = written_vars(decl.body)
         gen.written = {}
@@ -215,7 +217,7 @@ class CompiledMachine(Machine):
         gen.written = {}
         post_t = f"({post},)" if self.fields else "()"
         lines += [f"{pad}vals = {post_t}",
-                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw, fin)",
+                  f"{pad}key = ({'vals' if self._outcomes_read_vars else '()'}, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt)",
                   f"{pad}done = RESOLVED.get(key)",
                   f"{pad}if done is None:",
                   f"{pad}{PAD}done = resolve(key, hits)",
@@ -270,9 +272,10 @@ class CompiledMachine(Machine):
         return steps
 
     def _resolve_packed(self, key, hits):
-        vals, out, tout, lp, lt, wp, wt, draw, fin = key
+        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = key
         c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if vals else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
+        c.dp, c.dt, c.xp, c.xt = dp, dt, xp, xt
         c.hits = list(hits)
         before = len(c.hits)
         try:

@@ -555,7 +555,10 @@ class Resolver:
                        "before this step's outcomes are derived", span,
                        "state it on the game's state; in_game(x) says whether x was in the game when the step began")
             return
-        if ctx.phase in ("draw", "finish") or (ctx.phase == "win" and reads_lost):
+        if entry.key.startswith("drew"):  # draws are derived in the third stratum
+            self.check_drew_polarity(entry, span, ctx, pol)
+            return
+        if ctx.phase in ("draw", "finish", "leave") or (ctx.phase == "win" and reads_lost):
             return
         if pol == 1:
             if ctx.phase == "lose" and not reads_lost:
@@ -567,6 +570,19 @@ class Resolver:
                 "state the rule positively; a rule that needs `not won(...)` belongs in a draw or loss rule")
         self.error("E014", f"{entry.name}() may only be used positively in {rule} (not under `not`, not left of "
                    "`implies`, not in a comparison or a count): the rule would depend on its own conclusion", span, hint)
+
+    def check_drew_polarity(self, entry, span, ctx, pol):
+        """drew() in an outcome rule: draws of some players are derived with the draws, after
+        the losses and wins, so a loss or win rule cannot read them, and a draw, leave or
+        finish rule only positively (it would depend on its own stratum's conclusion)."""
+        if ctx.phase in ("lose", "win"):
+            self.error("E014", f"a {'loss' if ctx.phase == 'lose' else 'win'} rule may not read drew(): draws are "
+                       "decided after the losses and wins of the step", span,
+                       "state it on the game's state, or in a draw or leave rule")
+        elif pol != 1 and ctx.phase in ("draw", "leave", "finish"):
+            self.error("E014", "drew() may only be used positively in a draw, leave or finish rule (not under `not`, "
+                       "not left of `implies`, not in a comparison or a count): the rule would depend on its own "
+                       "conclusion", span, "state the rule positively")
 
     def inline(self, let, args, scope, ctx, pol, span):
         if let.name in self.inlining:
@@ -640,7 +656,7 @@ class Resolver:
         if isinstance(s, sx.RunStmt):
             return self.run_routine(s, scope, ctx, rid)
         if isinstance(s, sx.OutcomeStmt):
-            if s.kind in ("draw", "finish"):
+            if s.kind in ("draw", "finish") and s.subject is None:
                 return T.OutcomeStmt(s.kind, None, rid, s.span)
             x = self.ex(s.subject, scope, ctx, 0)
             if x.type != ERROR:
@@ -782,6 +798,12 @@ class Resolver:
                 self.check_expect(d)
         winners = of(sx.WinnersDecl)
         last_side = of(sx.LastSideDecl)
+        after_win = of(sx.AfterWinDecl)
+        for d in of(sx.PrecedenceDecl):
+            if d.same_step and (d.winner, d.loser) != ("lose", "win"):
+                self.error("E013", f"`precedence {d.winner} over {d.loser} same_step`: only `lose over win` has a "
+                           "scope", d.span, "a loss in an earlier step is the only fact that can outlast a step; "
+                           "drop `same_step`")
         kinds = ("lose", "win", "draw")
         exempt = []
         by_name = {o.name: o for o in outcomes}
@@ -812,6 +834,9 @@ class Resolver:
             exempt=tuple(exempt),
             winners_many=bool(winners and winners[-1].many),
             last_side_ends=not (last_side and last_side[-1].plays_on),
+            after_win_ends=not (after_win and after_win[-1].plays_on),
+            past_losers_win=any(d.same_step and (d.winner, d.loser) == ("lose", "win") for d in of(sx.PrecedenceDecl)),
+            loop_draws=bool(of(sx.LoopDrawsDecl)),
             active=active,
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),

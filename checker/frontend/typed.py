@@ -250,8 +250,8 @@ class Forall:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw | finish (the game ends without a winner)
-    subject: Expr | None  # a player or a team; None for draw and finish
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | leave
+    subject: Expr | None  # a player or a team; None for a draw of the whole game and finish
     rule: int | None
     span: Span = _span()
 
@@ -383,8 +383,8 @@ class Action:
 @dataclass(frozen=True)
 class OutcomeRule:
     name: str
-    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win
-    subject: str | None  # player | team | None for a draw or a finish
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win | leave
+    subject: str | None  # player | team | None for a draw of the whole game or a finish
     binder: Binder | None
     cond: Expr
     reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step
@@ -464,6 +464,10 @@ class Model:
     changes: tuple = ()  # checker.frontend.syntax.ChangesDecl: behaviour changed on purpose (for diff)
     # (outcome rule, "cannot" rule): `precedence RULE over CANNOT_RULE`, the rule's facts stand
     exempt: tuple[tuple[str, str], ...] = ()
+    # outcome shapes for some players while the game goes on (docs/language.md, "Outcomes")
+    after_win_ends: bool = True  # `after_win plays_on` makes it False: winners leave, the others play on
+    past_losers_win: bool = False  # `precedence lose over win same_step`: who lost earlier may still win
+    loop_draws: bool = False  # `loop_draws`: a loop no game action can leave is a draw, not a forced-loop
 
     @property
     def has_teams(self) -> bool:
