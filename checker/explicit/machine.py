@@ -112,8 +112,14 @@ def _static_domain(d) -> bool:
 def reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ("drew_player", "drew_team"))
+    own = ("won_player", "won_team") if r.kind == "win" else \
+        ("lost_player", "lost_team", "drew_player", "drew_team") if departs(r) else ()
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
+
+
+def departs(r: T.OutcomeRule) -> bool:
+    """A rule of the first stratum: a loss, a draw of some players, leaving with no result."""
+    return r.kind in ("lose", "leave") or r.kind == "draw" and r.subject is not None
 
 
 def uses_results(model: T.Model) -> bool:
@@ -144,11 +150,12 @@ class Machine:
         for r in model.outcomes:
             cell = comp.cell(r.binder) if r.binder else None
             self.outcomes.append(OutcomeRule(r, r.rule, r.kind, r.subject, cell, comp.expr(r.cond), reads_own(r)))
-        self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
+        # the first stratum: everyone who leaves the game in this step, by a loss, by a draw of
+        # their own or with no result, leaves together; the wins are judged after them
+        self.loss_rules = [r for r in self.outcomes if departs(r.decl)]
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
-        # `finish` rules share the draws' stratum (neither has a subject, both end the game), and
-        # so do the draws of some players and leaving with no result (after the losses and wins)
-        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish", "leave")]
+        # `finish` rules share the draws' stratum: neither has a subject, both end the game
+        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish") and r.subject is None]
         self.cannot_rules = [r for r in self.outcomes if r.kind.startswith("cannot_")]
         exempt = set(model.exempt)
         for r in self.loss_rules + self.win_rules:
@@ -364,12 +371,14 @@ class Machine:
         again = self._past_losers(out0, tout0)
         first = True
         while True:
-            before = (c.lp, c.lt)
+            before = (c.lp, c.lt, c.dp, c.dt, c.xp, c.xt)
             c.out, c.tout = out0, tout0  # loss rules see who was out when the step began
             self._fixpoint(c, self.loss_rules, first)
-            if not first and (c.lp, c.lt) == before:
+            if not first and (c.lp, c.lt, c.dp, c.dt, c.xp, c.xt) == before:
                 break
-            c.out, c.tout = out0 | c.lp, tout0 | c.lt  # wins and draws: whoever lost now is out
+            # wins and draws: whoever lost (or drew, or left) now is out, each for its reason
+            c.out = with_results(out0, self.n, c.lp, c.dp & ~out0, 0, c.xp & ~out0)
+            c.tout = with_results(tout0, self.nt, c.lt, c.dt & ~tout0, 0, c.xt & ~tout0)
             self._again = (again[0] & ~c.lp, again[1] & ~c.lt)
             self._fixpoint(c, self.win_rules, first)
             self._again = (0, 0)
@@ -484,9 +493,10 @@ class Machine:
                     continue
                 attr, cell, cond = r.fact, r.cell, r.cond
                 facts = getattr(c, attr)
-                skip = (c.out if r.subject == "player" else c.tout) | facts | r.blocked
+                done = c.out if r.subject == "player" else c.tout
                 if r.kind == "win" and self._again != (0, 0):  # who lost earlier may win (same_step)
-                    skip &= ~self._again[r.subject != "player"]
+                    done &= ~self._again[r.subject != "player"]
+                skip = done | facts | r.blocked
                 for x in r.subjects:
                     if (skip >> x) & 1:
                         continue

@@ -555,10 +555,10 @@ class Resolver:
                        "before this step's outcomes are derived", span,
                        "state it on the game's state; in_game(x) says whether x was in the game when the step began")
             return
-        if entry.key.startswith("drew"):  # draws are derived in the third stratum
-            self.check_drew_polarity(entry, span, ctx, pol)
-            return
-        if ctx.phase in ("draw", "finish", "leave") or (ctx.phase == "win" and reads_lost):
+        if entry.key.startswith("drew") and not ctx.phase.startswith("cannot"):
+            # draws of some players are derived with the losses: read like lost()
+            reads_lost = True
+        if ctx.phase in ("draw", "finish") or (ctx.phase == "win" and reads_lost):
             return
         if pol == 1:
             if ctx.phase == "lose" and not reads_lost:
@@ -570,19 +570,6 @@ class Resolver:
                 "state the rule positively; a rule that needs `not won(...)` belongs in a draw or loss rule")
         self.error("E014", f"{entry.name}() may only be used positively in {rule} (not under `not`, not left of "
                    "`implies`, not in a comparison or a count): the rule would depend on its own conclusion", span, hint)
-
-    def check_drew_polarity(self, entry, span, ctx, pol):
-        """drew() in an outcome rule: draws of some players are derived with the draws, after
-        the losses and wins, so a loss or win rule cannot read them, and a draw, leave or
-        finish rule only positively (it would depend on its own stratum's conclusion)."""
-        if ctx.phase in ("lose", "win"):
-            self.error("E014", f"a {'loss' if ctx.phase == 'lose' else 'win'} rule may not read drew(): draws are "
-                       "decided after the losses and wins of the step", span,
-                       "state it on the game's state, or in a draw or leave rule")
-        elif pol != 1 and ctx.phase in ("draw", "leave", "finish"):
-            self.error("E014", "drew() may only be used positively in a draw, leave or finish rule (not under `not`, "
-                       "not left of `implies`, not in a comparison or a count): the rule would depend on its own "
-                       "conclusion", span, "state the rule positively")
 
     def inline(self, let, args, scope, ctx, pol, span):
         if let.name in self.inlining:
@@ -935,9 +922,11 @@ class Resolver:
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
             scope = {d.var: ("binder", binder)}
         self.reads_won = False
-        cond = self.cond(d.cond, scope, Ctx(phase=d.kind))
+        # a draw of some players and leaving share the losses' stratum, and their polarity rules
+        departs = d.kind in ("lose", "leave") or d.kind == "draw" and d.subject_kind is not None
+        cond = self.cond(d.cond, scope, Ctx(phase="lose" if departs else d.kind))
         rid = self.rule("outcome", d.name, d.tags, d.span)
-        return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
+        return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, departs and self.reads_won,
                              rid, d.tags, d.span)
 
 

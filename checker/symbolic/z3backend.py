@@ -805,10 +805,10 @@ class Encoder:
         """Outcome resolution in the explorer's strata; returns (state, ended, gap) with the
         errors met added to st.error."""
         model = self.model
-        losses = [r for r in model.outcomes if r.kind == "lose"]
+        # the first stratum: losses, draws of some players, leaving with no result
+        losses = [r for r in model.outcomes if r.kind in ("lose", "leave") or r.kind == "draw" and r.subject]
         wins = [r for r in model.outcomes if r.kind == "win"]
-        # one stratum, as in the explorer: draws (of the game or of some players), finish, leave
-        draws = [r for r in model.outcomes if r.kind in ("draw", "finish", "leave")]
+        draws = [r for r in model.outcomes if r.kind in ("draw", "finish") and not r.subject]  # one stratum, as in the explorer
         loss_reads_won = any(r.reads_won for r in losses)
         out0, tout0 = list(st.out), list(st.tout)
         saved_path, saved_errs = self.path, self.errs
@@ -827,6 +827,7 @@ class Encoder:
         if model.past_losers_win:
             again = ([_lost(o, *r) for o, r in zip(out0, zip(st.rd, st.rw, st.rx))],
                      [_lost(o, *r) for o, r in zip(tout0, zip(st.trd, st.trw, st.trx))])
+        reasons0 = tuple(list(getattr(st, r)) for r in SymState.RESULTS)
         go = TRUE  # whether this round runs
         for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
             st.out, st.tout = list(out0), list(tout0)
@@ -835,13 +836,20 @@ class Encoder:
                 go = z3.simplify(z3.And(go, changed))
                 if z3.is_false(go):
                     break
-            st.out = [z3.Or(a, b) for a, b in zip(out0, st.lp)]
-            st.tout = [z3.Or(a, b) for a, b in zip(tout0, st.lt)]
+            st.out = [_or([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
+            st.tout = [_or([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
+            # each for its reason: who drew or left in this step did not lose
+            st.rd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
+            st.rx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
+            st.trd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
+            st.trx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
             now = None if again is None else ([z3.And(g, z3.Not(x)) for g, x in zip(again[0], st.lp)],
                                               [z3.And(g, z3.Not(x)) for g, x in zip(again[1], st.lt)])
             self._fixpoint(st, wins, go, blocked, now)
             self._fixpoint(st, draws, go)
         st.out, st.tout = list(out0), list(tout0)
+        for r, before in zip(SymState.RESULTS, reasons0):
+            setattr(st, r, before)
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
         keep_p = [z3.Not(o) for o in out0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(out0, again[0])]
         keep_t = [z3.Not(o) for o in tout0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(tout0, again[1])]
@@ -916,7 +924,9 @@ def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
 def _reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team"), "win": ("won_player", "won_team")}.get(r.kind, ("drew_player", "drew_team"))
+    departs = r.kind in ("lose", "leave") or r.kind == "draw" and r.subject
+    own = ("won_player", "won_team") if r.kind == "win" else \
+        ("lost_player", "lost_team", "drew_player", "drew_team") if departs else ()
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
 
 
@@ -1267,8 +1277,9 @@ class _Frame:
         eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
         for r in SymState.RESULTS:
             eqs += [a == b for a, b in zip(getattr(self.st, r), getattr(st, r))]
-        eqs += [a == b for a, b in zip(self.wp, st.wp)]
-        eqs += [a == b for a, b in zip(self.wt, st.wt)]
+        # the end marker's winners: those of this step and those who left as winners before
+        eqs += [a == _or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
+        eqs += [a == _or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
         eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
         return z3.And(*eqs)
 
