@@ -27,7 +27,7 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     if inst.has_teams:
         out.append(("teams_out", {"#set": [inst.teams[t] for t in range(inst.nteams) if state[k + 1] >> t & 1]}))
     if graph.machine.results_used:
-        out += _results(inst, state[k], state[k + 1])
+        out += _results(inst, state[k], state[k + 1], graph.machine.results_used)
     end = state[-1]
     if not end:
         out.append(("game", "running"))
@@ -38,11 +38,14 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     return out
 
 
-def _results(inst, out: int, tout: int) -> list[tuple[str, object]]:
-    """Who is out of the game without having lost: drew, won (the game went on), left."""
+def _results(inst, out: int, tout: int, used) -> list[tuple[str, object]]:
+    """Who is out of the game without having lost: drew, won (the game went on), left; only
+    the reasons the model can give."""
     n, nt = inst.nplayers, inst.nteams
     rows = []
-    for why, name in ((DREW, "drew"), (WON, "won"), (LEFT, "left_with_no_result")):
+    for why, name, key in ((DREW, "drew", "drew"), (WON, "won", "won"), (LEFT, "left_with_no_result", "left")):
+        if key not in used:
+            continue
         rows.append((name, {"#set": [inst.players[p] for p in range(n) if result_mask(out, n, why) >> p & 1]
                             + [inst.teams[t] for t in range(nt) if result_mask(tout, nt, why) >> t & 1]}))
     return rows

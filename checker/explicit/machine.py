@@ -122,12 +122,14 @@ def departs(r: T.OutcomeRule) -> bool:
     return r.kind in ("lose", "leave") or r.kind == "draw" and r.subject is not None
 
 
-def uses_results(model: T.Model) -> bool:
-    """Whether players or teams can leave the game without losing here (a draw of some players,
-    `leave`, winners leaving while the game goes on): traces then say who left for what."""
+def uses_results(model: T.Model) -> frozenset:
+    """Why players or teams can leave the game without losing here ("drew": a draw of some
+    players, "left": `leave`, "won": winners leave while the game goes on): traces say who left
+    for each of those reasons, and only those."""
     kinds = [(r.kind, r.subject) for r in model.outcomes]
     kinds += [(n.kind, n.subject) for a in model.actions for n in T.walk(a.body) if isinstance(n, T.OutcomeStmt)]
-    return not model.after_win_ends or any(k == "leave" or k == "draw" and s is not None for k, s in kinds)
+    used = {"left" if k == "leave" else "drew" for k, s in kinds if k == "leave" or k == "draw" and s is not None}
+    return frozenset(used | ({"won"} if not model.after_win_ends else set()))
 
 
 def reads_static(e) -> bool:
