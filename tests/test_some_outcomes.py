@@ -121,6 +121,13 @@ def test_a_player_who_both_draws_and_loses_in_one_step_is_an_outcome_conflict_un
     assert _ends(spec) == {"P2 wins"}
 
 
+def test_the_subject_of_a_draw_or_a_departure_must_be_a_player_or_a_team(tmp_path):
+    spec = tmp_path / "bad.rw"
+    spec.write_text("players 2\naction a progress do draw 3; leave true; end\n", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert [(d.code, d.span.line) for d in res.diagnostics] == [("E013", 2), ("E013", 2)]
+
+
 def test_drew_may_not_be_read_negatively_in_a_loss_rule(tmp_path):
     spec = tmp_path / "bad.rw"
     spec.write_text("players 2\noutcome odd: lose player p when not drew(p)\n", encoding="utf-8")
