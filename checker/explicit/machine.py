@@ -551,7 +551,9 @@ class Machine:
             for r in self.loss_rules + self.win_rules:
                 if k not in r.cannot:
                     continue
-                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (out0 | c.lp, tout0 | c.lt)
+                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (
+                    with_results(out0, self.n, c.lp, c.dp & ~out0, 0, c.xp & ~out0),
+                    with_results(tout0, self.nt, c.lt, c.dt & ~tout0, 0, c.xt & ~tout0))
                 if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
                     c.hits.append(k.rid)
                     break
