@@ -93,7 +93,7 @@ class Writer:
             return False
         if phase in ("", "draw", "finish", "trigger"):
             return True
-        if phase == "win" and func == "lost":
+        if phase == "win" and func in ("lost", "drew"):  # drew() is settled with the losses
             return True
         return pol == 1
 
@@ -192,7 +192,7 @@ class Writer:
         leaves = ["true", "false"] + self.of_kind("bool")
         leaves += [f"in_game({self.player(0, sc)})", f"{self.player(0, sc)} in {self.set_(0, sc)}"]
         leaves += [f"{v} == none" for v in self.of_kind("opt")]
-        for func in ("lost", "won"):
+        for func in ("lost", "won", "drew"):
             if self.allowed(func, pol):
                 leaves.append(f"{func}({self.player(0, sc)})")
                 if self.teams:
@@ -261,7 +261,8 @@ class Writer:
 
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
-        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish", "at_once"] + (["if", "forall"] if d > 0 else [])
+        forms = ["assign"] * 3 + ["lose", "win", "draw", "finish", "at_once", "draw_some", "leave"] + (
+            ["if", "forall"] if d > 0 else [])
         form = self.pick(forms)
         if form == "assign":
             return self.assign(sc)
@@ -271,10 +272,11 @@ class Writer:
             if p1 == p2:
                 return one
             return f"{p1}, {p2} := {v1}, {v2};"
-        if form in ("lose", "win"):
+        if form in ("lose", "win", "draw_some", "leave"):
+            word = "draw" if form == "draw_some" else form  # a draw of one player or team, not of the game
             if self.teams and self.chance(0.3):
-                return f"{form} {self.team(1, sc)};"
-            return f"{form} {self.player(1, sc)};"
+                return f"{word} {self.team(1, sc)};"
+            return f"{word} {self.player(1, sc)};"
         if form in ("draw", "finish"):
             return form + ";"
         if form == "if":
@@ -366,12 +368,15 @@ class Writer:
             out += self.phases()
         if match:
             out += self.match()
-        kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player"] + (
-            ["lose team", "win team", "cannot lose team"] if self.teams else [])
+        kinds = ["lose player", "win player", "draw", "finish", "cannot lose player", "cannot win player",
+                 "draw player", "leave player"] + (
+            ["lose team", "win team", "cannot lose team", "draw team", "leave team"] if self.teams else [])
         rules = []
         for i in range(self.draw(st.integers(0, 3))):
             kind = self.pick(kinds)
             self.phase, self.safe = kind.split()[0], True
+            if kind.split()[0] in ("draw", "leave") and kind not in ("draw",):
+                self.phase = "lose"  # a draw of some players and leaving: the losses' stratum and polarity
             if kind in ("draw", "finish"):
                 out.append(f"outcome o{i}: {kind} when {self.bool_(3, {}, 1)}")
             else:
@@ -393,7 +398,8 @@ class Writer:
             self.phase = ""
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
-            out.append(f"precedence {w} over {l}")
+            scope = " same_step" if (w, l) == ("lose", "win") and self.chance(0.3) else ""
+            out.append(f"precedence {w} over {l}{scope}")
         exempt = [(a, b) for a, ka in rules for b, kb in rules if kb == "cannot " + ka]
         if exempt and self.chance(0.5):
             out.append("precedence {} over {}".format(*self.pick(exempt)))
@@ -401,6 +407,8 @@ class Writer:
             out.append("winners many")
         if self.chance(0.2):
             out.append("last_side plays_on")
+        if self.chance(0.2):
+            out.append("after_win plays_on")
         if self.chance(0.2):
             out.append(f"ends stop: {self.bool_(1, {}, 0)}")
         for i in range(self.draw(st.integers(0, 2))):
@@ -478,7 +486,8 @@ def z3_invariants(inst):
         if i > 0:
             bmc.extend()
         f = bmc.frames[i]
-        st = SymState(f.st.vals, f.st.out, f.st.tout)  # as the explorer reads a state: the winners of its end
+        # as the explorer reads a state: the winners of its end, why players are out
+        st = SymState(f.st.vals, f.st.out, f.st.tout, tuple(getattr(f.st, r) for r in SymState.RESULTS))
         st.wp, st.wt, st.draw = f.wp, f.wt, f.draw
         for d in inst.model.invariants:
             value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))

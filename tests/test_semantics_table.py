@@ -75,6 +75,10 @@ STATES = {
                 "marks": {"P1", "P3"}, "phase": "combat", "out": {"P2"}},
         "lonely": {"out": {"P2", "P3", "P4"}},
         "facts": {"out": {"P3"}, "lost": {"P1"}, "won": {"P4"}},
+        # out without losing (docs/language.md, "Outcomes"): P1 drew, P2 won while the game went
+        # on, P3 left with no result; P4 plays on and draws in this step
+        "results": {"out": {"P1", "P2", "P3"}, "drew_out": {"P1"}, "won_out": {"P2"}, "left_out": {"P3"},
+                    "drew": {"P4"}},
     },
     "teams": {
         # who=A pts=0,0 turn=A1 maybe=none, all in
@@ -83,6 +87,7 @@ STATES = {
         "A gone": {"out": {"A1", "A2"}},  # both A players are out; team A has not lost
         "A lost": {"out": {"A1", "A2"}, "tout": {"A"}},
         "facts": {"lost": {"B"}, "won": {"A", "A1"}},
+        "A drew": {"out": {"A1", "A2"}, "tout": {"A"}, "drew_out": {"A1", "A2", "A"}},
     },
 }
 
@@ -262,6 +267,22 @@ ROWS = [
     ("solo", "start", "game_over", False),
     ("solo", "start", "game_drawn", False),
     ("solo", "start", "game_finished", False),
+    ("solo", "start", "game_won", False),
+    # out without losing: a draw for some players, a win while the game goes on, leaving
+    ("solo", "results", "lost(P1) or lost(P2) or lost(P3)", False),
+    ("solo", "results", "in_game(P1) or in_game(P2) or in_game(P3)", False),
+    ("solo", "results", "drew(P1)", True),
+    ("solo", "results", "drew(P4)", True),  # draws in this step
+    ("solo", "results", "drew(P2) or drew(P3)", False),
+    ("solo", "results", "won(P2)", True),
+    ("solo", "results", "won(P1) or won(P3)", False),
+    ("solo", "results", "remaining", {"P4"}),
+    ("solo", "results", "next_in_game(P1)", "P4"),
+    ("solo", "start", "drew(P1)", False),
+    ("teams", "A drew", "drew(A) and drew(A1)", True),
+    ("teams", "A drew", "lost(A) or lost(A2) or in_game(A)", False),
+    ("teams", "A drew", "drew(B)", False),
+    ("teams", "A lost", "drew(A)", False),
     # argmax / argmin: the first best element; none of no players, an error of no numbers
     ("solo", "start", "argmax(p in players: life[p])", "P1"),
     ("solo", "start", "argmin(k in 1..3: (k - 2) * (k - 2))", 2),
@@ -431,6 +452,12 @@ ROWS = [
     ("solo", "start", "finish;", {"finish": True}),
     ("solo", "start", "lose P3; finish;", {"lost": {"P3"}, "finish": True}),
     ("solo", "start", "if x > 5 then finish; else draw; end", {"draw": True}),
+    # a draw for some players only, and leaving with no result: facts of their own
+    ("solo", "start", "draw P2;", {"drew": {"P2"}}),
+    ("solo", "start", "draw P2; lose P3;", {"drew": {"P2"}, "lost": {"P3"}}),
+    ("solo", "start", "leave turn;", {"left": {"P1"}}),
+    ("solo", "start", "leave maybe;", ERROR),
+    ("teams", "start", "draw who; leave B;", {"drew": {"A"}, "left": {"B"}}),
     ("solo", "start", "forall p in opponents(turn) do lose p; end", {"lost": {"P2", "P3", "P4"}}),
     ("teams", "start", "lose A;", {"lost": {"A"}}),
     ("teams", "B1 out", "win team(turn); lose turn;", {"won": {"B"}, "lost": {"B2"}}),
@@ -656,7 +683,12 @@ def make_state(inst, model: str, state: str):
                 slots.append(_encode(inst, var, given[lookup]))
     out = sum(1 << inst.players.index(p) for p in desc.get("out", ()))
     tout = sum(1 << inst.teams.index(t) for t in desc.get("tout", ()))
-    return tuple(slots), out, tout, {k: set(desc.get(k, ())) for k in ("lost", "won")}
+    # why players (teams) are out without having lost: the bits above who is out
+    for why, key in enumerate(("drew_out", "won_out", "left_out"), 1):
+        pm, tm = _masks(inst, desc.get(key, ()))
+        out |= pm << (why * inst.nplayers)
+        tout |= tm << (why * inst.nteams)
+    return tuple(slots), out, tout, {k: set(desc.get(k, ())) for k in ("lost", "won", "drew")}
 
 
 def _initial(inst, var, j):
@@ -727,7 +759,7 @@ def state_in_words(inst, vals) -> dict:
 def expected_after(inst, pre, expected: dict) -> dict:
     """The whole post state and facts the row describes: the pre state with its changes."""
     want = state_in_words(inst, pre)
-    facts = {"lost": set(), "won": set(), "draw": False, "finish": False, "rules": set()}
+    facts = {"lost": set(), "won": set(), "draw": False, "finish": False, "rules": set(), "drew": set(), "left": set()}
     for k, v in expected.items():
         if k in facts:
             facts[k] = v
@@ -743,12 +775,13 @@ def explicit_ctx(inst, slots, out, tout, facts):
     c = Ctx(list(slots), out, tout)
     c.lp, c.lt = _masks(inst, facts["lost"])
     c.wp, c.wt = _masks(inst, facts["won"])
+    c.dp, c.dt = _masks(inst, facts["drew"])
     return c
 
 
 def symbolic_state(inst, slots, out, tout, facts):
     st = state_to_sym(inst, tuple(slots) + (out, tout, ()))
-    for attr, names in (("l", facts["lost"]), ("w", facts["won"])):
+    for attr, names in (("l", facts["lost"]), ("w", facts["won"]), ("d", facts["drew"])):
         pm, tm = _masks(inst, names)
         setattr(st, attr + "p", [z3.BoolVal(bool(pm >> i & 1)) for i in range(inst.nplayers)])
         setattr(st, attr + "t", [z3.BoolVal(bool(tm >> i & 1)) for i in range(inst.nteams)])
@@ -776,7 +809,8 @@ def eval_statements(inst, body, slots, out, tout, facts):
         Compiler(inst).stmts(body)(c)
         mine = {**state_in_words(inst, c.vals),
                 "lost": _names(inst, c.lp, c.lt), "won": _names(inst, c.wp, c.wt), "draw": c.draw,
-                "finish": c.fin, "rules": _tags(inst, c.hits)}
+                "finish": c.fin, "rules": _tags(inst, c.hits),
+                "drew": _names(inst, c.dp, c.dt), "left": _names(inst, c.xp, c.xt)}
     except Overflow:
         mine = OVERFLOW
     except EvalError:
@@ -793,10 +827,12 @@ def eval_statements(inst, body, slots, out, tout, facts):
         vals = []
         for var in inst.vars:
             vals += [_z3_plain(t) for t in st.vals[var.name]]
-        bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if _concrete(b)) for f in ("lp", "lt", "wp", "wt")}
+        bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if _concrete(b))
+                for f in ("lp", "lt", "wp", "wt", "dp", "dt", "xp", "xt")}
         theirs = {**state_in_words(inst, vals), "lost": _names(inst, bits["lp"], bits["lt"]),
                   "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(_concrete(st.draw)),
-                  "finish": bool(_concrete(st.fin)), "rules": _tags(inst, statement_hits(inst, st))}
+                  "finish": bool(_concrete(st.fin)), "rules": _tags(inst, statement_hits(inst, st)),
+                  "drew": _names(inst, bits["dp"], bits["dt"]), "left": _names(inst, bits["xp"], bits["xt"])}
     return mine, theirs, error, overflow
 
 

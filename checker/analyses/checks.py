@@ -481,10 +481,9 @@ def check_invariants(x: Explored) -> list[Finding]:
 
 # ---------------------------------------------------------------- checks on cycles
 
-def check_forced_loop(x: Explored) -> list[Finding]:
+def doomed_states(x: Explored) -> list[int]:
+    """Running states with a game move from which no sequence of game actions ends the game."""
     g = x.graph
-    if not g.complete:
-        return []
     # one backward search from every ended state at once
     preds: dict[int, list[int]] = {}
     for s, d, lid in g.edges:
@@ -497,7 +496,18 @@ def check_forced_loop(x: Explored) -> list[Finding]:
             if p not in can_end:
                 can_end.add(p)
                 todo.append(p)
-    doomed = [i for i in x.running if i not in can_end and i in x.has_game_move]
+    return [i for i in x.running if i not in can_end and i in x.has_game_move]
+
+
+def check_forced_loop(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.complete:
+        return []
+    if x.machine.model.loop_draws:
+        # `loop_draws`: a loop no game action can leave is the draw the rules declare, not a
+        # defect; a loop a player can leave by a game action was never a forced loop
+        return []
+    doomed = doomed_states(x)
     if not doomed:
         return []
     found = x.lasso(set(doomed), doomed[0])
@@ -519,7 +529,10 @@ def check_livelock(x: Explored) -> list[Finding]:
     g, m = x.graph, x.machine
     if not any(a.progress for a in m.actions):
         return []
-    found = x.lasso(set(x.running), allowed=lambda lid: not g.is_progress(lid))
+    running = set(x.running)
+    if m.model.loop_draws and g.complete:  # a loop no game action can leave is a draw by rule
+        running -= set(doomed_states(x))
+    found = x.lasso(running, allowed=lambda lid: not g.is_progress(lid))
     if found is None:
         return []
     trace, loop_start, _ = found

@@ -6,6 +6,7 @@ write it as the Informal Trace Format.
 """
 from __future__ import annotations
 
+from ..explicit.compile import DREW, LEFT, WON, result_mask
 from ..explicit.explore import Graph, describe_label, rules_of
 from .findings import TraceStep
 
@@ -25,6 +26,8 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     out.append(("out_of_game", {"#set": [inst.players[p] for p in range(inst.nplayers) if state[k] >> p & 1]}))
     if inst.has_teams:
         out.append(("teams_out", {"#set": [inst.teams[t] for t in range(inst.nteams) if state[k + 1] >> t & 1]}))
+    if graph.machine.results_used:
+        out += _results(inst, state[k], state[k + 1], graph.machine.results_used)
     end = state[-1]
     if not end:
         out.append(("game", "running"))
@@ -33,6 +36,19 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     else:
         out.append(("game", "ended: " + inst.describe_end(end)))
     return out
+
+
+def _results(inst, out: int, tout: int, used) -> list[tuple[str, object]]:
+    """Who is out of the game without having lost: drew, won (the game went on), left; only
+    the reasons the model can give."""
+    n, nt = inst.nplayers, inst.nteams
+    rows = []
+    for why, name, key in ((DREW, "drew", "drew"), (WON, "won", "won"), (LEFT, "left_with_no_result", "left")):
+        if key not in used:
+            continue
+        rows.append((name, {"#set": [inst.players[p] for p in range(n) if result_mask(out, n, why) >> p & 1]
+                            + [inst.teams[t] for t in range(nt) if result_mask(tout, nt, why) >> t & 1]}))
+    return rows
 
 
 def _itf(inst, var, value):

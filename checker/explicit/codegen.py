@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance, Var
-from .compile import Compiler, Ctx, EvalError
+from .compile import DREW, WON, Compiler, Ctx, EvalError
 
 
 class CannotCompile(Exception):
@@ -69,8 +69,8 @@ def _lit(v) -> str:
     raise AssertionError(f"not a literal of generated code: {v!r}")
 
 
-GUARD_FACTS = {"lp": "0", "lt": "0", "wp": "0", "wt": "0"}
-BODY_FACTS = {"lp": "lp", "lt": "lt", "wp": "wp", "wt": "wt"}
+GUARD_FACTS = {"lp": "0", "lt": "0", "wp": "0", "wt": "0", "dp": "0", "dt": "0"}
+BODY_FACTS = {"lp": "lp", "lt": "lt", "wp": "wp", "wt": "wt", "dp": "dp", "dt": "dt"}
 
 
 class Generator:
@@ -397,17 +397,26 @@ class Generator:
     def b_in_game_team(self, e, a):
         return f"_team_in_game({a[0]}, out, tout)"
 
+    # statuses: above its low bits the mask of players out says why they left (compile.DREW...)
     def b_lost_player(self, e, a):
-        return f"(((out | {self.facts['lp']}) >> {a[0]}) & 1 == 1)"
+        # (nobody out without losing, the common case, needs no call)
+        lost = f"(out if out <= {self.all} else _lost(out, {self.n}))"
+        return f"((({lost} | {self.facts['lp']}) >> {a[0]}) & 1 == 1)"
 
     def b_lost_team(self, e, a):
-        return f"(((tout | {self.facts['lt']}) >> {a[0]}) & 1 == 1)"
+        return f"(((_lost(tout, {self.inst.nteams}) | {self.facts['lt']}) >> {a[0]}) & 1 == 1)"
 
     def b_won_player(self, e, a):
-        return f"(({self.facts['wp']} >> {a[0]}) & 1 == 1)"
+        return f"((({self.facts['wp']} | _result(out, {self.n}, {WON})) >> {a[0]}) & 1 == 1)"
 
     def b_won_team(self, e, a):
-        return f"(({self.facts['wt']} >> {a[0]}) & 1 == 1)"
+        return f"((({self.facts['wt']} | _result(tout, {self.inst.nteams}, {WON})) >> {a[0]}) & 1 == 1)"
+
+    def b_drew_player(self, e, a):
+        return f"((({self.facts['dp']} | _result(out, {self.n}, {DREW})) >> {a[0]}) & 1 == 1)"
+
+    def b_drew_team(self, e, a):
+        return f"((({self.facts['dt']} | _result(tout, {self.inst.nteams}, {DREW})) >> {a[0]}) & 1 == 1)"
 
     def b_size(self, e, a):
         return f"len({a[0]})" if e.args[0].type.elem.kind == "int" else f"{a[0]}.bit_count()"
@@ -440,6 +449,9 @@ class Generator:
         return "False"
 
     def b_game_finished(self, e, a):
+        return "False"
+
+    def b_game_won(self, e, a):
         return "False"
 
     def b_nplayers(self, e, a):
@@ -530,12 +542,12 @@ class Generator:
         return [f"{pad}{self.x_BinderRef(s.binder)} = {self.expr(s.value)}"]
 
     def s_OutcomeStmt(self, s, pad):
-        if s.kind == "draw":
+        if s.kind == "draw" and s.subject is None:
             return [f"{pad}draw = True"]
         if s.kind == "finish":
             return [f"{pad}fin = True"]
         team = s.subject.type.kind == "team"
-        fact = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
+        fact = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}[s.kind] + ("t" if team else "p")
         return [f"{pad}{fact} |= 1 << {self.expr(s.subject)}"]
 
 

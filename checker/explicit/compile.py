@@ -33,18 +33,49 @@ class Overflow(Exception):
 
 class Ctx:
     """One evaluation: the values being read or written and the outcome facts of this step."""
-    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over", "out0", "tout0")
+    __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over", "out0", "tout0",
+                 "dp", "dt", "xp", "xt")
 
     def __init__(self, vals, out=0, tout=0):
         self.vals = vals
         self.out = out
         self.tout = tout
         self.lp = self.lt = self.wp = self.wt = 0
+        self.dp = self.dt = self.xp = self.xt = 0  # players/teams who draw, or leave with no result, in this step
         self.draw = False
         self.fin = False  # the game ends without a winner (`finish`); a state read: it ended so
         self.hits: list[int] = []
         self.over = False  # the state read has ended (only properties of states read this)
         self.out0, self.tout0 = out, tout  # who was out when the step began: lost_now() is lost since
+
+
+# ---- why a player or team is out (outcome shapes for some players, docs/language.md "Outcomes")
+# The mask of players (teams) out of the game keeps, above its first `width` bits (who is out),
+# why each one left without losing: bits width..2*width-1 drew, the next `width` bits won while
+# the game went on (`after_win plays_on`), the next left with no result (`leave`). One out with
+# none of these lost. The state keeps its shape, and whatever asks who is in the game reads the
+# low bits as before; only lost(), won() and drew() read the rest.
+DREW, WON, LEFT = 1, 2, 3
+
+
+def result_mask(out: int, width: int, why: int) -> int:
+    """The players (teams) out of the game for this reason: DREW, WON or LEFT."""
+    return (out >> (why * width)) & ((1 << width) - 1)
+
+
+def lost_mask(out: int, width: int) -> int:
+    """The players (teams) out of the game by a loss."""
+    low = out & ((1 << width) - 1)
+    if out == low:  # nobody left without losing: the common case
+        return low
+    return low & ~(result_mask(out, width, DREW) | result_mask(out, width, WON) | result_mask(out, width, LEFT))
+
+
+def with_results(out: int, width: int, lost: int, drew: int, won: int, left: int) -> int:
+    """`out` with these players (teams) gone, each for its reason (`won` only where winners
+    leave while the game goes on)."""
+    return (out | lost | drew | won | left | (drew << width) | (won << (2 * width))
+            | (left << (3 * width)))
 
 
 def popcount(x: int) -> int:
@@ -411,12 +442,12 @@ class Compiler:
         return lambda c: not (c.tout >> f(c)) & 1 and (mem[f(c)] & ~c.out) != 0
 
     def b_lost_player(self, e, args):
-        (f,) = args
-        return lambda c: ((c.out | c.lp) >> f(c)) & 1 == 1
+        (f,), n = args, self.n
+        return lambda c: ((lost_mask(c.out, n) | c.lp) >> f(c)) & 1 == 1
 
     def b_lost_team(self, e, args):
-        (f,) = args
-        return lambda c: ((c.tout | c.lt) >> f(c)) & 1 == 1
+        (f,), nt = args, self.inst.nteams
+        return lambda c: ((lost_mask(c.tout, nt) | c.lt) >> f(c)) & 1 == 1
 
     def b_lost_now_player(self, e, args):
         (f,) = args
@@ -427,12 +458,20 @@ class Compiler:
         return lambda c: ((c.tout | c.lt) & ~c.tout0) >> f(c) & 1 == 1
 
     def b_won_player(self, e, args):
-        (f,) = args
-        return lambda c: (c.wp >> f(c)) & 1 == 1
+        (f,), n = args, self.n
+        return lambda c: ((c.wp | result_mask(c.out, n, WON)) >> f(c)) & 1 == 1
 
     def b_won_team(self, e, args):
-        (f,) = args
-        return lambda c: (c.wt >> f(c)) & 1 == 1
+        (f,), nt = args, self.inst.nteams
+        return lambda c: ((c.wt | result_mask(c.tout, nt, WON)) >> f(c)) & 1 == 1
+
+    def b_drew_player(self, e, args):
+        (f,), n = args, self.n
+        return lambda c: ((c.dp | result_mask(c.out, n, DREW)) >> f(c)) & 1 == 1
+
+    def b_drew_team(self, e, args):
+        (f,), nt = args, self.inst.nteams
+        return lambda c: ((c.dt | result_mask(c.tout, nt, DREW)) >> f(c)) & 1 == 1
 
     def b_size(self, e, args):
         (f,) = args
@@ -475,6 +514,9 @@ class Compiler:
 
     def b_game_finished(self, e, args):
         return lambda c: c.over and c.fin
+
+    def b_game_won(self, e, args):
+        return lambda c: c.over and bool(c.wp or c.wt)
 
     def b_nplayers(self, e, args):
         v = self.n
@@ -583,7 +625,7 @@ class Compiler:
         return bind
 
     def s_OutcomeStmt(self, s):
-        if s.kind == "draw":
+        if s.kind == "draw" and s.subject is None:
             def draw(c):
                 c.draw = True
             return draw
@@ -593,7 +635,7 @@ class Compiler:
             return finish
         f = self.expr(s.subject)
         team = s.subject.type.kind == "team"
-        attr = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
+        attr = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}[s.kind] + ("t" if team else "p")
 
         def outcome(c):
             setattr(c, attr, getattr(c, attr) | (1 << f(c)))

@@ -21,6 +21,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
 from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
+from .compile import lost_mask, result_mask
 from ..limits import GENERATED
 from .machine import Machine, Step, _nothing, _size, _static_domain
 
@@ -193,6 +194,7 @@ class CompiledMachine(Machine):
             "_seats": _seats, "_covers": lambda v, m: v & m == m, "_nearest": _nearest,
             "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
             "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
+            "_lost": lost_mask, "_result": result_mask,
             "FIELDS": fields,
         }
 
@@ -225,7 +227,7 @@ class CompiledMachine(Machine):
         # resolved alike for every binding: looked up once per state
         same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
         if same_resolution:
-            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False)", f"{PAD}known = RESOLVED.get(key)"]
+            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0)", f"{PAD}known = RESOLVED.get(key)"]
         if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
@@ -286,8 +288,8 @@ class CompiledMachine(Machine):
         text = "\n".join(body)
         fixed_hits = "hits.append" not in text
         start = [f"{pad}hits = ({_lit(a.rid)},)" if fixed_hits else f"{pad}hits = [{_lit(a.rid)}]"]
-        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin)\b", text):
-            start += [f"{pad}lp = lt = wp = wt = 0", f"{pad}draw = fin = False"]
+        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin|dp|dt|xp|xt)\b", text):
+            start += [f"{pad}lp = lt = wp = wt = dp = dt = xp = xt = 0", f"{pad}draw = fin = False"]
         lines[at:at] = start
         lines += [f"{pad}except Overflow as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
@@ -303,7 +305,7 @@ class CompiledMachine(Machine):
         if same_resolution:
             lines += [f"{pad}done = known"]
         else:
-            lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin)",
+            lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt)",
                       f"{pad}done = RESOLVED.get(key)"]
         lines += [f"{pad}if done is None:",
                   f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
@@ -366,9 +368,10 @@ class CompiledMachine(Machine):
         return steps
 
     def _resolve_packed(self, key, hits, vals):
-        seen, out, tout, lp, lt, wp, wt, draw, fin = key
+        seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = key
         c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
+        c.dp, c.dt, c.xp, c.xt = dp, dt, xp, xt
         c.hits = list(hits)
         before = len(c.hits)
         try:

@@ -25,7 +25,8 @@ from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from ..limits import LimitHit
-from .compile import Compiler, Ctx, EvalError, Overflow
+from .compile import DREW, WON, Compiler, Ctx, EvalError, Overflow, result_mask, with_results
+from .compile import lost_mask as bi_lost_mask
 
 PRODUCT_CACHE = 100_000  # bindings of fixed domains kept as a list; a larger product is enumerated lazily
 
@@ -68,10 +69,12 @@ class OutcomeRule:
     blocked: int = 0  # while a step is resolved: the subjects those rules forbid
 
     def __post_init__(self):
-        if self.kind == "draw":
+        if self.kind == "draw" and self.subject is None:
             self.fact = "draw"
         elif self.kind == "finish":
             self.fact = "fin"
+        elif self.kind in ("draw", "leave"):  # a draw for some players only, or leaving with no result
+            self.fact = ("d" if self.kind == "draw" else "x") + ("p" if self.subject == "player" else "t")
         else:  # a "cannot" rule names the facts it forbids
             self.fact = ("l" if self.kind.endswith("lose") else "w") + ("p" if self.subject == "player" else "t")
 
@@ -125,9 +128,24 @@ def _static_domain(d) -> bool:
 def reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team", "lost_now_player", "lost_now_team"),
-           "win": ("won_player", "won_team")}.get(r.kind, ())
+    own = ("won_player", "won_team") if r.kind == "win" else \
+        ("lost_player", "lost_team", "lost_now_player", "lost_now_team", "drew_player", "drew_team") if departs(r) else ()
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
+
+
+def departs(r: T.OutcomeRule) -> bool:
+    """A rule of the first stratum: a loss, a draw of some players, leaving with no result."""
+    return r.kind in ("lose", "leave") or r.kind == "draw" and r.subject is not None
+
+
+def uses_results(model: T.Model) -> frozenset:
+    """Why players or teams can leave the game without losing here ("drew": a draw of some
+    players, "left": `leave`, "won": winners leave while the game goes on): traces say who left
+    for each of those reasons, and only those."""
+    kinds = [(r.kind, r.subject) for r in model.outcomes]
+    kinds += [(n.kind, n.subject) for a in model.actions for n in T.walk(a.body) if isinstance(n, T.OutcomeStmt)]
+    used = {"left" if k == "leave" else "drew" for k, s in kinds if k == "leave" or k == "draw" and s is not None}
+    return frozenset(used | ({"won"} if not model.after_win_ends else set()))
 
 
 def reads_static(e) -> bool:
@@ -150,10 +168,12 @@ class Machine:
         for r in model.outcomes:
             cell = comp.cell(r.binder) if r.binder else None
             self.outcomes.append(OutcomeRule(r, r.rule, r.kind, r.subject, cell, comp.expr(r.cond), reads_own(r)))
-        self.loss_rules = [r for r in self.outcomes if r.kind == "lose"]
+        # the first stratum: everyone who leaves the game in this step, by a loss, by a draw of
+        # their own or with no result, leaves together; the wins are judged after them
+        self.loss_rules = [r for r in self.outcomes if departs(r.decl)]
         self.win_rules = [r for r in self.outcomes if r.kind == "win"]
         # `finish` rules share the draws' stratum: neither has a subject, both end the game
-        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish")]
+        self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish") and r.subject is None]
         self.cannot_rules = [r for r in self.outcomes if r.kind.startswith("cannot_")]
         exempt = set(model.exempt)
         for r in self.loss_rules + self.win_rules:
@@ -164,6 +184,9 @@ class Machine:
         self.loss_reads_won = any(r.decl.reads_won for r in self.loss_rules)
         self.precedence = list(model.precedence)
         self.winners_many = model.winners_many
+        self.nt = inst.nteams
+        self.results_used = uses_results(model)
+        self._again = (0, 0)  # while a step is resolved: who lost earlier and may win now (same_step)
         self.active = None
         if model.active is not None:
             self.active = (model.active, comp.cell(model.active.binder), comp.expr(model.active.cond))
@@ -344,7 +367,7 @@ class Machine:
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin)
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
                 done = self._resolved.get(key)
                 if done is None:
                     before = len(c.hits)
@@ -398,7 +421,7 @@ class Machine:
             wp, wt, draw, fin = c.wp, c.wt, c.draw, c.fin
             # the triggers see the statuses after the round and this step's wins, draw and finish;
             # a loss or a win they state is a fact of the next round
-            c.lp = c.lt = 0
+            c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = 0
             ran = False
             for event, x in events:
                 for t in self.triggers[event]:
@@ -433,15 +456,20 @@ class Machine:
         out0, tout0 = c.out, c.tout
         if self.cannot_rules:
             self._forbid(c)
+        again = self._past_losers(out0, tout0)
         first = True
         while True:
-            before = (c.lp, c.lt)
+            before = (c.lp, c.lt, c.dp, c.dt, c.xp, c.xt)
             c.out, c.tout = out0, tout0  # loss rules see who was out when the step began
             self._fixpoint(c, self.loss_rules, first)
-            if not first and (c.lp, c.lt) == before:
+            if not first and (c.lp, c.lt, c.dp, c.dt, c.xp, c.xt) == before:
                 break
-            c.out, c.tout = out0 | c.lp, tout0 | c.lt  # wins and draws: whoever lost now is out
+            # wins and draws: whoever lost (or drew, or left) now is out, each for its reason
+            c.out = with_results(out0, self.n, c.lp, c.dp & ~out0, 0, c.xp & ~out0)
+            c.tout = with_results(tout0, self.nt, c.lt, c.dt & ~tout0, 0, c.xt & ~tout0)
+            self._again = (again[0] & ~c.lp, again[1] & ~c.lt)
             self._fixpoint(c, self.win_rules, first)
+            self._again = (0, 0)
             self._fixpoint(c, self.draw_rules, first)
             first = False
             if not self.loss_reads_won:
@@ -452,8 +480,9 @@ class Machine:
         # facts about players or teams already out are not news
         c.lp &= ~out0
         c.lt &= ~tout0
-        c.wp &= ~out0
-        c.wt &= ~tout0
+        c.wp &= ~out0 | again[0]  # (a player who lost earlier may win under `lose over win same_step`)
+        c.wt &= ~tout0 | again[1]
+        self._drop_known_results(c, out0, tout0)
         for winner, loser in self.precedence:
             if (winner, loser) == ("lose", "win"):
                 c.wp &= ~c.lp
@@ -469,13 +498,70 @@ class Machine:
                 c.lp = c.lt = 0
             elif (winner, loser) == ("lose", "draw") and (c.lp or c.lt):
                 c.draw = False
-        conflict = self._conflict(c)
-        c.out |= c.lp
-        c.tout |= c.lt
-        if c.wp or c.wt or c.draw or c.fin:
-            # a finish alone leaves (0, 0, False): an end without a winner, a loser or a draw
-            return (c.wp, c.wt, c.draw), conflict
-        return self._must_end(c), conflict
+            self._some_draw_precedence(c, winner, loser)
+        conflict = self._conflict(c) or self._results_conflict(c)
+        return self._apply_results(c), conflict
+
+    # ---- outcomes for some players while the game goes on (docs/language.md, "Outcomes") ----
+    def _past_losers(self, out0: int, tout0: int) -> tuple[int, int]:
+        """Who lost in an earlier step and may still win (`precedence lose over win
+        same_step`: "each player on the winning team wins, even one who had lost"); win rules
+        are tried for them too. Nobody otherwise."""
+        if not self.model.past_losers_win:
+            return (0, 0)
+        return (bi_lost_mask(out0, self.n), bi_lost_mask(tout0, self.nt))
+
+    @staticmethod
+    def _drop_known_results(c: Ctx, out0: int, tout0: int) -> None:
+        """Draws and departures of players or teams already out are not news either."""
+        c.dp &= ~out0
+        c.dt &= ~tout0
+        c.xp &= ~out0
+        c.xt &= ~tout0
+
+    @staticmethod
+    def _some_draw_precedence(c: Ctx, winner: str, loser: str) -> None:
+        """A precedence between a draw and a loss or a win settles the draws of some players
+        too, player by player: `lose over draw` keeps the loss of a player who would also draw."""
+        if (winner, loser) == ("lose", "draw"):
+            c.dp &= ~c.lp
+            c.dt &= ~c.lt
+        elif (winner, loser) == ("draw", "lose"):
+            c.lp &= ~c.dp
+            c.lt &= ~c.dt
+        elif (winner, loser) == ("win", "draw"):
+            c.dp &= ~c.wp
+            c.dt &= ~c.wt
+        elif (winner, loser) == ("draw", "win"):
+            c.wp &= ~c.dp
+            c.wt &= ~c.dt
+
+    def _results_conflict(self, c: Ctx) -> str:
+        """A player or team who both draws and loses, or draws and wins, in one step."""
+        inst = self.inst
+        for mask, verb in ((c.dp & c.lp, "lose"), (c.dp & c.wp, "win")):
+            if mask:
+                return f"{_names_of(inst.players, mask)} both draw and {verb}"
+        for mask, verb in ((c.dt & c.lt, "lose"), (c.dt & c.wt, "win")):
+            if mask:
+                return f"team {_names_of(inst.teams, mask)} both draws and {verb}s"
+        return ""
+
+    def _apply_results(self, c: Ctx) -> tuple:
+        """Everyone with an outcome in this step leaves the game, each for its reason; leaving
+        with no result gives way to a result of the same step (a team that leaves and loses
+        lost). Returns the end marker."""
+        n, nt = self.n, self.nt
+        c.xp &= ~(c.lp | c.wp | c.dp)
+        c.xt &= ~(c.lt | c.wt | c.dt)
+        plays_on = not self.model.after_win_ends
+        c.out = with_results(c.out, n, c.lp, c.dp, c.wp if plays_on else 0, c.xp)
+        c.tout = with_results(c.tout, nt, c.lt, c.dt, c.wt if plays_on else 0, c.xt)
+        if (c.wp or c.wt) and not plays_on or c.draw or c.fin:
+            # a finish alone leaves (0, 0, False): an end without a winner, a loser or a draw;
+            # winners who left earlier while the game went on are winners of the game too
+            return (c.wp | result_mask(c.out, n, WON), c.wt | result_mask(c.tout, nt, WON), c.draw)
+        return self._must_end(c)
 
     def _fixpoint(self, c: Ctx, rules: list[OutcomeRule], first: bool) -> None:
         """Apply `rules` until nothing changes. After the first pass only rules that read what
@@ -495,7 +581,10 @@ class Machine:
                     continue
                 attr, cell, cond = r.fact, r.cell, r.cond
                 facts = getattr(c, attr)
-                skip = (c.out if r.subject == "player" else c.tout) | facts | r.blocked
+                done = c.out if r.subject == "player" else c.tout
+                if r.kind == "win" and self._again != (0, 0):  # who lost earlier may win (same_step)
+                    done &= ~self._again[r.subject != "player"]
+                skip = done | facts | r.blocked
                 for x in r.subjects:
                     if (skip >> x) & 1:
                         continue
@@ -548,7 +637,9 @@ class Machine:
             for r in self.loss_rules + self.win_rules:
                 if k not in r.cannot:
                     continue
-                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (out0 | c.lp, tout0 | c.lt)
+                c.out, c.tout = (out0, tout0) if r.kind == "lose" else (
+                    with_results(out0, self.n, c.lp, c.dp & ~out0, 0, c.xp & ~out0),
+                    with_results(tout0, self.nt, c.lt, c.dt & ~tout0, 0, c.xt & ~tout0))
                 if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
                     c.hits.append(k.rid)
                     break
@@ -575,7 +666,13 @@ class Machine:
 
     def _must_end(self, c: Ctx) -> tuple:
         """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
-        if c.out == self.all:
+        if c.out & self.all == self.all:
+            # everyone has left: the game is over if someone won or drew on the way out
+            won, twon = result_mask(c.out, self.n, WON), result_mask(c.tout, self.nt, WON)
+            if won or twon:
+                return (won, twon, False)
+            if result_mask(c.out, self.n, DREW) or result_mask(c.tout, self.nt, DREW):
+                return (0, 0, True)
             return ("gap", "no player is left in the game")
         for d, f in self.ends:  # the writer's own reasons first: they cite the writer's rules
             if f(c):

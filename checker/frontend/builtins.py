@@ -61,6 +61,10 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("lost_now_team", "lost_now", (TEAM,), BOOL, "t has lost in this step (not earlier)", reads="outcome",
             needs_teams=True),
     Builtin("won_team", "won", (TEAM,), BOOL, "t has won", reads="outcome", needs_teams=True),
+    # a draw for some players only: they left the game with a draw (earlier or in this step)
+    Builtin("drew_player", "drew", (PLAYER,), BOOL, "p has drawn, earlier or in this step", reads="outcome"),
+    Builtin("drew_team", "drew", (TEAM,), BOOL, "t has drawn, earlier or in this step", reads="outcome",
+            needs_teams=True),
     # values
     Builtin("size", "size", ("set",), INT, "the number of elements of a set"),
     Builtin("abs", "abs", (INT,), INT, "the absolute value"),
@@ -80,6 +84,7 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("game_drawn", "game_drawn", (), BOOL, "the game has ended in a draw", reads="end"),
     Builtin("game_finished", "game_finished", (), BOOL,
             "the game has ended by `finish`: without a winner and without a draw", reads="end"),
+    Builtin("game_won", "game_won", (), BOOL, "the game has ended with a winner", reads="end"),
 )
 
 BY_KEY: dict[str, Builtin] = {b.key: b for b in TABLE}

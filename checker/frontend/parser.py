@@ -467,6 +467,27 @@ class ToIR(Transformer):
     def finish_stmt(self, meta, c):
         return ir.OutcomeStmt("finish", None, (), self.sp(meta))
 
+    # outcomes for some players while the game goes on
+    def draw_some_stmt(self, meta, c):
+        return ir.OutcomeStmt("draw", c[0], (), self.sp(meta))
+
+    def leave_stmt(self, meta, c):
+        return ir.OutcomeStmt("leave", c[0], (), self.sp(meta))
+
+    def head_draw_some(self, meta, c):
+        return ("draw",) + c[0]
+
+    def head_leave(self, meta, c):
+        return ("leave",) + c[0]
+
+    def after_win_decl(self, meta, children):
+        tags, rest = self._split(children)
+        return ir.AfterWinDecl(str(rest[0]) == "plays_on", tags, self.sp(meta))
+
+    def loop_draws_decl(self, meta, children):
+        tags, _ = self._split(children)
+        return ir.LoopDrawsDecl(tags, self.sp(meta))
+
     # --- outcomes
     def outcome_decl(self, meta, children):
         tags, rest = self._split(children[1:])
@@ -520,7 +541,7 @@ class ToIR(Transformer):
 
     def precedence_decl(self, meta, children):
         tags, rest = self._split(children)
-        return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta))
+        return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta), same_step=len(rest) > 2)
 
     def winners_decl(self, meta, children):
         tags, rest = self._split(children)
@@ -624,6 +645,7 @@ class ToIR(Transformer):
     outcome_kind = quant
     winners_kind = quant
     last_side_kind = quant
+    prec_scope = quant
     comp_op = quant
 
     def quantified(self, meta, c):

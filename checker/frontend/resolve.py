@@ -568,6 +568,9 @@ class Resolver(StepsMixin):
                        "before this step's outcomes are derived", span,
                        "state it on the game's state; in_game(x) says whether x was in the game when the step began")
             return
+        if entry.key.startswith("drew") and not ctx.phase.startswith("cannot"):
+            # draws of some players are derived with the losses: read like lost()
+            reads_lost = True
         if ctx.phase in ("draw", "finish") or (ctx.phase == "win" and reads_lost):
             return
         if pol == 1:
@@ -653,7 +656,7 @@ class Resolver(StepsMixin):
         if isinstance(s, sx.RunStmt):
             return self.run_routine(s, scope, ctx, rid)
         if isinstance(s, sx.OutcomeStmt):
-            if s.kind in ("draw", "finish"):
+            if s.kind in ("draw", "finish") and s.subject is None:
                 return T.OutcomeStmt(s.kind, None, rid, s.span)
             x = self.ex(s.subject, scope, ctx, 0)
             if x.type != ERROR:
@@ -867,6 +870,12 @@ class Resolver(StepsMixin):
                 self.check_expect(d)
         winners = of(sx.WinnersDecl)
         last_side = of(sx.LastSideDecl)
+        after_win = of(sx.AfterWinDecl)
+        for d in of(sx.PrecedenceDecl):
+            if d.same_step and (d.winner, d.loser) != ("lose", "win"):
+                self.error("E013", f"`precedence {d.winner} over {d.loser} same_step`: only `lose over win` has a "
+                           "scope", d.span, "a loss in an earlier step is the only fact that can outlast a step; "
+                           "drop `same_step`")
         kinds = ("lose", "win", "draw")
         exempt = []
         by_name = {o.name: o for o in outcomes}
@@ -914,6 +923,9 @@ class Resolver(StepsMixin):
             exempt=tuple(exempt),
             winners_many=bool(winners and winners[-1].many),
             last_side_ends=not (last_side and last_side[-1].plays_on),
+            after_win_ends=not (after_win and after_win[-1].plays_on),
+            past_losers_win=any(d.same_step and (d.winner, d.loser) == ("lose", "win") for d in of(sx.PrecedenceDecl)),
+            loop_draws=bool(of(sx.LoopDrawsDecl)),
             active=active,
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
@@ -1038,9 +1050,11 @@ class Resolver(StepsMixin):
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
             scope = {d.var: ("binder", binder)}
         self.reads_won = False
-        cond = self.cond(d.cond, scope, Ctx(phase=d.kind, step=True))
+        # a draw of some players and leaving share the losses' stratum, and their polarity rules
+        departs = d.kind in ("lose", "leave") or d.kind == "draw" and d.subject_kind is not None
+        cond = self.cond(d.cond, scope, Ctx(phase="lose" if departs else d.kind, step=True))
         rid = self.rule("outcome", d.name, d.tags, d.span)
-        return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, d.kind == "lose" and self.reads_won,
+        return T.OutcomeRule(d.name, d.kind, d.subject_kind, binder, cond, departs and self.reads_won,
                              rid, d.tags, d.span)
 
 

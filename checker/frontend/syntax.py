@@ -219,7 +219,7 @@ class ForallStmt:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw | finish (the game ends without a winner)
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | leave; a draw with a subject: that player or team draws
     subject: Expr | None
     tags: tuple[str, ...] = ()
     span: Span = _span()
@@ -361,8 +361,8 @@ class RoutineDecl:
 @dataclass(frozen=True)
 class OutcomeDecl:
     name: str
-    kind: str  # lose | win | draw | finish (the game ends without a winner)
-    subject_kind: str | None  # player | team | None (draw, finish)
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | leave
+    subject_kind: str | None  # player | team | None (a draw of the whole game, finish)
     var: str | None
     cond: Expr
     tags: tuple[str, ...]
@@ -390,6 +390,7 @@ class PrecedenceDecl:
     loser: str
     tags: tuple[str, ...]
     span: Span = _span()
+    same_step: bool = False  # `... same_step`: only this step's facts compete (docs/language.md)
 
 
 @dataclass(frozen=True)
@@ -427,6 +428,24 @@ class EndsDecl:
 class LastSideDecl:
     """`last_side plays_on`: the game goes on when one side is left (by default it must be over)."""
     plays_on: bool
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+# ---- outcome shapes for some players while the game goes on (issue 10, item 9)
+
+@dataclass(frozen=True)
+class AfterWinDecl:
+    """`after_win plays_on`: a winner leaves the game as a winner and the others play on (by
+    default a win ends the game)."""
+    plays_on: bool
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LoopDrawsDecl:
+    """`loop_draws`: a loop that no game action can leave is a draw by rule, not a finding."""
     tags: tuple[str, ...]
     span: Span = _span()
 
@@ -570,7 +589,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl]
 
 
 @dataclass(frozen=True)
@@ -652,7 +671,8 @@ def decl_name(d: Decl) -> str | None:
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl)):
         return f"{type(d).__name__}:{d.name}"
-    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl)):
+    if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl, AfterWinDecl,
+                      LoopDrawsDecl)):
         return type(d).__name__
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"

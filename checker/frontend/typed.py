@@ -250,8 +250,8 @@ class Forall:
 
 @dataclass(frozen=True)
 class OutcomeStmt:
-    kind: str  # lose | win | draw | finish (the game ends without a winner)
-    subject: Expr | None  # a player or a team; None for draw and finish
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | leave
+    subject: Expr | None  # a player or a team; None for a draw of the whole game and finish
     rule: int | None
     span: Span = _span()
 
@@ -385,8 +385,8 @@ class Action:
 @dataclass(frozen=True)
 class OutcomeRule:
     name: str
-    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win
-    subject: str | None  # player | team | None for a draw or a finish
+    kind: str  # lose | win | draw | finish (the game ends without a winner) | cannot_lose | cannot_win | leave
+    subject: str | None  # player | team | None for a draw of the whole game or a finish
     binder: Binder | None
     cond: Expr
     reads_won: bool  # a loss rule that reads won(): applied again after the wins of the step
@@ -528,6 +528,10 @@ class Model:
     step_checks: tuple[tuple[Expr, Expr, Span, str], ...] = ()
     phases: tuple[PhaseCycle, ...] = ()  # declared cycles of phases, lowered into the actions' bodies
     match: MatchInfo | None = None  # the model is a match of games
+    # outcome shapes for some players while the game goes on (docs/language.md, "Outcomes")
+    after_win_ends: bool = True  # `after_win plays_on` makes it False: winners leave, the others play on
+    past_losers_win: bool = False  # `precedence lose over win same_step`: who lost earlier may still win
+    loop_draws: bool = False  # `loop_draws`: a loop no game action can leave is a draw, not a forced-loop
 
     @property
     def has_teams(self) -> bool:

@@ -93,9 +93,12 @@ def sym_if(cond, a, b):
 
 
 class SymState:
-    FIELDS = ("lp", "wp", "lt", "wt")
+    # per-player and per-team lists: this step's facts (lose, win, draw, leave), then why those
+    # out of the game left without losing (drew, won while the game went on, left with no result)
+    FIELDS = ("lp", "wp", "lt", "wt", "dp", "dt", "xp", "xt", "rd", "rw", "rx", "trd", "trw", "trx")
+    RESULTS = ("rd", "rw", "rx", "trd", "trw", "trx")
 
-    def __init__(self, vals, out, tout):
+    def __init__(self, vals, out, tout, results=None):
         self.vals = vals  # name -> list of terms, one per slot
         self.out = out
         self.tout = tout
@@ -104,6 +107,12 @@ class SymState:
         self.wp = [FALSE] * n
         self.lt = [FALSE] * nt
         self.wt = [FALSE] * nt
+        self.dp = [FALSE] * n
+        self.xp = [FALSE] * n
+        self.dt = [FALSE] * nt
+        self.xt = [FALSE] * nt
+        self.rd, self.rw, self.rx, self.trd, self.trw, self.trx = results or ([FALSE] * n, [FALSE] * n, [FALSE] * n,
+                                                                             [FALSE] * nt, [FALSE] * nt, [FALSE] * nt)
         self.draw = FALSE
         self.fin = FALSE  # the game ends without a winner (`finish`); a state read: it ended so
         self.overflow = FALSE
@@ -114,7 +123,8 @@ class SymState:
 
     def copy(self):
         s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
-        s.lp, s.wp, s.lt, s.wt = list(self.lp), list(self.wp), list(self.lt), list(self.wt)
+        for f in SymState.FIELDS:
+            setattr(s, f, list(getattr(self, f)))
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
         s.fin = self.fin
         s.hits = dict(self.hits)
@@ -506,11 +516,13 @@ class Encoder:
         return self.lift1(a[0], range(self.nt), lambda t: z3.And(
             z3.Not(st.tout[t]), _or([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
 
+    # out of the game and none of the reasons to be out without losing: lost
     def b_lost_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: _or2(st.out[p], st.lp[p]))
+        return self.lift1(a[0], range(self.n), lambda p: _or2(_lost(st.out[p], st.rd[p], st.rw[p], st.rx[p]), st.lp[p]))
 
     def b_lost_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.tout[t], st.lt[t]))
+        return self.lift1(a[0], range(self.nt),
+                          lambda t: _or2(_lost(st.tout[t], st.trd[t], st.trw[t], st.trx[t]), st.lt[t]))
 
     def b_lost_now_player(self, e, a, st):
         return self.lift1(a[0], range(self.n), lambda p: z3.And(_or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
@@ -519,10 +531,16 @@ class Encoder:
         return self.lift1(a[0], range(self.nt), lambda t: z3.And(_or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
 
     def b_won_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: st.wp[p])
+        return self.lift1(a[0], range(self.n), lambda p: _or2(st.wp[p], st.rw[p]))
 
     def b_won_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: st.wt[t])
+        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.wt[t], st.trw[t]))
+
+    def b_drew_player(self, e, a, st):
+        return self.lift1(a[0], range(self.n), lambda p: _or2(st.dp[p], st.rd[p]))
+
+    def b_drew_team(self, e, a, st):
+        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.dt[t], st.trd[t]))
 
     def b_size(self, e, a, st):
         s = a[0]
@@ -574,6 +592,9 @@ class Encoder:
 
     def b_game_finished(self, e, a, st):
         return z3.And(st.over, st.fin)
+
+    def b_game_won(self, e, a, st):
+        return z3.And(st.over, _or(st.wp + st.wt))
 
     def b_nplayers(self, e, a, st):
         return z3.IntVal(self.n)
@@ -673,12 +694,12 @@ class Encoder:
             return self.stmts(s.body, st, env)
         if isinstance(s, T.OutcomeStmt):
             st = st.copy()
-            if s.kind in ("draw", "finish"):
+            if s.kind in ("draw", "finish") and s.subject is None:
                 setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
                 return st
             x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
             team = s.subject.type.kind == "team"
-            attr = ("lt" if s.kind == "lose" else "wt") if team else ("lp" if s.kind == "lose" else "wp")
+            attr = _FACT[s.kind] + ("t" if team else "p")
             setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
             return st
         raise Unsupported(type(s).__name__)
@@ -717,7 +738,7 @@ class Encoder:
             setattr(st, attr, [z3.And(f, z3.Not(m)) for f, m in zip(getattr(st, attr), mask)])
         return masks
 
-    def _fixpoint(self, st: SymState, rules, ran, blocked=None):
+    def _fixpoint(self, st: SymState, rules, ran, blocked=None, again=None):
         """The explorer's fixpoint. Facts only grow, so a pass after one that derived nothing
         derives nothing either: `ran` (whether the explorer runs a pass at all) only gates
         where evaluation errors count. Each subject is tried while it lacks the fact and is in
@@ -727,11 +748,11 @@ class Encoder:
         todo = rules
         derived = []
         for _ in range(self._ground(rules) + 1):
-            before = st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin]
+            before = st.lp + st.wp + st.lt + st.wt + st.dp + st.dt + st.xp + st.xt + [st.draw, st.fin]
             fired = []
             for r in todo:
                 fails = self.can_fail(r.cond)
-                if r.subject is None:  # a draw or a finish
+                if r.subject is None:  # a draw of the whole game or a finish
                     attr = "draw" if r.kind == "draw" else "fin"
                     enabled = z3.Not(getattr(st, attr))
                     with self.under(z3.And(ran, enabled) if fails else TRUE):
@@ -741,8 +762,10 @@ class Encoder:
                     setattr(st, attr, z3.simplify(z3.Or(getattr(st, attr), fire)))
                     continue
                 team = r.subject == "team"
-                attr = ("lt" if r.kind == "lose" else "wt") if team else ("lp" if r.kind == "lose" else "wp")
+                attr = _FACT[r.kind] + ("t" if team else "p")
                 done = st.tout if team else st.out
+                if again is not None and r.kind == "win":  # who lost earlier may win (same_step)
+                    done = [z3.And(d, z3.Not(g)) for d, g in zip(done, again[team])]
                 facts = getattr(st, attr)
                 forbidden = (blocked or {}).get(r.name) or [FALSE] * len(facts)
                 for x in range(len(facts)):
@@ -758,12 +781,32 @@ class Encoder:
             derived.append(step)
             ran = z3.simplify(z3.And(ran, step))
             # the same facts out as in: nothing can change in a further pass
-            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, st.lp + st.wp + st.lt + st.wt + [st.draw, st.fin])):
+            after = st.lp + st.wp + st.lt + st.wt + st.dp + st.dt + st.xp + st.xt + [st.draw, st.fin]
+            if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, after)):
                 break
             todo = [r for r in todo if _reads_own(r)]
             if not todo:
                 break
         return z3.simplify(_or(derived))
+
+    @staticmethod
+    def _apply_results(st: SymState, plays_on: bool):
+        """The explorer's `_apply_results`: leaving gives way to a result of the same step;
+        everyone with an outcome leaves, each for its reason. Returns whether the step ended
+        the game by an outcome."""
+        st.xp = [z3.And(x, z3.Not(_or([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
+        st.xt = [z3.And(x, z3.Not(_or([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
+        wp = st.wp if plays_on else [FALSE] * len(st.wp)
+        wt = st.wt if plays_on else [FALSE] * len(st.wt)
+        st.out = [_or([o, a, b, c, d]) for o, a, b, c, d in zip(st.out, st.lp, st.dp, st.xp, wp)]
+        st.tout = [_or([o, a, b, c, d]) for o, a, b, c, d in zip(st.tout, st.lt, st.dt, st.xt, wt)]
+        st.rd = [_or2(a, b) for a, b in zip(st.rd, st.dp)]
+        st.rx = [_or2(a, b) for a, b in zip(st.rx, st.xp)]
+        st.rw = [_or2(a, b) for a, b in zip(st.rw, wp)]
+        st.trd = [_or2(a, b) for a, b in zip(st.trd, st.dt)]
+        st.trx = [_or2(a, b) for a, b in zip(st.trx, st.xt)]
+        st.trw = [_or2(a, b) for a, b in zip(st.trw, wt)]
+        return _or([st.draw, st.fin] + ([] if plays_on else st.wp + st.wt))
 
     def _ground(self, rules) -> int:
         return sum(self.n if r.subject == "player" else self.nt if r.subject == "team" else 1 for r in rules)
@@ -776,9 +819,10 @@ class Encoder:
         """Outcome resolution in the explorer's strata; returns (state, ended, gap) with the
         errors met added to st.error."""
         model = self.model
-        losses = [r for r in model.outcomes if r.kind == "lose"]
+        # the first stratum: losses, draws of some players, leaving with no result
+        losses = [r for r in model.outcomes if r.kind in ("lose", "leave") or r.kind == "draw" and r.subject]
         wins = [r for r in model.outcomes if r.kind == "win"]
-        draws = [r for r in model.outcomes if r.kind in ("draw", "finish")]  # one stratum, as in the explorer
+        draws = [r for r in model.outcomes if r.kind in ("draw", "finish") and not r.subject]  # one stratum, as in the explorer
         loss_reads_won = any(r.reads_won for r in losses)
         out0, tout0 = list(st.out), list(st.tout)
         saved_path, saved_errs = self.path, self.errs
@@ -793,6 +837,11 @@ class Encoder:
                       and (r.name, k.name) not in exempt]
                 if ks:
                     blocked[r.name] = [_or([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
+        again = None  # who lost earlier and may win (`precedence lose over win same_step`)
+        if model.past_losers_win:
+            again = ([_lost(o, *r) for o, r in zip(out0, zip(st.rd, st.rw, st.rx))],
+                     [_lost(o, *r) for o, r in zip(tout0, zip(st.trd, st.trw, st.trx))])
+        reasons0 = tuple(list(getattr(st, r)) for r in SymState.RESULTS)
         go = TRUE  # whether this round runs
         for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
             st.out, st.tout = list(out0), list(tout0)
@@ -801,15 +850,28 @@ class Encoder:
                 go = z3.simplify(z3.And(go, changed))
                 if z3.is_false(go):
                     break
-            st.out = [z3.Or(a, b) for a, b in zip(out0, st.lp)]
-            st.tout = [z3.Or(a, b) for a, b in zip(tout0, st.lt)]
-            self._fixpoint(st, wins, go, blocked)
+            st.out = [_or([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
+            st.tout = [_or([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
+            # each for its reason: who drew or left in this step did not lose
+            st.rd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
+            st.rx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
+            st.trd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
+            st.trx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
+            now = None if again is None else ([z3.And(g, z3.Not(x)) for g, x in zip(again[0], st.lp)],
+                                              [z3.And(g, z3.Not(x)) for g, x in zip(again[1], st.lt)])
+            self._fixpoint(st, wins, go, blocked, now)
             self._fixpoint(st, draws, go)
         st.out, st.tout = list(out0), list(tout0)
+        for r, before in zip(SymState.RESULTS, reasons0):
+            setattr(st, r, before)
         st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
-        st.wp = [z3.And(a, z3.Not(o)) for a, o in zip(st.wp, out0)]
+        keep_p = [z3.Not(o) for o in out0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(out0, again[0])]
+        keep_t = [z3.Not(o) for o in tout0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(tout0, again[1])]
+        st.wp = [z3.And(a, k) for a, k in zip(st.wp, keep_p)]
         st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, tout0)]
-        st.wt = [z3.And(a, z3.Not(o)) for a, o in zip(st.wt, tout0)]
+        st.wt = [z3.And(a, k) for a, k in zip(st.wt, keep_t)]
+        for f, o0 in (("dp", out0), ("xp", out0), ("dt", tout0), ("xt", tout0)):
+            setattr(st, f, [z3.And(a, z3.Not(o)) for a, o in zip(getattr(st, f), o0)])
         for w, l in model.precedence:
             if (w, l) == ("lose", "win"):
                 st.wp = [z3.And(a, z3.Not(b)) for a, b in zip(st.wp, st.lp)]
@@ -827,11 +889,17 @@ class Encoder:
                 st.lt = [z3.And(a, z3.Not(st.draw)) for a in st.lt]
             elif (w, l) == ("lose", "draw"):
                 st.draw = z3.And(st.draw, z3.Not(_or(st.lp + st.lt)))
-        st.out = [z3.Or(a, b) for a, b in zip(st.out, st.lp)]
-        st.tout = [z3.Or(a, b) for a, b in zip(st.tout, st.lt)]
-        ended = _or([st.draw, st.fin] + st.wp + st.wt)
+            _some_draw_precedence(st, w, l)
+        plays_on = not model.after_win_ends
+        ended = self._apply_results(st, plays_on)
         # why the game must be over, in the explorer's order: each test only where the ones before failed
-        reasons = [z3.And(*st.out)]
+        everyone_out = z3.And(*st.out)
+        # everyone has left and someone won or drew on the way out: the game is over (a draw if nobody won)
+        someone_won = _or(st.rw + st.trw)
+        closed = z3.And(z3.Not(ended), everyone_out, z3.Or(someone_won, _or(st.rd + st.trd)))
+        st.draw = z3.Or(st.draw, z3.And(closed, z3.Not(someone_won)))
+        ended = z3.Or(ended, closed)
+        reasons = [everyone_out]
         for d in model.ends:
             with self.under(z3.And(z3.Not(ended), *[z3.Not(r) for r in reasons])):
                 reasons.append(self.expr(d.cond, st, {}))
@@ -888,6 +956,7 @@ def _settle(enc: Encoder, st: SymState):
         seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [st.draw], "finish": [st.fin]}
         cur = st.copy()
         cur.lp, cur.lt = [FALSE] * n, [FALSE] * nt
+        cur.dp, cur.dt, cur.xp, cur.xt = [FALSE] * n, [FALSE] * nt, [FALSE] * n, [FALSE] * nt
         ran = FALSE
         for event, x, happens in events:
             for t in on[event]:
@@ -912,11 +981,34 @@ def _settle(enc: Encoder, st: SymState):
     return st, ended, gap
 
 
+_FACT = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}  # an outcome's fact lists: lp, wt, dp, xt...
+
+
+def _lost(out, drew, won, left):
+    """Out of the game and not for a draw, a win or leaving: lost."""
+    if z3.is_false(out):
+        return FALSE
+    return z3.And(out, z3.Not(_or([drew, won, left])))
+
+
+def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
+    """The explorer's `_some_draw_precedence`: player by player, for the draws of some players."""
+    pairs = {("lose", "draw"): (("dp", "lp"), ("dt", "lt")), ("draw", "lose"): (("lp", "dp"), ("lt", "dt")),
+             ("win", "draw"): (("dp", "wp"), ("dt", "wt")), ("draw", "win"): (("wp", "dp"), ("wt", "dt"))}
+    for dropped, by in pairs.get((w, l), ()):
+        setattr(st, dropped, [z3.And(a, z3.Not(b)) for a, b in zip(getattr(st, dropped), getattr(st, by))])
+
+
 def _reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
     own = {"lose": ("lost_player", "lost_team", "lost_now_player", "lost_now_team"),
            "win": ("won_player", "won_team")}.get(r.kind, ())
+
+
+    departs = r.kind in ("lose", "leave") or r.kind == "draw" and r.subject
+    own = ("won_player", "won_team") if r.kind == "win" else \
+        ("lost_player", "lost_team", "drew_player", "drew_team") if departs else ()
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
 
 
@@ -955,9 +1047,13 @@ def state_to_sym(inst: Instance, state: tuple) -> SymState:
             continue
         vals[v.name] = [z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x) for x in slots]
     k = inst.nslots
-    out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(inst.nplayers)]
-    tout = [z3.BoolVal(bool(state[k + 1] >> t & 1)) for t in range(inst.nteams)]
-    return SymState(vals, out, tout)
+    n, nt = inst.nplayers, inst.nteams
+    out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(n)]
+    tout = [z3.BoolVal(bool(state[k + 1] >> t & 1)) for t in range(nt)]
+    # above who is out, why (the explorer's checker.explicit.compile.result_mask): drew, won, left
+    results = tuple([z3.BoolVal(bool(state[k] >> (why * n + p) & 1)) for p in range(n)] for why in (1, 2, 3)) + \
+        tuple([z3.BoolVal(bool(state[k + 1] >> (why * nt + t) & 1)) for t in range(nt)] for why in (1, 2, 3))
+    return SymState(vals, out, tout, results)
 
 
 @dataclass(frozen=True)
@@ -1115,9 +1211,14 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
                 key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[j]}]"
                 return f"{key} is {got} in the replay but {want} in the explorer"
     k = inst.nslots
-    out = sum(1 << p for p in range(inst.nplayers) if _concrete(st.out[p]))
-    if out != post[k]:
+    n, nt = inst.nplayers, inst.nteams
+    out = sum(1 << p for p in range(n) if _concrete(st.out[p]))
+    if out != post[k] & ((1 << n) - 1):
         return "players out of the game differ"
+    for why, (ps, ts) in enumerate(((st.rd, st.trd), (st.rw, st.trw), (st.rx, st.trx)), 1):
+        got = (sum(1 << p for p in range(n) if _concrete(ps[p])), sum(1 << t for t in range(nt) if _concrete(ts[t])))
+        if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
+            return "why players or teams are out of the game differs"
     end = post[-1]
     is_end, is_gap = _concrete(ended), _concrete(gap)
     if bool(end and end[0] != "gap") != bool(is_end):
@@ -1125,8 +1226,9 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
     if bool(end and end[0] == "gap") != bool(is_gap):
         return "whether the game must be over differs"
     if end and end[0] != "gap":
-        wp = sum(1 << p for p in range(inst.nplayers) if _concrete(st.wp[p]))
-        wt = sum(1 << t for t in range(inst.nteams) if _concrete(st.wt[t]))
+        # winners who left while the game went on are winners of the game too
+        wp = sum(1 << p for p in range(inst.nplayers) if _concrete(_or2(st.wp[p], st.rw[p])))
+        wt = sum(1 << t for t in range(inst.nteams) if _concrete(_or2(st.wt[t], st.trw[t])))
         if (wp, wt, bool(_concrete(st.draw))) != (end[0], end[1], end[2]):
             return "the winners differ"
     return ""
@@ -1262,8 +1364,10 @@ class _Frame:
 
     def __init__(self, inst: Instance, i: int):
         vals = {v.name: [_fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
-        self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(inst.nplayers)],
-                           [z3.Bool(f"tout_{t}@{i}") for t in range(inst.nteams)])
+        n, nt = inst.nplayers, inst.nteams
+        results = tuple([z3.Bool(f"{r}_{x}@{i}") for x in range(n if r[0] == "r" else nt)] for r in SymState.RESULTS)
+        self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(n)],
+                           [z3.Bool(f"tout_{t}@{i}") for t in range(nt)], results)
         self.wp = [z3.Bool(f"wp_{p}@{i}") for p in range(inst.nplayers)]
         self.wt = [z3.Bool(f"wt_{t}@{i}") for t in range(inst.nteams)]
         self.draw = z3.Bool(f"draw@{i}")
@@ -1276,8 +1380,11 @@ class _Frame:
             eqs += [_eq(a, b) for a, b in zip(terms, st.vals[k])]
         eqs += [a == b for a, b in zip(self.st.out, st.out)]
         eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
-        eqs += [a == b for a, b in zip(self.wp, st.wp)]
-        eqs += [a == b for a, b in zip(self.wt, st.wt)]
+        for r in SymState.RESULTS:
+            eqs += [a == b for a, b in zip(getattr(self.st, r), getattr(st, r))]
+        # the end marker's winners: those of this step and those who left as winners before
+        eqs += [a == _or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
+        eqs += [a == _or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
         eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
         return z3.And(*eqs)
 
@@ -1344,7 +1451,8 @@ class BMC:
             failures: list = []
             for env, conds in self._bindings(d.params, f.st, {}, [], failures):
                 guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
-                base = SymState(f.st.vals, f.st.out, f.st.tout)  # the same state, no facts of this step yet
+                base = SymState(f.st.vals, f.st.out, f.st.tout,  # the same state, no facts of this step yet
+                                tuple(getattr(f.st, r) for r in SymState.RESULTS))
                 post = enc.stmts(d.body, base, env)
                 body_fail = z3.Or(post.error, post.overflow)
                 post, ended, gap = enc.settle(post)
