@@ -1,0 +1,546 @@
+"""Symmetry reduction: rotations of the seating ring, detected from the typed IR.
+
+What it is for. A ring of 43 seats whose rules treat every seat alike has 43 rotated copies of
+almost every state; exploring one state per orbit (set of rotations of a state) divides the
+work by about the number of seats. docs/checks.md ("Symmetry") says which checks stay exact and
+why; this module holds all of it: detection, canonical forms, the reduced search, and the
+quotient versions of the checks that need more than weights.
+
+Detection (`detect`) is conservative. The group is the rotations p -> p + r (mod n) of the
+seats, used only when the model has no teams and nothing a step, an outcome rule, an `ends`
+condition, an invariant, a procedure, the `active` condition or a `reachable` property reads
+can tell seats apart: no player or team literal, no `seat()`, `player_at()` or `after()`, no
+argmin/argmax over players (ties break by seat order), no `forall ... do` statement over
+players (each step sees the ones before, in seat order), no choice (static) variable, only the
+built-ins known to commute with rotation (`left`, `next_in_game`, `dist`, `remaining`...).
+Initial values, `init` and `constraint` may break the symmetry (607.7a puts markers on seats
+0, 4, 8, ...): they only pick the initial states, and the search proves afterwards that the
+reachable set is closed under rotation anyway (`offsets_closed`), or the instance is explored
+without reduction.
+
+The reduced search keeps, per orbit, the first state of it that breadth-first search meets (a
+real state, not the canonical one), in a dict keyed by the canonical form: one can show that
+this keeps exactly the states of the full search that are the first of their orbit, in the full
+search's order, with the full search's parent of each. Every shortest trace, every "first state
+with property P" and so every counterexample of a check on single states is the full search's
+own, unchanged. An edge keeps the rotation h from the representative it points at to the real
+successor (successor = rotate(representative, h)); per state, its orbit size counts the states
+it stands for.
+"""
+from __future__ import annotations
+
+import os
+import time
+from array import array
+from dataclasses import dataclass
+
+import networkx as nx
+
+from ..frontend import typed as T
+from ..limits import Budget, LimitHit, Limits
+from .explore import LIVE_EVERY, Graph, describe_label, rules_of
+
+# built-ins that commute with a rotation of the seats (without teams); anything else refuses
+ROTATION_SAFE = frozenset({
+    "left", "right", "next", "across", "dist", "dist_left", "opponents", "teammates",
+    "next_in_game", "prev_in_game", "left_in_game", "dist_in_game",
+    "in_game_player", "lost_player", "won_player", "size", "abs", "min", "max",
+    "players", "remaining", "nplayers", "nteams", "team_size", "game_over", "game_drawn", "game_finished",
+})
+
+EXTRA = 1 << 40  # state ids of de-canonicalized trace states (not part of the reduced graph)
+
+
+class Unreduced(Exception):
+    """A check cannot give the unreduced graph's exact finding from the quotient: the instance
+    is explored again without reduction (docs/checks.md, "Symmetry")."""
+
+
+def mode() -> str:
+    """`auto` (detect and use) or `off`, from RULEWRIGHT_SYMMETRY (`--symmetry` sets it)."""
+    return "off" if os.environ.get("RULEWRIGHT_SYMMETRY", "auto") == "off" else "auto"
+
+
+# ---------------------------------------------------------------- detection
+
+def detect(inst) -> tuple[int, str]:
+    """(n, "") when the rotations of the n seats are a symmetry of the instance's transitions
+    and of everything the checks read; (0, why not) otherwise."""
+    m = inst.model
+    n = inst.nplayers
+    if n < 2:
+        return 0, "fewer than two players"
+    if m.has_teams:
+        return 0, "the model has teams"
+    for v in inst.vars:
+        if v.type.kind == "team" or v.indexed == "team":
+            return 0, f"variable {v.name} is about teams"
+    roots: list = []
+    for a in m.actions:
+        roots += [d for _, d in a.params] + [a.guard, a.body]
+    roots += [r.cond for r in m.outcomes]
+    roots += [d.cond for d in m.ends + m.invariants + m.procedures]
+    if m.active is not None:
+        roots.append(m.active.cond)
+    for d in m.reachables:
+        roots += [dom for _, dom in d.params] + [d.cond]
+    for root in roots:
+        for node in T.walk(root):
+            why = _breaks_rotation(node)
+            if why:
+                return 0, why
+    return n, ""
+
+
+def _is_seat(ty) -> bool:
+    return ty is not None and (ty.kind in ("player", "team") or ty.kind == "set" and ty.elem is not None
+                               and ty.elem.kind in ("player", "team"))
+
+
+def _breaks_rotation(node) -> str:
+    match node:
+        case T.PlayerName() | T.TeamName():
+            return f"the rules name {node.name}"
+        case T.Const() if node.type.kind in ("player", "team") and node.value != -1:
+            return "a constant player"
+        case T.Call() if node.func not in ROTATION_SAFE:
+            return f"the rules read {node.func}()"
+        case T.Aggregate() if node.kind in ("argmin", "argmax") and _is_seat(node.binder.type):
+            return f"{node.kind} over players breaks ties by seat"
+        case T.Forall() if _is_seat(node.binder.type):
+            return "a `forall ... do` over players runs in seat order"
+        case T.VarRef() if node.static:
+            return f"the rules read the choice {node.name}"
+        case T.Compare() if node.op in ("<", "<=", ">", ">=") and _is_seat(node.left.type):
+            return "players are compared by seat"
+    return ""
+
+
+# ---------------------------------------------------------------- rotations of packed states
+
+class Rotation:
+    """The rotations of the n seats acting on the packed states of a CompiledMachine."""
+
+    def __init__(self, machine, n: int):
+        self.machine = machine
+        self.n = n
+        self.full = (1 << n) - 1
+        self.ops = []  # per packed entry: (kind, width, mask, low, count, player values)
+        for f in machine.fields:
+            v = f.var
+            pval = v.type.kind == "player"
+            if f.kind == "scalar":
+                self.ops.append(("pl" if pval else "set" if v.type.kind == "set" else "", 0, 0, 0, 1, pval))
+            elif f.kind == "bits":
+                self.ops.append(("bits" if v.indexed == "player" else "", 1, 1, 0, v.count, False))
+            else:
+                self.ops.append(("fields", f.width, f.mask, f.low, v.count, pval, v.indexed == "player"))
+        self.nf = len(self.ops)
+        # the entry compared first: the first per-seat bit mask, else the players out
+        self.primary = next((i for i, op in enumerate(self.ops) if op[0] in ("bits", "set")), self.nf)
+
+    def rot_mask(self, x: int, r: int) -> int:
+        n = self.n
+        return ((x << r) | (x >> (n - r))) & self.full if r else x
+
+    def rot_player(self, p: int, r: int) -> int:
+        return p if p < 0 else (p + r) % self.n
+
+    def apply(self, state: tuple, r: int) -> tuple:
+        """The packed state rotated by r seats, its end marker as a key (a gap's text dropped:
+        the rest of the state determines it)."""
+        out = []
+        n = self.n
+        for x, op in zip(state, self.ops):
+            kind = op[0]
+            if not kind or not r:
+                out.append(x)
+            elif kind == "bits" or kind == "set":
+                out.append(((x << r) | (x >> (n - r))) & self.full)
+            elif kind == "pl":
+                out.append(x if x < 0 else (x + r) % n)
+            else:
+                _, w, mask, low, count, pval, by_player = op
+                if by_player:
+                    total = (1 << (w * n)) - 1
+                    x = ((x << (w * r)) | (x >> (w * (n - r)))) & total
+                if pval:
+                    y = 0
+                    for i in range(count):
+                        v = ((x >> (i * w)) & mask) + low
+                        if v >= 0:
+                            v = (v + r) % n
+                        y |= (v - low) << (i * w)
+                    x = y
+                out.append(x)
+        k = self.nf
+        out.append(((state[k] << r) | (state[k] >> (n - r))) & self.full if r else state[k])
+        out.append(state[k + 1])
+        end = state[k + 2]
+        if not end:
+            out.append(())
+        elif end[0] == "gap":
+            out.append(("gap",))
+        else:
+            out.append((((end[0] << r) | (end[0] >> (n - r))) & self.full if r else end[0], end[1], end[2]))
+        return tuple(out)
+
+    def canon(self, state: tuple) -> tuple[tuple, int, int]:
+        """(canonical key, rho, stabilizer size): the least rotation of the state, with
+        state = rotate(canonical, rho) (up to a gap's text), and how many rotations fix it."""
+        n, full = self.n, self.full
+        x = state[self.primary]
+        d = x | (x << n)
+        vals = [(d >> (n - r)) & full for r in range(n)]
+        low = min(vals)
+        cands = [r for r in range(n) if vals[r] == low]
+        if len(cands) == 1:
+            r = cands[0]
+            return self.apply(state, r), (n - r) % n, 1
+        best, at, stab = None, 0, 0
+        for r in cands:
+            key = self.apply(state, r)
+            if best is None or key < best:
+                best, at, stab = key, r, 1
+            elif key == best:
+                stab += 1
+        return best, (n - at) % n, stab
+
+    def rotate_binding(self, action, binding: tuple, r: int) -> tuple:
+        return self.rotate_binding_of(action.binders, binding, r)
+
+    def rotate_binding_of(self, binders, binding: tuple, r: int) -> tuple:
+        """The arguments rotated by r seats (players move, numbers and members stay)."""
+        if not r:
+            return binding
+        return tuple(self.rot_player(v, r) if b.binder.type.kind == "player" else v
+                     for b, v in zip(binders, binding))
+
+
+# ---------------------------------------------------------------- the reduced graph
+
+class ReducedGraph(Graph):
+    """One real state per orbit; `orbit[sid]` counts the states it stands for, `rho[sid]`
+    says which rotation of the canonical form it is, `volt` per edge the rotation from the
+    target representative to the real successor."""
+
+    def __init__(self, machine, rot: Rotation):
+        super().__init__(machine)
+        self.rot = rot
+        self.orbit = array("l")
+        self.rho = array("l")
+        self.volt = array("l")
+        self.extra: list = []  # real states of de-canonicalized traces, ids EXTRA + i
+        self.symmetry = f"rotations of {rot.n} seats"
+
+    def weight(self, sids) -> int:
+        """How many real states the representatives `sids` stand for."""
+        orbit = self.orbit
+        return sum(orbit[s] for s in sids)
+
+    @property
+    def nreal(self) -> int:
+        return sum(self.orbit)
+
+    @property
+    def nreal_edges(self) -> int:
+        orbit = self.orbit
+        return sum(orbit[s] for s in self.edges.src)
+
+    def values(self, sid: int) -> tuple:
+        if sid >= EXTRA:
+            return self.machine.values(self.extra[sid - EXTRA])
+        return super().values(sid)
+
+    def state_of(self, sid: int) -> tuple:
+        return self.extra[sid - EXTRA] if sid >= EXTRA else self.states[sid]
+
+
+def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: Budget | None = None,
+                    on_states=None) -> ReducedGraph | None:
+    """The reduced breadth-first search (the module doc says why its states and parents are the
+    full search's); None when the reachable states are not closed under rotation (an
+    asymmetric setup that the play does not rotate all the way round): explore without it."""
+    start = time.perf_counter()
+    budget = budget or Budget(limits, start)
+    g = ReducedGraph(machine, rot)
+    canon = rot.canon
+    try:
+        initial, g.setup_errors = machine.initial_states(limits.max_states, budget)
+    except LimitHit as exc:
+        g.complete = False
+        g.stop_reason = str(exc)
+        g.seconds = time.perf_counter() - start
+        return g
+    init_keys: dict = {}  # canonical key -> the rotations (offsets) of its representative that are initial
+    n = rot.n
+    for state, hits, conflict in initial:
+        key, rho, stab = canon(state)
+        sid = g.index.get(key)
+        if sid is None:
+            sid = len(g.states)
+            g.states.append(state)
+            g.index[key] = sid
+            g.parent.append(None)
+            g.orbit.append(n // stab)
+            g.rho.append(rho)
+            g.init_ids.append(sid)
+            g.init_hits[sid] = hits
+            if conflict:
+                g.conflicts.setdefault(sid, conflict)
+        g.hit_rules.update(hits)
+        init_keys.setdefault(sid, set()).add((rho - g.rho[sid]) % n)
+        if conflict and sid not in g.conflicts:
+            g.conflicts[sid] = conflict
+    closed_init = all(len(offs) * (n // g.orbit[s]) >= n for s, offs in init_keys.items())
+    if not closed_init and (g.conflicts or g.setup_errors):
+        return None  # what the setup reports of one state would not hold of its rotations
+    states, index_get, label_get = g.states, g.index.get, g.label_index.get
+    add_src, add_dst, add_lid, add_volt = g.edges.src.append, g.edges.dst.append, g.edges.lid.append, g.volt.append
+    successors, conflicts, max_states = machine.successors, g.conflicts, limits.max_states
+    orbit, rhos = g.orbit, g.rho
+    queue_pos = 0
+    while queue_pos < len(states):
+        if len(states) > max_states:
+            g.complete = False
+            g.stop_reason = f"state limit of {max_states:,} reached"
+            break
+        sid = queue_pos
+        state = states[sid]
+        try:
+            budget.check()
+            steps = () if state[-1] else successors(state, budget)
+        except LimitHit as exc:
+            g.complete = False
+            g.stop_reason = str(exc)
+            break
+        queue_pos += 1
+        if on_states is not None and not queue_pos % LIVE_EVERY:
+            on_states(len(states))
+        for step in steps:
+            if step.__class__ is not tuple:
+                g.hit_rules.update(step.hits)
+                g.errors.append((sid, step))
+                continue
+            key, target, conflict = step
+            lid = label_get(key)
+            if lid is None:
+                lid = g.label(*key)
+                g.hit_rules.update(key[2])
+            ckey, rho, stab = canon(target)
+            tid = index_get(ckey)
+            if tid is None:
+                tid = len(states)
+                states.append(target)
+                g.index[ckey] = tid
+                g.parent.append((sid, lid))
+                orbit.append(n // stab)
+                rhos.append(rho)
+            add_src(sid)
+            add_dst(tid)
+            add_lid(lid)
+            add_volt((rho - rhos[tid]) % n)
+            if conflict and tid not in conflicts:
+                conflicts[tid] = conflict
+    g.expanded = queue_pos
+    if not closed_init and (not g.complete or not offsets_closed(g, init_keys)):
+        return None
+    g.seconds = time.perf_counter() - start
+    return g
+
+
+def offsets_closed(g: ReducedGraph, init_keys: dict) -> bool:
+    """Whether every rotation of every initial state is reachable, so that the reachable set is
+    closed under rotation (the orbit sizes then count it exactly). Per representative, the set
+    of rotations of it that are reachable is a bit mask over 0..n-1, propagated along the edges
+    (a rotation a of u reaches the rotation a + h of the target) to a fixpoint."""
+    rot = g.rot
+    n = rot.n
+    reach = [0] * len(g.states)
+    succ: dict[int, list] = {}
+    for (s, d, _), h in zip(g.edges, g.volt):
+        succ.setdefault(s, []).append((d, h))
+    todo = []
+    for sid, offs in init_keys.items():
+        for a in offs:
+            reach[sid] |= 1 << a
+        todo.append(sid)
+    while todo:
+        u = todo.pop()
+        mu = reach[u]
+        for v, h in succ.get(u, ()):
+            new = reach[v] | rot.rot_mask(mu, h)
+            if new != reach[v]:
+                reach[v] = new
+                todo.append(v)
+    for sid in init_keys:
+        m = reach[sid]
+        period = g.orbit[sid]  # the rotations by multiples of the orbit's size fix the state
+        covered = 0
+        for a in range(n):
+            if m >> a & 1:
+                covered |= 1 << (a % period)
+        if covered != (1 << period) - 1:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- checks on the quotient
+
+def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None = None):
+    """`Explored.lasso` on the quotient: (a real trace, loop start, the quotient SCC) or None.
+
+    A cycle of the quotient is a path from s to a rotation of s; walked as often as the order
+    of that rotation it is a real cycle, so a qualifying cycle exists in the quotient exactly
+    when one exists in the full graph. Which one the full search would show depends on the
+    real ids of states the reduced search never stores, so the rules the finding cites are
+    exact only when every qualifying SCC cites the same rules and every cycle in it must cite
+    them all; otherwise `Unreduced`. With `fixed` (a player), the search runs on pairs (state,
+    the player's seat relative to the state) and `nodes` is a predicate of (sid, seat)."""
+    g = x.graph
+    rot = g.rot
+    n = rot.n
+    leave = [g.is_leave(lid) for lid in range(len(g.labels))]
+    sub = nx.DiGraph()
+    for (u, v, lid), h in zip(g.edges, g.volt):
+        if leave[lid] or (allowed is not None and not allowed(lid)):
+            continue
+        if fixed is None:
+            if u in nodes and v in nodes:
+                _add(sub, u, v, lid)
+            continue
+        for q in range(n):  # (u, q) -> (v, q - h): the same real player seen from the target's representative
+            if nodes(u, q):
+                w = (v, (q - h) % n)
+                if nodes(*w):
+                    _add(sub, (u, q), w, lid)
+    if start is not None:
+        if start not in sub:
+            return None
+        sub = sub.subgraph(nx.descendants(sub, start) | {start})
+    rules_of_lid = {}
+
+    def rules(lid):
+        if lid not in rules_of_lid:
+            rules_of_lid[lid] = frozenset(rules_of(x.machine, g.labels[lid][2]))
+        return rules_of_lid[lid]
+
+    found = []
+    for comp in nx.strongly_connected_components(sub):
+        cs = sub.subgraph(comp)
+        if not _qualifies(cs, required):
+            continue
+        union = frozenset().union(*(rules(l) for _, _, ls in cs.edges(data="labels") for l in ls))
+        for r in union:  # every cycle must cite r: without r's edges no qualifying cycle is left
+            rest = nx.DiGraph()
+            rest.add_edges_from((a, b, {"labels": [l for l in ls if r not in rules(l)]})
+                                for a, b, ls in cs.edges(data="labels"))
+            rest.remove_edges_from([(a, b) for a, b, ls in rest.edges(data="labels") if not ls])
+            if any(_qualifies(rest.subgraph(c), required) for c in nx.strongly_connected_components(rest)):
+                raise Unreduced("a cycle check whose rules depend on which cycle is shown")
+        found.append((min(_sid(c) for c in comp), union, comp))
+    if not found:
+        return None
+    if len({u for _, u, _ in found}) > 1:
+        raise Unreduced("cycles that cite different rules")
+    found.sort(key=lambda t: t[0])
+    _, _, comp = found[0]
+    cs = sub.subgraph(comp)
+    edges = sorted((a, b, ls) for a, b, ls in cs.edges(data="labels")
+                   if required is None or any(required(l) for l in ls))
+    a, b, ls = edges[0]
+    key_lid = min(l for l in ls if required is None or required(l))
+    entry = min(comp, key=lambda s: (len(g.path_to(_sid(s))), s))
+    walk = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
+    qpath = []
+    for u, v in zip(walk, walk[1:]):
+        qpath.append((u, v, key_lid if (u, v) == (a, b) else min(cs[u][v]["labels"])))
+    trace, loop_start = _lift(x, entry, qpath)
+    return trace, loop_start, comp, entry
+
+
+def _add(sub, u, v, lid) -> None:
+    if sub.has_edge(u, v):
+        sub[u][v]["labels"].append(lid)
+    else:
+        sub.add_edge(u, v, labels=[lid])
+
+
+def _sid(node) -> int:
+    return node[0] if isinstance(node, tuple) else node
+
+
+def _qualifies(cs, required) -> bool:
+    for a, b, ls in cs.edges(data="labels"):
+        if required is None or any(required(l) for l in ls):
+            if a != b or cs.has_edge(a, a):
+                return True
+    return False
+
+
+def _lift(x, entry, qpath):
+    """The real lasso: the BFS path to the entry's representative, then the quotient cycle
+    walked on real states (each step the real successor by the rotated action, checked to land
+    in the next orbit), repeated until it is back at the entry's real state."""
+    g, m = x.graph, x.machine
+    rot = g.rot
+    prefix = x.path_to(_sid(entry))
+    path = [(s, l) for s, l in prefix]
+    start_state = g.states[_sid(entry)]
+    cur, a = start_state, 0
+    for _ in range(rot.n):
+        for u, v, lid in qpath:
+            ai, binding, _ = g.labels[lid]
+            want = rot.rotate_binding(m.actions[ai], binding, a)
+            step = next(s for s in m.successors(cur) if s.__class__ is tuple and s[0][0] == ai and s[0][1] == want)
+            (_, _, hits), target, _ = step
+            vk, vrho, _ = rot.canon(target)
+            vs = _sid(v)
+            assert g.index[vk] == vs, "the de-canonicalized step left the quotient path"
+            a = (vrho - g.rho[vs]) % rot.n
+            rlid = g.label(ai, want, hits)
+            cur = target
+            if cur == start_state:
+                path.append((_sid(entry), rlid))
+                return _trace(g, path), len(prefix) - 1
+            g.extra.append(cur)
+            path.append((EXTRA + len(g.extra) - 1, rlid))
+    raise AssertionError("the lifted cycle did not close")
+
+
+def _trace(g: ReducedGraph, path):
+    from ..analyses.findings import TraceStep
+    from ..analyses.traces import show, state_values
+    steps, prev = [], {}
+    for i, (sid, lid) in enumerate(path):
+        values = state_values(g, g.state_of(sid))
+        if lid == -1:
+            action, rules = "setup", rules_of(g.machine, g.init_hits.get(sid, ()))
+        else:
+            action, rules = describe_label(g, lid)
+        changes = tuple((k, show(v)) for k, v in values if prev.get(k) != v)
+        steps.append(TraceStep(i, action, rules, changes, tuple(values), sid=sid, lid=lid))
+        prev = dict(values)
+    return steps
+
+
+def players_where(g: ReducedGraph, pred) -> set[int]:
+    """The players p for which some reachable state s has pred(s, p): with the reachable set
+    closed under rotation, every rotation of (representative, seat) that holds."""
+    n = g.rot.n
+    seen = set()
+    for sid in range(len(g.states)):
+        for q in range(n):
+            if q not in seen and pred(sid, q):
+                seen.add(q)
+        if len(seen) == n:
+            break
+    # p holds somewhere iff p - a holds in a representative for some rotation a: all seats then
+    return set(range(n)) if seen else set()
+
+
+def all_rotations(g: ReducedGraph, mask: int) -> int:
+    out = 0
+    for r in range(g.rot.n):
+        out |= g.rot.rot_mask(mask, r)
+    return out
