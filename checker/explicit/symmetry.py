@@ -34,8 +34,6 @@ import time
 from array import array
 from dataclasses import dataclass
 
-import networkx as nx
-
 from ..frontend import typed as T
 from ..limits import Budget, LimitHit, Limits
 from .explore import LIVE_EVERY, Graph, describe_label, rules_of
@@ -401,24 +399,30 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     rot = g.rot
     n = rot.n
     leave = [g.is_leave(lid) for lid in range(len(g.labels))]
-    sub = nx.DiGraph()
+    adj: dict = {}  # node -> {successor: [labels]}: plain dicts, networkx is ten times slower here
     for (u, v, lid), h in zip(g.edges, g.volt):
         if leave[lid] or (allowed is not None and not allowed(lid)):
             continue
         if fixed is None:
             if u in nodes and v in nodes:
-                _add(sub, u, v, lid)
+                adj.setdefault(u, {}).setdefault(v, []).append(lid)
             continue
         for q in range(n):  # (u, q) -> (v, q - h): the same real player seen from the target's representative
             if nodes(u, q):
                 w = (v, (q - h) % n)
                 if nodes(*w):
-                    _add(sub, (u, q), w, lid)
+                    adj.setdefault((u, q), {}).setdefault(w, []).append(lid)
     if start is not None:
-        if start not in sub:
+        if start not in adj:
             return None
-        sub = sub.subgraph(nx.descendants(sub, start) | {start})
-    rules_of_lid = {}
+        keep, todo = {start}, [start]
+        while todo:
+            for w in adj.get(todo.pop(), ()):
+                if w not in keep:
+                    keep.add(w)
+                    todo.append(w)
+        adj = {u: {v: ls for v, ls in out.items() if v in keep} for u, out in adj.items() if u in keep}
+    rules_of_lid: dict = {}
 
     def rules(lid):
         if lid not in rules_of_lid:
@@ -426,56 +430,120 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         return rules_of_lid[lid]
 
     found = []
-    for comp in nx.strongly_connected_components(sub):
-        cs = sub.subgraph(comp)
-        if not _qualifies(cs, required):
+    for comp in _sccs(adj):
+        inside = _within(adj, comp)
+        if not _qualifies(inside, required):
             continue
-        union = frozenset().union(*(rules(l) for _, _, ls in cs.edges(data="labels") for l in ls))
+        union = frozenset().union(*(rules(lid) for out in inside.values() for ls in out.values() for lid in ls))
         for r in union:  # every cycle must cite r: without r's edges no qualifying cycle is left
-            rest = nx.DiGraph()
-            rest.add_edges_from((a, b, {"labels": [l for l in ls if r not in rules(l)]})
-                                for a, b, ls in cs.edges(data="labels"))
-            rest.remove_edges_from([(a, b) for a, b, ls in rest.edges(data="labels") if not ls])
-            if any(_qualifies(rest.subgraph(c), required) for c in nx.strongly_connected_components(rest)):
+            rest = {u: {v: [lid for lid in ls if r not in rules(lid)] for v, ls in out.items()} for u, out in inside.items()}
+            if any(_qualifies(_within(rest, c), required) for c in _sccs(rest)):
                 raise Unreduced("a cycle check whose rules depend on which cycle is shown")
-        found.append((min(_sid(c) for c in comp), union, comp))
+        found.append((min(_sid(c) for c in comp), union, comp, inside))
     if not found:
         return None
-    if len({u for _, u, _ in found}) > 1:
+    if len({u for _, u, _, _ in found}) > 1:
         raise Unreduced("cycles that cite different rules")
     found.sort(key=lambda t: t[0])
-    _, _, comp = found[0]
-    cs = sub.subgraph(comp)
-    edges = sorted((a, b, ls) for a, b, ls in cs.edges(data="labels")
-                   if required is None or any(required(l) for l in ls))
+    _, _, comp, inside = found[0]
+    edges = sorted((a, b, ls) for a, out in inside.items() for b, ls in out.items()
+                   if required is None or any(required(lid) for lid in ls))
     a, b, ls = edges[0]
-    key_lid = min(l for l in ls if required is None or required(l))
+    key_lid = min(lid for lid in ls if required is None or required(lid))
     entry = min(comp, key=lambda s: (len(g.path_to(_sid(s))), s))
-    walk = nx.shortest_path(cs, entry, a) + nx.shortest_path(cs, b, entry)
+    walk = _bfs_path(inside, entry, a) + _bfs_path(inside, b, entry)
     qpath = []
     for u, v in zip(walk, walk[1:]):
-        qpath.append((u, v, key_lid if (u, v) == (a, b) else min(cs[u][v]["labels"])))
+        qpath.append((u, v, key_lid if (u, v) == (a, b) else min(inside[u][v])))
     trace, loop_start = _lift(x, entry, qpath)
     return trace, loop_start, comp, entry
-
-
-def _add(sub, u, v, lid) -> None:
-    if sub.has_edge(u, v):
-        sub[u][v]["labels"].append(lid)
-    else:
-        sub.add_edge(u, v, labels=[lid])
 
 
 def _sid(node) -> int:
     return node[0] if isinstance(node, tuple) else node
 
 
-def _qualifies(cs, required) -> bool:
-    for a, b, ls in cs.edges(data="labels"):
-        if required is None or any(required(l) for l in ls):
-            if a != b or cs.has_edge(a, a):
+def _within(adj: dict, comp) -> dict:
+    """The edges of `adj` with both ends in `comp` (and at least one label)."""
+    return {u: {v: ls for v, ls in adj.get(u, {}).items() if v in comp and ls} for u in comp}
+
+
+def _qualifies(inside: dict, required) -> bool:
+    """Whether an SCC (its internal edges) holds a cycle, through a `required` label if given."""
+    for u, out in inside.items():
+        for v, ls in out.items():
+            if ls and (required is None or any(required(lid) for lid in ls)):
                 return True
     return False
+
+
+def _sccs(adj: dict) -> list[set]:
+    """The strongly connected components of `adj` (Tarjan's algorithm, iterative)."""
+    index: dict = {}
+    low: dict = {}
+    on: set = set()
+    stack: list = []
+    out: list = []
+    counter = 0
+    nodes = set(adj)
+    for out_edges in adj.values():
+        nodes.update(out_edges)
+    for root in sorted(nodes, key=lambda v: (_sid(v), v)):
+        if root in index:
+            continue
+        work = [(root, iter(adj.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if not adj[v][w]:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(adj.get(w, ()))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+def _bfs_path(inside: dict, a, b) -> list:
+    """A shortest path from a to b inside an SCC (successors in sorted order: deterministic)."""
+    parent = {a: None}
+    todo = [a]
+    for u in todo:
+        if u == b:
+            break
+        for v in sorted(inside.get(u, ())):
+            if v not in parent:
+                parent[v] = u
+                todo.append(v)
+    path = [b]
+    while parent[path[-1]] is not None:
+        path.append(parent[path[-1]])
+    return path[::-1]
 
 
 def _lift(x, entry, qpath):
@@ -522,21 +590,6 @@ def _trace(g: ReducedGraph, path):
         steps.append(TraceStep(i, action, rules, changes, tuple(values), sid=sid, lid=lid))
         prev = dict(values)
     return steps
-
-
-def players_where(g: ReducedGraph, pred) -> set[int]:
-    """The players p for which some reachable state s has pred(s, p): with the reachable set
-    closed under rotation, every rotation of (representative, seat) that holds."""
-    n = g.rot.n
-    seen = set()
-    for sid in range(len(g.states)):
-        for q in range(n):
-            if q not in seen and pred(sid, q):
-                seen.add(q)
-        if len(seen) == n:
-            break
-    # p holds somewhere iff p - a holds in a representative for some rotation a: all seats then
-    return set(range(n)) if seen else set()
 
 
 def all_rotations(g: ReducedGraph, mask: int) -> int:
