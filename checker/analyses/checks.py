@@ -400,8 +400,8 @@ def check_starvation(x: Explored) -> list[Finding]:
 
 def _starvation_reduced(x: Explored) -> list[Finding]:
     """Starvation on a reduced graph: the player is carried along each edge (pairs of a state
-    and a seat), so a cycle found is a real cycle on which that one player is never active.
-    Every seat is a rotation of every other, so either every player can be starved or none."""
+    and a seat relative to it), so a cycle found is a real cycle on which that one player is
+    never active; the players who can be starved are the rotations of those on such cycles."""
     g, m, inst = x.graph, x.machine, x.inst
     running = set(x.running)
 
@@ -411,14 +411,15 @@ def _starvation_reduced(x: Explored) -> list[Finding]:
     found = symmetry.lasso(x, waiting, required=g.is_progress, fixed=0)
     if found is None:
         return []
-    trace, loop_start, _, entry = found
+    trace, loop_start, _, entry, nodes = found
+    starved = sorted(symmetry.player_orbits(g, {q for _, q in nodes}))
     d = m.active[0]
     rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
     f = x.finding("starvation", f"{inst.players[entry[1]]} stays in the game but is never active on this cycle",
                   rules, [d.span] + x.action_spans(trace, loop_start + 1)[:1], trace, loop_start, key="starvation")
-    if inst.nplayers > 1:
-        f.detail = f"players who can be starved this way: {', '.join(inst.players)}"
-    f.size = inst.nplayers
+    if len(starved) > 1:
+        f.detail = f"players who can be starved this way: {', '.join(inst.players[p] for p in starved)}"
+    f.size = len(starved)
     return [f]
 
 
@@ -481,7 +482,7 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
             # on a reduced graph, the property holds for `binding` in a rotation of a state iff
             # it holds for the binding rotated back in the state itself
             tries = [binding] if not x.reduced else \
-                list(dict.fromkeys(g.rot.rotate_binding_of(binders, binding, r) for r in range(g.rot.n)))
+                list(dict.fromkeys(g.rot.rotate_binding_of(binders, binding, r) for r in g.rot.rs))
             for i, state in enumerate(g.states):
                 x.tick(i)
                 for b in tries:
@@ -544,8 +545,9 @@ def check_never_active(x: Explored) -> list[Finding]:
         x.tick()
         if not any(m.is_active(g.states[i], p) for i in running):
             never.append(p)
-    if x.reduced and len(never) < inst.nplayers:  # one player active somewhere: every rotation of it too
-        never = []
+    if x.reduced:  # a player active somewhere: every rotation of them too
+        active = symmetry.player_orbits(g, set(range(inst.nplayers)) - set(never))
+        never = [p for p in never if p not in active]
     out = []
     if never and running:
         out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "

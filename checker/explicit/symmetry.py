@@ -117,11 +117,15 @@ def _breaks_rotation(node) -> str:
 # ---------------------------------------------------------------- rotations of packed states
 
 class Rotation:
-    """The rotations of the n seats acting on the packed states of a CompiledMachine."""
+    """The rotations of the n seats by multiples of `step` (a divisor of n; 1: all of them),
+    acting on the packed states of a CompiledMachine."""
 
-    def __init__(self, machine, n: int):
+    def __init__(self, machine, n: int, step: int = 1):
         self.machine = machine
         self.n = n
+        self.step = step
+        self.rs = range(0, n, step)  # the group's rotations
+        self.order = len(self.rs)
         self.full = (1 << n) - 1
         self.ops = []  # per packed entry: (kind, width, mask, low, count, player values)
         for f in machine.fields:
@@ -136,6 +140,47 @@ class Rotation:
         self.nf = len(self.ops)
         # the entry compared first: the first per-seat bit mask, else the players out
         self.primary = next((i for i, op in enumerate(self.ops) if op[0] in ("bits", "set")), self.nf)
+        self.canon = self._fast() or self.canon_slow
+
+    def _fast(self):
+        """`canon_slow` specialized to this layout, for the common case of one least rotation of
+        the primary mask: one list of n shifts, then each entry rotated once (generated source
+        made only of made-up names and int literals, as in checker.explicit.codegen)."""
+        if self.primary == self.nf or any(op[0] == "fields" for op in self.ops):
+            return None
+        n, k = self.n, self.nf
+        names = [f"x{i}" for i in range(k)]
+
+        def rot(x):
+            return f"(({x} << r) | ({x} >> {n} - r)) & {self.full}"
+        parts = []
+        for i, op in enumerate(self.ops):
+            x = names[i]
+            if i == self.primary:
+                parts.append("low")
+            elif op[0] in ("bits", "set"):
+                parts.append(rot(x))
+            elif op[0] == "pl":
+                parts.append(f"({x} if {x} < 0 else ({x} + r) % {n})")
+            else:
+                parts.append(x)
+        parts += [rot("out"), "tout",
+                  f"(end if not end else ('gap',) if end[0] == 'gap' else ({rot('end[0]')}, end[1], end[2]))"]
+        p = names[self.primary]
+        src = "\n".join([
+            "def canon(state):",
+            f"    {''.join(x + ', ' for x in names)}out, tout, end = state",
+            f"    d = {p} | ({p} << {n})",
+            f"    vals = [(d >> s) & {self.full} for s in SHIFTS]",
+            "    low = min(vals)",
+            "    if vals.count(low) != 1:",
+            "        return slow(state)",
+            f"    r = vals.index(low) * {self.step}",
+            f"    return ({''.join(x + ', ' for x in parts)}), ({n} - r) % {n}, 1",
+        ])
+        ns = {"__builtins__": {"min": min}, "SHIFTS": tuple(n - r for r in self.rs), "slow": self.canon_slow}
+        exec(compile(src, "<rulewright: canonical rotation>", "exec"), ns)  # noqa: S102 - ints and made-up names only
+        return ns["canon"]
 
     def rot_mask(self, x: int, r: int) -> int:
         n = self.n
@@ -183,15 +228,15 @@ class Rotation:
             out.append((((end[0] << r) | (end[0] >> (n - r))) & self.full if r else end[0], end[1], end[2]))
         return tuple(out)
 
-    def canon(self, state: tuple) -> tuple[tuple, int, int]:
+    def canon_slow(self, state: tuple) -> tuple[tuple, int, int]:
         """(canonical key, rho, stabilizer size): the least rotation of the state, with
         state = rotate(canonical, rho) (up to a gap's text), and how many rotations fix it."""
         n, full = self.n, self.full
         x = state[self.primary]
         d = x | (x << n)
-        vals = [(d >> (n - r)) & full for r in range(n)]
-        low = min(vals)
-        cands = [r for r in range(n) if vals[r] == low]
+        vals = {r: (d >> (n - r)) & full for r in self.rs}
+        low = min(vals.values())
+        cands = [r for r in self.rs if vals[r] == low]
         if len(cands) == 1:
             r = cands[0]
             return self.apply(state, r), (n - r) % n, 1
@@ -229,7 +274,8 @@ class ReducedGraph(Graph):
         self.rho = array("l")
         self.volt = array("l")
         self.extra: list = []  # real states of de-canonicalized traces, ids EXTRA + i
-        self.symmetry = f"rotations of {rot.n} seats"
+        self.symmetry = (f"rotations of {rot.n} seats" if rot.step == 1 else
+                         f"rotations of {rot.n} seats by multiples of {rot.step} (those that map the setup onto itself)")
 
     def weight(self, sids) -> int:
         """How many real states the representatives `sids` stand for."""
@@ -271,7 +317,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
         g.seconds = time.perf_counter() - start
         return g
     init_keys: dict = {}  # canonical key -> the rotations (offsets) of its representative that are initial
-    n = rot.n
+    n, order = rot.n, rot.order
     for state, hits, conflict in initial:
         key, rho, stab = canon(state)
         sid = g.index.get(key)
@@ -280,7 +326,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
             g.states.append(state)
             g.index[key] = sid
             g.parent.append(None)
-            g.orbit.append(n // stab)
+            g.orbit.append(order // stab)
             g.rho.append(rho)
             g.init_ids.append(sid)
             g.init_hits[sid] = hits
@@ -290,7 +336,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
         init_keys.setdefault(sid, set()).add((rho - g.rho[sid]) % n)
         if conflict and sid not in g.conflicts:
             g.conflicts[sid] = conflict
-    closed_init = all(len(offs) * (n // g.orbit[s]) >= n for s, offs in init_keys.items())
+    closed_init = all(len(offs) >= g.orbit[s] for s, offs in init_keys.items())
     if not closed_init and (g.conflicts or g.setup_errors):
         return None  # what the setup reports of one state would not hold of its rotations
     states, index_get, label_get = g.states, g.index.get, g.label_index.get
@@ -332,7 +378,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
                 states.append(target)
                 g.index[ckey] = tid
                 g.parent.append((sid, lid))
-                orbit.append(n // stab)
+                orbit.append(order // stab)
                 rhos.append(rho)
             add_src(sid)
             add_dst(tid)
@@ -354,6 +400,8 @@ def offsets_closed(g: ReducedGraph, init_keys: dict) -> bool:
     (a rotation a of u reaches the rotation a + h of the target) to a fixpoint."""
     rot = g.rot
     n = rot.n
+    if rot.step != 1:
+        return False
     reach = [0] * len(g.states)
     succ: dict[int, list] = {}
     for (s, d, _), h in zip(g.edges, g.volt):
@@ -393,7 +441,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     when one exists in the full graph. Which one the full search would show depends on the
     real ids of states the reduced search never stores, so the rules the finding cites are
     exact only when every qualifying SCC cites the same rules and every cycle in it must cite
-    them all; otherwise `Unreduced`. With `fixed` (a player), the search runs on pairs (state,
+    them all; otherwise `Unreduced`. Returns (trace, loop start, its SCC, the SCC's entry, the
+    nodes of every qualifying SCC). With `fixed` (a player), the search runs on pairs (state,
     the player's seat relative to the state) and `nodes` is a predicate of (sid, seat)."""
     g = x.graph
     rot = g.rot
@@ -456,7 +505,7 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     for u, v in zip(walk, walk[1:]):
         qpath.append((u, v, key_lid if (u, v) == (a, b) else min(inside[u][v])))
     trace, loop_start = _lift(x, entry, qpath)
-    return trace, loop_start, comp, entry
+    return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
 
 
 def _sid(node) -> int:
@@ -556,7 +605,7 @@ def _lift(x, entry, qpath):
     path = [(s, l) for s, l in prefix]
     start_state = g.states[_sid(entry)]
     cur, a = start_state, 0
-    for _ in range(rot.n):
+    for _ in range(rot.order):
         for u, v, lid in qpath:
             ai, binding, _ = g.labels[lid]
             want = rot.rotate_binding(m.actions[ai], binding, a)
@@ -594,6 +643,27 @@ def _trace(g: ReducedGraph, path):
 
 def all_rotations(g: ReducedGraph, mask: int) -> int:
     out = 0
-    for r in range(g.rot.n):
+    for r in g.rot.rs:
         out |= g.rot.rot_mask(mask, r)
     return out
+
+
+def player_orbits(g: ReducedGraph, players) -> set[int]:
+    """The players the group moves `players` to (with every rotation: all of them)."""
+    n = g.rot.n
+    return {(p + r) % n for p in players for r in g.rot.rs}
+
+
+def setup_step(machine, n: int, max_states: int = 2_000_000, budget=None) -> int:
+    """The least step k (a divisor of n, below n) whose rotations map the set of initial states
+    onto itself, or 0: reducing by those keeps the reachable set closed (docs/checks.md)."""
+    rot = Rotation(machine, n)
+    try:
+        states = [s for s, _, _ in machine.initial_states(max_states, budget)[0]]
+    except LimitHit:
+        return 0
+    keys = {rot.apply(s, 0) for s in states}
+    for k in range(1, n):
+        if n % k == 0 and all(rot.apply(s, k) in keys for s in states):
+            return k
+    return 0
