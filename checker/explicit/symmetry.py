@@ -449,12 +449,14 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     n = rot.n
     leave = [g.is_leave(lid) for lid in range(len(g.labels))]
     adj: dict = {}  # node -> {successor: [labels]}: plain dicts, networkx is ten times slower here
+    volt: dict = {}  # (u, v, label) -> the edge's rotation
     for (u, v, lid), h in zip(g.edges, g.volt):
         if leave[lid] or (allowed is not None and not allowed(lid)):
             continue
         if fixed is None:
             if u in nodes and v in nodes:
                 adj.setdefault(u, {}).setdefault(v, []).append(lid)
+                volt[u, v, lid] = h
             continue
         for q in range(n):  # (u, q) -> (v, q - h): the same real player seen from the target's representative
             if nodes(u, q):
@@ -504,6 +506,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     qpath = []
     for u, v in zip(walk, walk[1:]):
         qpath.append((u, v, key_lid if (u, v) == (a, b) else min(inside[u][v])))
+    if fixed is None:  # a cycle of the quotient with a rotation on it: look for a real one first
+        qpath = _real_cycle(inside, volt, n, entry, qpath, (a, b, key_lid)) or qpath
     trace, loop_start = _lift(x, entry, qpath)
     return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
 
@@ -593,6 +597,48 @@ def _bfs_path(inside: dict, a, b) -> list:
     while parent[path[-1]] is not None:
         path.append(parent[path[-1]])
     return path[::-1]
+
+
+REAL_CYCLE_CAP = 200_000  # (state, rotation) pairs searched for a real cycle before the quotient's is repeated
+
+
+def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) -> list | None:
+    """The quotient cycle `qpath` goes entry -> a -> b -> entry; when its rotations do not add up
+    to 0, walking it on real states comes back to a rotation of the entry, and repeating it
+    until it closes makes a long trace. Instead: the same way to a and over a -> b, then a
+    breadth-first search over (state, rotation) pairs, which are the real states, back to the
+    entry itself: the shortest real way back, as the full graph's lasso takes. None if the
+    rotations already add up to 0, or when the search is longer than REAL_CYCLE_CAP."""
+    if sum(volt[e] for e in qpath) % n == 0:
+        return None
+    at = qpath.index(key_edge)
+    off = 0
+    for e in qpath[:at + 1]:
+        off = (off + volt[e]) % n
+    first, goal = (key_edge[1], off), (entry, 0)
+    parent = {first: None}
+    todo = [first]
+    for cur in todo:
+        if cur == goal:
+            break
+        if len(parent) > REAL_CYCLE_CAP:
+            return None
+        u, o = cur
+        for v in sorted(inside.get(u, ())):
+            for lid in sorted(inside[u][v]):
+                w = (v, (o + volt[u, v, lid]) % n)
+                if w not in parent:
+                    parent[w] = (cur, lid)
+                    todo.append(w)
+    else:
+        return None
+    back = []
+    cur = goal
+    while parent[cur] is not None:
+        prev, lid = parent[cur]
+        back.append((prev[0], cur[0], lid))
+        cur = prev
+    return qpath[:at + 1] + back[::-1]
 
 
 def _lift(x, entry, qpath):
