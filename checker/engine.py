@@ -439,7 +439,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     model = inst.model_name
     out.extend(_contradiction(inst, budget, res))
     machine = machine_for(inst)
-    graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position)
+    # `rulewright diff` walks the graphs' own edges (checker.analyses.diff): it gets full graphs
+    graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
     found, stopped = None, ""
     if graph.__class__ is symmetry.ReducedGraph:
         try:
@@ -472,10 +473,11 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         out.append(f)
 
 
-def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, budget: Budget, position: int):
+def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, budget: Budget, position: int,
+                           allowed: bool = True):
     """(graph, the reduction used or why none): the reduced search when the instance has a
     symmetry (checker.explicit.symmetry) and its reachable states are closed under it."""
-    why = "off (--symmetry off)" if symmetry.mode() == "off" else ""
+    why = "off (--symmetry off)" if symmetry.mode() == "off" else "" if allowed else "the full graph is needed"
     n = 0
     if not why:
         n, why = symmetry.detect(inst)

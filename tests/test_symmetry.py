@@ -70,9 +70,18 @@ def test_a_rule_that_can_tell_seats_apart_disables_rotation(tmp_path, guard, why
     assert n == 0 and reason == why
 
 
-def test_a_forall_statement_over_players_runs_in_seat_order_and_disables_rotation(tmp_path):
-    text = RING.replace("{body}", "forall p in players do done[p] := false; end")
+@pytest.mark.parametrize("body", [
+    "forall p in players do done[next(p)] := not done[p]; end",  # each turn reads what the one before wrote
+    "forall p in players do if not lost(next(p)) then lose p; end end",  # sees the losses of the turns before
+])
+def test_a_forall_statement_whose_turns_see_each_other_runs_in_seat_order_and_disables_rotation(tmp_path, body):
+    text = RING.replace("{body}", body)
     assert symmetry.detect(_instance(tmp_path, text)) == (0, "a `forall ... do` over players runs in seat order")
+
+
+def test_a_forall_statement_that_touches_only_its_own_players_places_keeps_rotation(tmp_path):
+    text = RING.replace("{body}", "forall p in players do done[p] := not done[p]; if done[p] then lose p; end end")
+    assert symmetry.detect(_instance(tmp_path, text)) == (5, "")
 
 
 def test_teams_disable_rotation(tmp_path):

@@ -105,13 +105,34 @@ def _breaks_rotation(node) -> str:
             return f"the rules read {node.func}()"
         case T.Aggregate() if node.kind in ("argmin", "argmax") and _is_seat(node.binder.type):
             return f"{node.kind} over players breaks ties by seat"
-        case T.Forall() if _is_seat(node.binder.type):
+        case T.Forall() if _is_seat(node.binder.type) and not _pointwise(node):
             return "a `forall ... do` over players runs in seat order"
         case T.VarRef() if node.static:
             return f"the rules read the choice {node.name}"
         case T.Compare() if node.op in ("<", "<=", ">", ">=") and _is_seat(node.left.type):
             return "players are compared by seat"
     return ""
+
+
+def _pointwise(loop: T.Forall) -> bool:
+    """Whether the order of a `forall p in ... do` cannot matter: each turn of it writes only
+    places indexed by its own p (`life[p] := life[p] - 1`), reads the variables it writes only
+    there, and reads no outcome of the step (`lose p;` adds p to the losers whatever the order,
+    but `lost(q)` would see the turns before)."""
+    uid = loop.binder.uid
+
+    def own(index) -> bool:
+        return isinstance(index, T.BinderRef) and index.uid == uid
+
+    written = set()
+    for node in T.walk(loop.body):
+        if isinstance(node, T.Assign):
+            if not own(node.index):
+                return False
+            written.add(node.var)
+        elif isinstance(node, T.Call) and node.func in ("lost_player", "won_player", "lost_team", "won_team"):
+            return False
+    return all(own(node.index) for node in T.walk(loop.body) if isinstance(node, T.VarRef) and node.name in written)
 
 
 # ---------------------------------------------------------------- rotations of packed states
@@ -274,6 +295,7 @@ class ReducedGraph(Graph):
         self.rho = array("l")
         self.volt = array("l")
         self.extra: list = []  # real states of de-canonicalized traces, ids EXTRA + i
+        self.budget_check = _nothing
         self.symmetry = (f"rotations of {rot.n} seats" if rot.step == 1 else
                          f"rotations of {rot.n} seats by multiples of {rot.step} (those that map the setup onto itself)")
 
@@ -308,6 +330,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
     start = time.perf_counter()
     budget = budget or Budget(limits, start)
     g = ReducedGraph(machine, rot)
+    g.budget_check = budget.check
     canon = rot.canon
     try:
         initial, g.setup_errors = machine.initial_states(limits.max_states, budget)
@@ -411,8 +434,11 @@ def offsets_closed(g: ReducedGraph, init_keys: dict) -> bool:
         for a in offs:
             reach[sid] |= 1 << a
         todo.append(sid)
+    check = g.budget_check
     while todo:
         u = todo.pop()
+        if not len(todo) & 1023:
+            check()
         mu = reach[u]
         for v, h in succ.get(u, ()):
             new = reach[v] | rot.rot_mask(mu, h)
@@ -481,7 +507,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         return rules_of_lid[lid]
 
     found = []
-    for comp in _sccs(adj):
+    for i, comp in enumerate(_sccs(adj)):
+        x.tick(i)
         inside = _within(adj, comp)
         if not _qualifies(inside, required):
             continue
@@ -510,6 +537,10 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         qpath = _real_cycle(inside, volt, n, entry, qpath, (a, b, key_lid)) or qpath
     trace, loop_start = _lift(x, entry, qpath)
     return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
+
+
+def _nothing() -> None:
+    pass
 
 
 def _sid(node) -> int:
