@@ -62,7 +62,13 @@ def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600, ok=(
     if proc.returncode not in ok:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {problem.strip()[-500:]}")
     peak = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
     return text, wall, peak
+
+
+# CPU seconds (user + system) of the last process `_peak_of` ran: on a machine shared with other
+# work the wall time measures the load as much as the program; the CPU time much less so
+LAST_CPU = [0.0]
 
 
 # ---------------------------------------------------------------- the three sides
@@ -131,7 +137,7 @@ def _one_sym(n: int, departures: int, max_seconds: float) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         (inst,) = load_instances(str(_ring_spec(n, departures, tmp)))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     machine = CompiledMachine(inst)
     limits = Limits(max_states=50_000_000, max_seconds=max_seconds)
     k, why = symmetry.detect(inst)
@@ -142,13 +148,14 @@ def _one_sym(n: int, departures: int, max_seconds: float) -> None:
     if graph is None:
         print(json.dumps({"states": 0, "transitions": 0, "seconds": 0, "complete": False, "stop": f"not reduced: {why}"}))
         return
-    seconds = time.perf_counter() - start
+    seconds, search_cpu = time.perf_counter() - start, time.process_time() - cpu
     try:
         found, stopped = run_checks_within(graph, None)
-        checked, how = time.perf_counter() - start, graph.symmetry
+        checked, checked_cpu, how = time.perf_counter() - start, time.process_time() - cpu, graph.symmetry
     except symmetry.Unreduced as exc:
-        checked, how = None, f"checks need the full graph: {exc}"
+        checked, checked_cpu, how = None, None, f"checks need the full graph: {exc}"
     print(json.dumps({"states": graph.nreal, "transitions": graph.nreal_edges, "seconds": seconds,
+                      "cpu": search_cpu, "checked_cpu": checked_cpu,
                       "complete": graph.complete, "stop": graph.stop_reason, "reps": len(graph.states),
                       "checked": checked, "symmetry": how}))
 
@@ -178,7 +185,7 @@ def spin(pan: Path) -> dict:
     trans = re.search(r"([\d.e+]+) transitions \(= stored\+matched\)", out)
     elapsed = re.search(r"pan: elapsed time ([\d.e+-]+) seconds", out)
     return {"states": states, "transitions": int(float(trans[1])) if trans else None,
-            "seconds": float(elapsed[1]) if elapsed else wall, "peak": peak,
+            "seconds": float(elapsed[1]) if elapsed else wall, "peak": peak, "cpu": LAST_CPU[0],
             "complete": "max search depth too small" not in out}
 
 
@@ -220,20 +227,26 @@ def _show_symmetry(model: str, n: int, rows: dict, departures: bool, args, tmp: 
     sym = median_row(got)
     print(show(model, n, "rw symmetry", sym, None) + f"  ({sym.get('reps', 0):,} orbits; {sym.get('symmetry', '')})")
     checked = [r["checked"] for r in got if r.get("checked") is not None]
+    cpu = statistics.median(r["cpu"] for r in got)
+    print(f"{'':15} reduced search: {cpu:.2f} CPU seconds", flush=True)
     for tool in ("SPIN", "rulewright"):
         if rows[tool]:
             other = median_row(rows[tool])["seconds"]
             print(f"{'':15} reduced search / {tool}: {sym['seconds'] / other:.2f}x" if other else "", flush=True)
     if checked:
-        print(f"{model:11} {n:>3} {'sym checks':11} search and every check: median {statistics.median(checked):.2f}s",
+        print(f"{model:11} {n:>3} {'sym checks':11} search and every check: median {statistics.median(checked):.2f}s, "
+              f"{statistics.median(r['checked_cpu'] for r in got if r.get('checked_cpu') is not None):.2f} CPU seconds",
               flush=True)
     spec = _ring_spec(n, int(departures), tempfile.mkdtemp(dir=tmp))
-    ends = [_peak_of([sys.executable, "-m", "checker", "check", str(spec), "--jobs", "1", "--symmetry", "auto",
-                      "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
-                     ok=(0, 1, 3)) for _ in range(args.runs)]
+    ends, cpus = [], []
+    for _ in range(args.runs):
+        ends.append(_peak_of([sys.executable, "-m", "checker", "check", str(spec), "--jobs", "1", "--symmetry", "auto",
+                              "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
+                             ok=(0, 1, 3)))
+        cpus.append(LAST_CPU[0])
     print(f"{model:11} {n:>3} {'sym check':11} `rulewright check` end to end: median "
-          f"{statistics.median(w for _, w, _ in ends):.2f}s, peak {statistics.median(m for _, _, m in ends):.0f} MiB",
-          flush=True)
+          f"{statistics.median(w for _, w, _ in ends):.2f}s ({statistics.median(cpus):.2f} CPU seconds), "
+          f"peak {statistics.median(m for _, _, m in ends):.0f} MiB", flush=True)
     if not got[0].get("complete", True):
         print(f"{'':15} {got[0].get('stop', '')}")
 

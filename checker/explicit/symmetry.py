@@ -630,7 +630,7 @@ def _bfs_path(inside: dict, a, b) -> list:
     return path[::-1]
 
 
-REAL_CYCLE_CAP = 200_000  # (state, rotation) pairs searched for a real cycle before the quotient's is repeated
+REAL_CYCLE_CAP = 50_000  # (state, rotation) pairs searched for a real cycle before the quotient's is repeated
 
 
 def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) -> list | None:
@@ -647,6 +647,8 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
     for e in qpath[:at + 1]:
         off = (off + volt[e]) % n
     first, goal = (key_edge[1], off), (entry, 0)
+    # successors as (target, label, rotation), in the edges' order (deterministic: no sorting)
+    out = {u: [(v, lid, volt[u, v, lid]) for v, ls in succ.items() for lid in ls] for u, succ in inside.items()}
     parent = {first: None}
     todo = [first]
     for cur in todo:
@@ -655,12 +657,11 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
         if len(parent) > REAL_CYCLE_CAP:
             return None
         u, o = cur
-        for v in sorted(inside.get(u, ())):
-            for lid in sorted(inside[u][v]):
-                w = (v, (o + volt[u, v, lid]) % n)
-                if w not in parent:
-                    parent[w] = (cur, lid)
-                    todo.append(w)
+        for v, lid, h in out[u]:
+            w = (v, (o + h) % n)
+            if w not in parent:
+                parent[w] = (cur, lid)
+                todo.append(w)
     else:
         return None
     back = []
