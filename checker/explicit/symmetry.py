@@ -513,7 +513,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         if not _qualifies(inside, required):
             continue
         union = frozenset().union(*(rules(lid) for out in inside.values() for ls in out.values() for lid in ls))
-        for r in union:  # every cycle must cite r: without r's edges no qualifying cycle is left
+        everywhere = frozenset.intersection(*(rules(lid) for out in inside.values() for ls in out.values() for lid in ls))
+        for r in union - everywhere:  # every cycle must cite r: without r's edges no qualifying cycle is left
             rest = {u: {v: [lid for lid in ls if r not in rules(lid)] for v, ls in out.items()} for u, out in inside.items()}
             if any(_qualifies(_within(rest, c), required) for c in _sccs(rest)):
                 raise Unreduced("a cycle check whose rules depend on which cycle is shown")
@@ -528,7 +529,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
                    if required is None or any(required(lid) for lid in ls))
     a, b, ls = edges[0]
     key_lid = min(lid for lid in ls if required is None or required(lid))
-    entry = min(comp, key=lambda s: (len(g.path_to(_sid(s))), s))
+    depth = _depths(g)
+    entry = min(comp, key=lambda s: (depth[_sid(s)], s))
     walk = _bfs_path(inside, entry, a) + _bfs_path(inside, b, entry)
     qpath = []
     for u, v in zip(walk, walk[1:]):
@@ -537,6 +539,17 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         qpath = _real_cycle(inside, volt, n, entry, qpath, (a, b, key_lid)) or qpath
     trace, loop_start = _lift(x, entry, qpath)
     return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
+
+
+def _depths(g) -> list:
+    """Each state's distance from the initial states (its parent is always found before it)."""
+    depth = [0] * len(g.states)
+    pred = g.parent.pred
+    for sid in range(len(depth)):
+        p = pred[sid]
+        if p >= 0:
+            depth[sid] = depth[p] + 1
+    return depth
 
 
 def _nothing() -> None:
@@ -572,7 +585,7 @@ def _sccs(adj: dict) -> list[set]:
     nodes = set(adj)
     for out_edges in adj.values():
         nodes.update(out_edges)
-    for root in sorted(nodes, key=lambda v: (_sid(v), v)):
+    for root in nodes:  # (any order: the components are the same, and are sorted by the caller)
         if root in index:
             continue
         work = [(root, iter(adj.get(root, ())))]
