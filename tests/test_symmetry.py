@@ -199,3 +199,44 @@ def test_every_finding_is_the_same_with_symmetry_on_and_off(target, monkeypatch,
     assert on == off
     assert on_sizes[:-1] == off_sizes[:-1]  # states and transitions: the orbit sizes count the full graph
     assert any(not s.startswith("none") for s in on_sizes[-1][1])  # the reduction did apply somewhere
+
+
+STARVING = """spec "skips" formalizes "skips.txt"
+document {
+  1: "the turn passes to the left"
+  2: "a player may pass the turn two seats on"
+}
+players [1] 6
+var turn [1]: player = any
+active p [1] when turn == p
+action pass [1] progress do turn := next(turn); end
+action jump [1, 2] progress do turn := left(turn, 2); end
+action stop [1] do draw; end
+"""
+
+
+def test_starvation_carries_the_player_along_the_quotient_and_its_lasso_is_replayed(tmp_path):
+    from checker.engine import replay_finding
+    inst = _instance(tmp_path, STARVING)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))
+    assert len(red.states) == 2 and red.nreal == 12  # two orbits: whose turn it is, running or drawn
+    (got,) = [f for f in run_checks(red) if f.kind == "starvation"]
+    (want,) = [f for f in run_checks(explore(CompiledMachine(inst))) if f.kind == "starvation"]
+    assert (set(got.rules), got.size) == (set(want.rules), want.size) == ({"1", "2"}, 6)  # every cycle jumps
+    assert replay_finding(m, red, got) == "confirmed"
+    starved = got.message.split()[0]  # the trace's cycle never gives that player the turn
+    assert all(dict(st.state)["turn"] != starved for st in got.trace[got.loop_start:])
+
+
+def test_a_finite_game_whose_complete_plays_are_searched_falls_back_to_the_full_graph(tmp_path):
+    text = STARVING.replace("var turn [1]: player = any", "var turn [1]: player = any\nvar moves [1]: 0..2 = 0")
+    text = text.replace("progress do turn := next(turn);", "progress when moves < 2 do moves := moves + 1; turn := next(turn);")
+    text = text.replace("[1, 2] progress do turn := left(turn, 2);",
+                        "[1, 2] progress when moves < 2 do moves := moves + 1; turn := left(turn, 2);")
+    text += "outcome over [1]: draw when moves == 2\n"
+    inst = _instance(tmp_path, text)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))
+    with pytest.raises(symmetry.Unreduced):
+        run_checks(red)
