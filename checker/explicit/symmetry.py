@@ -11,7 +11,8 @@ seats, used only when the model has no teams and nothing a step, an outcome rule
 condition, an invariant, a procedure, the `active` condition or a `reachable` property reads
 can tell seats apart: no player or team literal, no `seat()`, `player_at()` or `after()`, no
 argmin/argmax over players (ties break by seat order), no `forall ... do` statement over
-players (each step sees the ones before, in seat order), no choice (static) variable, only the
+players whose turns can see each other (they run in seat order; `_pointwise`), no choice
+(static) variable, only the
 built-ins known to commute with rotation (`left`, `next_in_game`, `dist`, `remaining`...).
 Initial values, `init` and `constraint` may break the symmetry (607.7a puts markers on seats
 0, 4, 8, ...): they only pick the initial states, and the search proves afterwards that the
