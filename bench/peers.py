@@ -268,7 +268,7 @@ def main() -> None:
                     help="also run the reduced search (rotations of the ring) and every check on it, and "
                          "`rulewright check` end to end on the ring of n seats")
     ap.add_argument("--symmetry-only", action="store_true",
-                    help="only the reduced sides (for rings too large for the others)")
+                    help="only the reduced sides and SPIN (for rings too large for the others)")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--one-sym", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -292,7 +292,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for model, n, departures in cases:
             only = args.symmetry_only
-            pan = build_spin(n, departures, Path(tmp) / f"{model}{n}") if use_spin and not only else None
+            pan = build_spin(n, departures, Path(tmp) / f"{model}{n}") if use_spin else None
             rows: dict[str, list[dict]] = {"rulewright": [], "plain BFS": [], "SPIN": [], "rw symmetry": []}
             for _ in range(args.runs):
                 if not only:
@@ -305,6 +305,8 @@ def main() -> None:
             if args.symmetry:
                 _show_symmetry(model, n, rows, departures, args, tmp)
             if only:
+                if rows["SPIN"]:
+                    print(show(model, n, "SPIN", median_row(rows["SPIN"]), None), flush=True)
                 continue
             ours = median_row(rows["rulewright"])
             for tool, got in rows.items():
