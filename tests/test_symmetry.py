@@ -165,11 +165,12 @@ action pass [1] progress when started do turn := next(turn); end
     assert symmetry.explore_reduced(m, symmetry.Rotation(m, 3)) is None
 
 
-def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp_path):
+@pytest.mark.parametrize("n", [18, 23])  # 18: the cycle passes states that rotations by 9 fix
+def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp_path, n):
     from checker.engine import replay_finding
-    inst = _markers(tmp_path, 23)
+    inst = _markers(tmp_path, n)
     m = CompiledMachine(inst)
-    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 23))
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, n))
     full = run_checks(explore(CompiledMachine(inst)))
     (loop,) = [f for f in run_checks(red) if f.kind == "forced-loop"]
     (expected,) = [f for f in full if f.kind == "forced-loop"]

@@ -538,6 +538,9 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
         qpath.append((u, v, key_lid if (u, v) == (a, b) else min(inside[u][v])))
     if fixed is None:  # a cycle of the quotient with a rotation on it: look for a real one first
         qpath = _real_cycle(inside, volt, n, entry, qpath, (a, b, key_lid)) or qpath
+        qpath = [(u, v, lid, volt[u, v, lid]) for u, v, lid in qpath]
+    else:  # (u, q) -> (v, q - h)
+        qpath = [(u, v, lid, (u[1] - v[1]) % n) for u, v, lid in qpath]
     trace, loop_start = _lift(x, entry, qpath)
     return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
 
@@ -695,7 +698,8 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
 def _lift(x, entry, qpath):
     """The real lasso: the BFS path to the entry's representative, then the quotient cycle
     walked on real states (each step the real successor by the rotated action, checked to land
-    in the next orbit), repeated until it is back at the entry's real state."""
+    in the next orbit), repeated until it is back at the entry's real state. `qpath` holds
+    (u, v, label, h): from the real state rotate(u, a) the step leads to rotate(v, a + h)."""
     g, m = x.graph, x.machine
     rot = g.rot
     prefix = x.path_to(_sid(entry))
@@ -703,15 +707,17 @@ def _lift(x, entry, qpath):
     start_state = g.states[_sid(entry)]
     cur, a = start_state, 0
     for _ in range(rot.order):
-        for u, v, lid in qpath:
+        for u, v, lid, h in qpath:
             ai, binding, _ = g.labels[lid]
             want = rot.rotate_binding(m.actions[ai], binding, a)
             step = next(s for s in m.successors(cur) if s.__class__ is tuple and s[0][0] == ai and s[0][1] == want)
             (_, _, hits), target, _ = step
-            vk, vrho, _ = rot.canon(target)
             vs = _sid(v)
-            assert g.index[vk] == vs, "the de-canonicalized step left the quotient path"
-            a = (vrho - g.rho[vs]) % rot.n
+            assert g.index[rot.canon(target)[0]] == vs, "the de-canonicalized step left the quotient path"
+            # the rotation of v's representative this real state is, as the path's own rotations
+            # say (canon's rho may differ by a rotation that fixes the state, and then the next
+            # step's arguments would be rotated differently: another real path)
+            a = (a + h) % rot.n
             rlid = g.label(ai, want, hits)
             cur = target
             if cur == start_state:
