@@ -647,13 +647,13 @@ def _bfs_path(inside: dict, a, b) -> list:
     return path[::-1]
 
 
-REAL_CYCLE_CAP = 2_000_000  # (state, rotation) pairs searched for a real cycle before the quotient's is repeated
+REAL_CYCLE_CAP = 1_000_000  # (state, rotation) pairs searched for a real cycle before the quotient's is repeated
 
 
 def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) -> list | None:
     """The quotient cycle `qpath` goes entry -> a -> b -> entry; when its rotations do not add up
     to 0, walking it on real states comes back to a rotation of the entry, and repeating it
-    until it closes makes a long trace (474 steps on the 43-seat ring, 20 s of Z3 replay).
+    until it closes makes a long trace (474 steps on the 43-seat ring, 21 s of Z3 replay).
     Instead: the same way to a and over a -> b, then a breadth-first search over (state,
     rotation) pairs, which are the real states, back to the entry itself: the shortest real way
     back, as the full graph's lasso takes (45 steps there). None if the rotations already add up
@@ -669,8 +669,8 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
     # successors as (target id, label, rotation), in the edges' order (deterministic: no sorting)
     out = [[(ids[v], lid, volt[u, v, lid]) for v, ls in inside[u].items() for lid in ls] for u in nodes]
     first, goal = ids[key_edge[1]] * n + off, ids[entry] * n
-    parent = {first: -1}
-    label: dict = {}
+    nl = 1 + max(lid for succ in out for _, lid, _ in succ)
+    parent = {first: -1}  # pair -> the pair before it * nl + the label between (one int: half the memory)
     todo = [first]
     for cur in todo:
         if cur == goal:
@@ -681,16 +681,15 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
         for v, lid, h in out[u]:
             w = v * n + (o + h) % n
             if w not in parent:
-                parent[w] = cur
-                label[w] = lid
+                parent[w] = cur * nl + lid
                 todo.append(w)
     else:
         return None
     back = []
     cur = goal
     while parent[cur] >= 0:
-        prev = parent[cur]
-        back.append((nodes[prev // n], nodes[cur // n], label[cur]))
+        prev, lid = divmod(parent[cur], nl)
+        back.append((nodes[prev // n], nodes[cur // n], lid))
         cur = prev
     return qpath[:at + 1] + back[::-1]
 
