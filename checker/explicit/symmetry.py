@@ -510,7 +510,9 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     found = []
     for i, comp in enumerate(_sccs(adj)):
         x.tick(i)
-        inside = _within(adj, comp)
+        # (one component holding every node, as in a ring that never ends: no copy needed)
+        whole = len(comp) == len(adj) and comp.issuperset(adj) and all(v in comp for out in adj.values() for v in out)
+        inside = adj if whole else _within(adj, comp)
         if not _qualifies(inside, required):
             continue
         union = frozenset().union(*(rules(lid) for out in inside.values() for ls in out.values() for lid in ls))
