@@ -193,7 +193,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     # at the outcome rules that fired in the last step, then the statements and action that decided the rest
     spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
-                      detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
+                      detail=f"{x.weight(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
                       key="conflict", size=x.weight(g.conflicts))]
 
 
@@ -408,7 +408,7 @@ def _starvation_reduced(x: Explored) -> list[Finding]:
     def waiting(sid, q):
         return sid in running and not (g.states[sid][-3] >> q) & 1 and not m.is_active(g.states[sid], q)
 
-    found = symmetry.lasso(x, waiting, required=g.is_progress, fixed=0)
+    found = symmetry.lasso(x, waiting, required=g.is_progress, per_player=True)
     if found is None:
         return []
     trace, loop_start, _, entry, nodes = found

@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from dataclasses import dataclass
 
 from ..frontend import typed as T
 from ..limits import Budget, LimitHit, Limits
@@ -460,8 +459,8 @@ def offsets_closed(g: ReducedGraph, init_keys: dict) -> bool:
 
 # ---------------------------------------------------------------- checks on the quotient
 
-def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None = None):
-    """`Explored.lasso` on the quotient: (a real trace, loop start, the quotient SCC) or None.
+def lasso(x, nodes, start=None, allowed=None, required=None, per_player: bool = False):
+    """`Explored.lasso` on the quotient, or None.
 
     A cycle of the quotient is a path from s to a rotation of s; walked as often as the order
     of that rotation it is a real cycle, so a qualifying cycle exists in the quotient exactly
@@ -469,8 +468,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     real ids of states the reduced search never stores, so the rules the finding cites are
     exact only when every qualifying SCC cites the same rules and every cycle in it must cite
     them all; otherwise `Unreduced`. Returns (trace, loop start, its SCC, the SCC's entry, the
-    nodes of every qualifying SCC). With `fixed` (a player), the search runs on pairs (state,
-    the player's seat relative to the state) and `nodes` is a predicate of (sid, seat)."""
+    nodes of every qualifying SCC). With `per_player`, the search runs on pairs (state, a
+    player's seat relative to the state) and `nodes` is a predicate of (sid, seat)."""
     g = x.graph
     rot = g.rot
     n = rot.n
@@ -480,7 +479,7 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     for (u, v, lid), h in zip(g.edges, g.volt):
         if leave[lid] or (allowed is not None and not allowed(lid)):
             continue
-        if fixed is None:
+        if not per_player:
             if u in nodes and v in nodes:
                 adj.setdefault(u, {}).setdefault(v, []).append(lid)
                 volt[u, v, lid] = h
@@ -538,7 +537,7 @@ def lasso(x, nodes, start=None, allowed=None, required=None, fixed: int | None =
     qpath = []
     for u, v in zip(walk, walk[1:]):
         qpath.append((u, v, key_lid if (u, v) == (a, b) else min(inside[u][v])))
-    if fixed is None:  # a cycle of the quotient with a rotation on it: look for a real one first
+    if not per_player:  # a cycle of the quotient with a rotation on it: look for a real one first
         qpath = _real_cycle(inside, volt, n, entry, qpath, (a, b, key_lid)) or qpath
         qpath = [(u, v, lid, volt[u, v, lid]) for u, v, lid in qpath]
     else:  # (u, q) -> (v, q - h)
