@@ -5,6 +5,8 @@ turn-marker ring of the 2004 MTG multiplayer draft (607.7a-c), at growing n.
     python bench/peers.py --departures 12,13 --fixed 35,43 --runs 3
     python bench/peers.py --skip-spec --no-spin --fixed 27 --departures ""
     python bench/peers.py --departures 10 --fixed 16 --check   # and `rulewright check --param N=10 ...`
+    python bench/peers.py --departures "" --fixed 43 --symmetry    # and the reduced search, and check, with symmetry
+    python bench/peers.py --departures "" --fixed 61,62,63,64 --symmetry-only   # the reduced sides alone
 
 The model's three forms are in bench/peers/ (copied from the project's shared peers folder):
 `markers.rw` (rulewright), `markers_bfs.py` (a breadth-first search over bitmask tuples) and
@@ -60,7 +62,13 @@ def _peak_of(cmd: list[str], cwd: str | None = None, timeout: float = 3600, ok=(
     if proc.returncode not in ok:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {problem.strip()[-500:]}")
     peak = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
     return text, wall, peak
+
+
+# CPU seconds (user + system) of the last process `_peak_of` ran: on a machine shared with other
+# work the wall time measures the load as much as the program; the CPU time much less so
+LAST_CPU = [0.0]
 
 
 # ---------------------------------------------------------------- the three sides
@@ -101,6 +109,57 @@ def _one(n: int, departures: int, max_seconds: float, engine: str) -> None:
                       "complete": graph.complete, "stop": graph.stop_reason}))
 
 
+def rulewright_symmetry(n: int, departures: bool, max_seconds: float) -> dict:
+    out, _, peak = _peak_of([sys.executable, __file__, "--one-sym", str(n), str(int(departures)), str(max_seconds)])
+    row = json.loads(out.strip().splitlines()[-1])
+    row["peak"] = peak
+    return row
+
+
+def _ring_spec(n: int, departures: int, folder: str) -> Path:
+    text = (PEERS / "markers.rw").read_text(encoding="utf-8")
+    text = re.sub(r"(param N \[[^\]]*\] in )\S+", rf"\g<1>{n}..{n}", text)
+    text = re.sub(r"(param DEPARTURES \[[^\]]*\] in )\S+", rf"\g<1>{departures}..{departures}", text)
+    path = Path(folder) / "markers.rw"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _one_sym(n: int, departures: int, max_seconds: float) -> None:
+    """In a child: the reduced search of the ring as `rulewright check` runs it (rotations, or
+    those that map the setup onto itself), then every check on it; its sizes as JSON (the
+    states and transitions it stands for, counted by the orbit sizes)."""
+    from checker.analyses.checks import run_checks_within
+    from checker.engine import load_instances
+    from checker.explicit import symmetry
+    from checker.explicit.compiled import CompiledMachine
+    from checker.limits import Limits
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (inst,) = load_instances(str(_ring_spec(n, departures, tmp)))
+    start, cpu = time.perf_counter(), time.process_time()
+    machine = CompiledMachine(inst)
+    limits = Limits(max_states=50_000_000, max_seconds=max_seconds)
+    k, why = symmetry.detect(inst)
+    graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, k), limits) if k else None
+    if graph is None and k:
+        step = symmetry.setup_step(machine, k)
+        graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, k, step), limits) if step else None
+    if graph is None:
+        print(json.dumps({"states": 0, "transitions": 0, "seconds": 0, "complete": False, "stop": f"not reduced: {why}"}))
+        return
+    seconds, search_cpu = time.perf_counter() - start, time.process_time() - cpu
+    try:
+        found, stopped = run_checks_within(graph, None)
+        checked, checked_cpu, how = time.perf_counter() - start, time.process_time() - cpu, graph.symmetry
+    except symmetry.Unreduced as exc:
+        checked, checked_cpu, how = None, None, f"checks need the full graph: {exc}"
+    print(json.dumps({"states": graph.nreal, "transitions": graph.nreal_edges, "seconds": seconds,
+                      "cpu": search_cpu, "checked_cpu": checked_cpu,
+                      "complete": graph.complete, "stop": graph.stop_reason, "reps": len(graph.states),
+                      "checked": checked, "symmetry": how}))
+
+
 def bfs(n: int, departures: bool) -> dict:
     cmd = [sys.executable, str(PEERS / "markers_bfs.py"), "-n", str(n)] + (["--elim"] if departures else [])
     out, _, peak = _peak_of(cmd)
@@ -126,7 +185,7 @@ def spin(pan: Path) -> dict:
     trans = re.search(r"([\d.e+]+) transitions \(= stored\+matched\)", out)
     elapsed = re.search(r"pan: elapsed time ([\d.e+-]+) seconds", out)
     return {"states": states, "transitions": int(float(trans[1])) if trans else None,
-            "seconds": float(elapsed[1]) if elapsed else wall, "peak": peak,
+            "seconds": float(elapsed[1]) if elapsed else wall, "peak": peak, "cpu": LAST_CPU[0],
             "complete": "max search depth too small" not in out}
 
 
@@ -161,6 +220,37 @@ def check_counts(model: str, n: int, ours: dict, peer: dict, spin_row: dict | No
     return out
 
 
+def _show_symmetry(model: str, n: int, rows: dict, departures: bool, args, tmp: str) -> None:
+    """The reduced search's row (its time against SPIN's and the full search's), the time of
+    every check on it, and `rulewright check` on the ring end to end (with --symmetry auto)."""
+    got = rows["rw symmetry"]
+    sym = median_row(got)
+    print(show(model, n, "rw symmetry", sym, None) + f"  ({sym.get('reps', 0):,} orbits; {sym.get('symmetry', '')})")
+    checked = [r["checked"] for r in got if r.get("checked") is not None]
+    cpu = statistics.median(r["cpu"] for r in got)
+    print(f"{'':15} reduced search: {cpu:.2f} CPU seconds", flush=True)
+    for tool in ("SPIN", "rulewright"):
+        if rows[tool]:
+            other = median_row(rows[tool])["seconds"]
+            print(f"{'':15} reduced search / {tool}: {sym['seconds'] / other:.2f}x" if other else "", flush=True)
+    if checked:
+        print(f"{model:11} {n:>3} {'sym checks':11} search and every check: median {statistics.median(checked):.2f}s, "
+              f"{statistics.median(r['checked_cpu'] for r in got if r.get('checked_cpu') is not None):.2f} CPU seconds",
+              flush=True)
+    spec = _ring_spec(n, int(departures), tempfile.mkdtemp(dir=tmp))
+    ends, cpus = [], []
+    for _ in range(args.runs):
+        ends.append(_peak_of([sys.executable, "-m", "checker", "check", str(spec), "--jobs", "1", "--symmetry", "auto",
+                              "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
+                             ok=(0, 1, 3)))
+        cpus.append(LAST_CPU[0])
+    print(f"{model:11} {n:>3} {'sym check':11} `rulewright check` end to end: median "
+          f"{statistics.median(w for _, w, _ in ends):.2f}s ({statistics.median(cpus):.2f} CPU seconds), "
+          f"peak {statistics.median(m for _, _, m in ends):.0f} MiB", flush=True)
+    if not got[0].get("complete", True):
+        print(f"{'':15} {got[0].get('stop', '')}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--departures", default="8,10", help="ring sizes with departures (comma-separated)")
@@ -174,11 +264,21 @@ def main() -> None:
                          "(front end, exploration, every check, the Z3 replays) for n in the spec's 8..16")
     ap.add_argument("--engine", choices=("compiled", "closures"), default="compiled",
                     help="rulewright's successors: compiled (what `check` runs) or the reference closures")
+    ap.add_argument("--symmetry", action="store_true",
+                    help="also run the reduced search (rotations of the ring) and every check on it, and "
+                         "`rulewright check` end to end on the ring of n seats")
+    ap.add_argument("--symmetry-only", action="store_true",
+                    help="only the reduced sides and SPIN (for rings too large for the others)")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--one-sym", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         _one(int(args.one[0]), int(args.one[1]), float(args.one[2]), args.one[3])
         return
+    if args.one_sym:
+        _one_sym(int(args.one_sym[0]), int(args.one_sym[1]), float(args.one_sym[2]))
+        return
+    args.symmetry = args.symmetry or args.symmetry_only
     global ENGINE
     ENGINE = args.engine
     use_spin = not args.no_spin and shutil.which("spin") and shutil.which("gcc")
@@ -191,16 +291,26 @@ def main() -> None:
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         for model, n, departures in cases:
+            only = args.symmetry_only
             pan = build_spin(n, departures, Path(tmp) / f"{model}{n}") if use_spin else None
-            rows: dict[str, list[dict]] = {"rulewright": [], "plain BFS": [], "SPIN": []}
+            rows: dict[str, list[dict]] = {"rulewright": [], "plain BFS": [], "SPIN": [], "rw symmetry": []}
             for _ in range(args.runs):
-                rows["rulewright"].append(rulewright(n, departures, args.max_seconds))
-                rows["plain BFS"].append(bfs(n, departures))
+                if not only:
+                    rows["rulewright"].append(rulewright(n, departures, args.max_seconds))
+                    rows["plain BFS"].append(bfs(n, departures))
                 if pan is not None:
                     rows["SPIN"].append(spin(pan))
+                if args.symmetry:
+                    rows["rw symmetry"].append(rulewright_symmetry(n, departures, args.max_seconds))
+            if args.symmetry:
+                _show_symmetry(model, n, rows, departures, args, tmp)
+            if only:
+                if rows["SPIN"]:
+                    print(show(model, n, "SPIN", median_row(rows["SPIN"]), None), flush=True)
+                continue
             ours = median_row(rows["rulewright"])
             for tool, got in rows.items():
-                if got:
+                if got and tool != "rw symmetry":
                     print(show(model, n, tool, median_row(got), ours), flush=True)
             if args.check and 8 <= n <= 16:
                 ends = [_peak_of([sys.executable, "-m", "checker", "check", str(PEERS / "markers.rw"), "--jobs", "1",

@@ -282,6 +282,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                         "without formats); repeatable")
     p.add_argument("--param", action="append", default=[], type=_param, metavar="NAME=VALUE",
                    help="check only the instances with this parameter value; repeatable")
+    p.add_argument("--symmetry", choices=("auto", "off"), default=None,
+                   help="symmetry reduction: auto (default) explores one state per rotation of the seats "
+                        "where the rules treat every seat alike; off explores every state (docs/checks.md)")
 
 
 def _run_options(args) -> dict:
@@ -289,6 +292,8 @@ def _run_options(args) -> dict:
     from .progress import Progress, wanted
     from .runner import default_jobs
 
+    if args.symmetry:  # read by checker.explicit.symmetry, in this process and in the workers it starts
+        os.environ["RULEWRIGHT_SYMMETRY"] = args.symmetry
     params: dict[str, list[int]] = {}
     for name, value in args.param:
         params.setdefault(name, []).append(value)

@@ -35,6 +35,7 @@ from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
 from .analyses.lint import lint
 from .explicit.explore import Graph, explore
 from .explicit.compiled import machine_for
+from .explicit import symmetry
 from .explicit.machine import Machine
 from .limits import Budget, LimitHit, Limits, watchdog
 from .frontend import syntax as ir
@@ -55,6 +56,7 @@ class InstanceResult:
     seconds: float
     complete: bool
     stop_reason: str = ""
+    symmetry: str = ""  # the reduction used ("rotations of 43 seats"), or why none ("none: ...")
 
 
 @dataclass
@@ -448,11 +450,21 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
         out.extend(_possibles(inst, budget, res))
     machine = machine_for(inst)
-    graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+    # `rulewright diff` walks the graphs' own edges (checker.analyses.diff): it gets full graphs
+    graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
+    found, stopped = None, ""
+    if graph.__class__ is symmetry.ReducedGraph:
+        try:
+            found, stopped = run_checks_within(graph, budget)
+        except symmetry.Unreduced as exc:  # a check needs the full graph: explore it (docs/checks.md)
+            reduction = f"none: {exc}"
+            graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
     if graphs is not None:
         graphs[inst.label] = graph
-    res.instance = InstanceResult(inst.label, model, len(graph.states), len(graph.edges), graph.seconds,
-                                  graph.complete, graph.stop_reason)
+    reduced = graph.__class__ is symmetry.ReducedGraph
+    res.instance = InstanceResult(inst.label, model, graph.nreal if reduced else len(graph.states),
+                                  graph.nreal_edges if reduced else len(graph.edges), graph.seconds,
+                                  graph.complete, graph.stop_reason, reduction)
     if not graph.complete:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
@@ -462,7 +474,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
     _cross_check_possibles(inst, graph, out)
-    found, stopped = run_checks_within(graph, budget)
+    if not reduced:
+        found, stopped = run_checks_within(graph, budget)
     found = _fold_into_contradiction(out, found, graph)
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
@@ -470,6 +483,32 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)
         out.append(f)
+
+
+def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, budget: Budget, position: int,
+                           allowed: bool = True):
+    """(graph, the reduction used or why none): the reduced search when the instance has a
+    symmetry (checker.explicit.symmetry) and its reachable states are closed under it."""
+    why = "off (--symmetry off)" if symmetry.mode() == "off" else "" if allowed else "the full graph is needed"
+    n = 0
+    if not why:
+        n, why = symmetry.detect(inst)
+        if n and not machine.packed:
+            n, why = 0, "the instance runs on the closure successors"
+    if n:
+        graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n), limits,
+                                         budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+        if graph is not None:
+            return graph, graph.symmetry
+        why = "the reachable states are not closed under rotation"
+        # the rotations that map the setup onto itself keep the reachable set closed by themselves
+        step = symmetry.setup_step(machine, n, limits.max_states, budget)
+        if step:
+            graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n, step), limits,
+                                             budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+            if graph is not None:
+                return graph, graph.symmetry
+    return explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position)), f"none: {why}"
 
 
 # What an instance without any initial state shows of every rule and property: nothing is
@@ -609,8 +648,10 @@ def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> 
     is confirmed (its `replay`) or the engines disagree; a `possible` Z3 satisfied but no initial
     state satisfies is a disagreement too (a finding whose replay failed, as for traces). With
     no setup at all (a contradiction), nothing is asked."""
+    # (a reduced search keeps one initial state per orbit: not every setup)
     if (not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors
-            or not graph.init_ids or any(f.kind == "contradiction" for f in out)):
+            or not graph.init_ids or any(f.kind == "contradiction" for f in out)
+            or graph.__class__ is not Graph):
         for f in out:
             if f.kind == "impossible-property" and not f.replay:
                 f.replay = "not replayed: the explorer does not enumerate every setup here"

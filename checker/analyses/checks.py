@@ -16,6 +16,7 @@ from functools import cached_property
 
 from ..explicit.compile import EvalError
 from ..explicit.explore import Graph, describe_action, describe_label, path_from, rules_of
+from ..explicit import symmetry
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
 from .traces import build_trace, preferred_parents
@@ -37,6 +38,20 @@ class Explored:
     @property
     def machine(self):
         return self.graph.machine
+
+    # symmetry reduction (checker.explicit.symmetry): a state of a reduced graph stands for its
+    # orbit; sizes count real states, and the checks below that need more ask `symmetry`
+    @property
+    def reduced(self) -> bool:
+        return isinstance(self.graph, symmetry.ReducedGraph)
+
+    def weight(self, sids) -> int:
+        """How many real states the states `sids` of the graph stand for."""
+        return self.graph.weight(sids) if self.reduced else len(sids)
+
+    @property
+    def nstates(self) -> int:
+        return self.graph.nreal if self.reduced else len(self.graph.states)
 
     @property
     def inst(self):
@@ -170,6 +185,8 @@ class Explored:
         g = self.graph
         path = g.path_to(sid)
         if any(lid >= 0 and g.is_leave(lid) for _, lid in path):
+            if self.reduced:  # the fewest-leave parents need edges into each state itself
+                raise symmetry.Unreduced("a shortest trace that takes a leave move")
             return path_from(self.parents, sid)
         return path
 
@@ -182,6 +199,9 @@ class Explored:
         Only transitions whose label satisfies `allowed` are used, and the cycle must use one
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
+        if self.reduced:
+            found = symmetry.lasso(self, nodes, start, allowed, required)
+            return found and found[:3]
         out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes and (allowed is None or allowed(lid))]
                for u in nodes}
         adj = {u: [v for v, _ in vs] for u, vs in out.items()}
@@ -371,8 +391,8 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
     # at the outcome rules that fired in the last step, then the statements and action that decided the rest
     spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
     return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
-                      detail=f"{len(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
-                      key="conflict", size=len(g.conflicts))]
+                      detail=f"{x.weight(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
+                      key="conflict", size=x.weight(g.conflicts))]
 
 
 def check_outcome_gap(x: Explored) -> list[Finding]:
@@ -391,8 +411,8 @@ def check_outcome_gap(x: Explored) -> list[Finding]:
     subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
     what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
     return [x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
-                      x.trace_to(sid), detail=f"{len(gaps)} such state(s); the shortest is shown", key=why,
-                      subject=subject, size=len(gaps))]
+                      x.trace_to(sid), detail=f"{x.weight(gaps)} such state(s); the shortest is shown", key=why,
+                      subject=subject, size=x.weight(gaps))]
 
 
 def check_deadlock(x: Explored) -> list[Finding]:
@@ -416,7 +436,7 @@ def check_deadlock(x: Explored) -> list[Finding]:
     what = "the match" if x.inst.model.match is not None else "the game"
     return [x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
                       list(x.last_rules(sid)) + phase_rules, spans, trace,
-                      detail=f"{len(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=len(stuck))]
+                      detail=f"{x.weight(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=x.weight(stuck))]
 
 
 def _failing_steps(x: Explored, kind: str) -> list[Finding]:
@@ -425,12 +445,13 @@ def _failing_steps(x: Explored, kind: str) -> list[Finding]:
     g, m = x.graph, x.machine
     setup = [e for e in g.setup_errors if e.kind == kind]
     steps = [(src, st) for src, st in g.errors if st.error_kind == kind]
+    nsteps = x.weight([src for src, _ in steps])  # a failing step of a state fails in each of its rotations
     if setup:
         e = setup[0]
         trace = [TraceStep(0, "setup", (), (), (), f"fails ({e.where}): {e.message}")]
         f = x.finding(kind, e.message, (), [e.span], trace, key=e.message.split(" is ")[0],
-                      detail=f"{len(setup) + len(steps)} failing setup(s) or step(s); a failing setup is shown",
-                      subject=[e.message.split(" is ")[0]], size=len(setup) + len(steps))
+                      detail=f"{len(setup) + nsteps} failing setup(s) or step(s); a failing setup is shown",
+                      subject=[e.message.split(" is ")[0]], size=len(setup) + nsteps)
         f.context = {"setup_error": e}
         return [f]
     if not steps:
@@ -441,8 +462,8 @@ def _failing_steps(x: Explored, kind: str) -> list[Finding]:
     trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails ({step.where}): {step.error}"))
     spans = [step.error_span] if step.error_span else [m.actions[step.action].decl.span]
     f = x.finding(kind, step.error, rules_of(m, step.hits), spans, trace,
-                  detail=f"{len(steps)} failing step(s); the shortest is shown", key=step.error.split(" would")[0],
-                  subject=[name.split("(")[0]], size=len(steps))
+                  detail=f"{nsteps} failing step(s); the shortest is shown", key=step.error.split(" would")[0],
+                  subject=[name.split("(")[0]], size=nsteps)
     f.context = {"failing_step": (src, step)}
     return [f]
 
@@ -521,8 +542,8 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
                       phase_spans + x.action_spans(trace, loop_start + 1), trace, loop_start,
-                      detail=f"{len(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
-                      key="forced-loop", size=len(doomed))]
+                      detail=f"{x.weight(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
+                      key="forced-loop", size=x.weight(doomed))]
 
 
 def check_livelock(x: Explored) -> list[Finding]:
@@ -572,6 +593,8 @@ def check_starvation(x: Explored) -> list[Finding]:
     inst = x.inst
     out = []
     starved = []
+    if x.reduced:
+        return _starvation_reduced(x)
     for p in range(inst.nplayers):
         x.tick()
         nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
@@ -597,6 +620,31 @@ def check_starvation(x: Explored) -> list[Finding]:
     return out
 
 
+def _starvation_reduced(x: Explored) -> list[Finding]:
+    """Starvation on a reduced graph: the player is carried along each edge (pairs of a state
+    and a seat relative to it), so a cycle found is a real cycle on which that one player is
+    never active; the players who can be starved are the rotations of those on such cycles."""
+    g, m, inst = x.graph, x.machine, x.inst
+    running = set(x.running)
+
+    def waiting(sid, q):
+        return sid in running and not (g.states[sid][-3] >> q) & 1 and not m.is_active(g.states[sid], q)
+
+    found = symmetry.lasso(x, waiting, required=g.is_progress, per_player=True)
+    if found is None:
+        return []
+    trace, loop_start, _, entry, nodes = found
+    starved = sorted(symmetry.player_orbits(g, {q for _, q in nodes}))
+    d = m.active[0]
+    rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
+    f = x.finding("starvation", f"{inst.players[entry[1]]} stays in the game but is never active on this cycle",
+                  rules, [d.span] + x.action_spans(trace, loop_start + 1)[:1], trace, loop_start, key="starvation")
+    if len(starved) > 1:
+        f.detail = f"players who can be starved this way: {', '.join(inst.players[p] for p in starved)}"
+    f.size = len(starved)
+    return [f]
+
+
 # ---------------------------------------------------------------- checks over the whole graph
 
 def check_unreachable_outcome(x: Explored) -> list[Finding]:
@@ -610,6 +658,8 @@ def check_unreachable_outcome(x: Explored) -> list[Finding]:
         if end and end[0] != "gap":
             wp |= end[0]
             wt |= end[1]
+    if x.reduced:  # a rotation of a state where P1 wins is one where P2 wins...
+        wp = symmetry.all_rotations(g, wp)
     out = []
     for r in m.outcomes:
         if r.kind != "win":
@@ -621,7 +671,7 @@ def check_unreachable_outcome(x: Explored) -> list[Finding]:
             out.append(x.finding("unreachable-outcome",
                                  f"{'team ' if r.subject == 'team' else ''}{who} can never win (rule `{r.decl.name}`)",
                                  r.decl.tags, [r.decl.span],
-                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{r.decl.name}:{len(never)}",
+                                 detail=f"checked all {x.nstates:,} reachable states", key=f"{r.decl.name}:{len(never)}",
                                  subject=[r.decl.name], size=len(never)))
     return out
 
@@ -656,18 +706,25 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
         missing = []
         for binding in m.bindings(binders, m.reader(g.states[0]) if g.states else None):
             ok = False
+            # on a reduced graph, the property holds for `binding` in a rotation of a state iff
+            # it holds for the binding rotated back in the state itself
+            tries = [binding] if not x.reduced else \
+                list(dict.fromkeys(g.rot.rotate_binding_of(binders, binding, r) for r in g.rot.rs))
             for i, state in enumerate(g.states):
                 x.tick(i)
-                m.bind(binders, binding)
-                if f(m.reader(state)):
-                    ok = True
+                for b in tries:
+                    m.bind(binders, b)
+                    if f(m.reader(state)):
+                        ok = True
+                        break
+                if ok:
                     break
             if not ok:
                 missing.append(", ".join(f"{b.binder.name}={m.show(b.binder.type, v)}" for b, v in zip(binders, binding)))
         if missing:
             which = f" for {'; '.join(missing)}" if binders else ""
             out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
-                                 detail=f"checked all {len(g.states):,} reachable states", key=f"{d.name}:{len(missing)}",
+                                 detail=f"checked all {x.nstates:,} reachable states", key=f"{d.name}:{len(missing)}",
                                  subject=[d.name], size=len(missing)))
     return out
 
@@ -715,14 +772,19 @@ def check_never_active(x: Explored) -> list[Finding]:
         x.tick()
         if not any(x.is_active(i, p) for i in running):
             never.append(p)
+    if x.reduced:  # a player active somewhere: every rotation of them too
+        active = symmetry.player_orbits(g, set(range(inst.nplayers)) - set(never))
+        never = [p for p in never if p not in active]
     out = []
     if never and running:
         out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "
                              f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
-                             d.tags, [d.span], detail=f"checked all {len(g.states):,} reachable states",
+                             d.tags, [d.span], detail=f"checked all {x.nstates:,} reachable states",
                              key="never", size=len(never)))
     if x.has_cycle():
         return out  # with cycles, the starvation check speaks about plays that never end
+    if x.reduced and len(never) < inst.nplayers:  # (a quotient is acyclic exactly when the full graph is)
+        raise symmetry.Unreduced("the complete plays of a finite game are searched on the full graph")
     succ: dict[int, list] = {}
     for s, t, lid in g.edges:
         if not g.is_leave(lid):

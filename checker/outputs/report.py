@@ -145,7 +145,8 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if stats:
         for i in res.instances:
             out.append(f"  {i.label}: {i.states:,} states, {i.transitions:,} transitions, {i.seconds:.3f}s"
-                       + ("" if i.complete else f" (incomplete: {i.stop_reason})"))
+                       + ("" if i.complete else f" (incomplete: {i.stop_reason})")
+                       + (f"; symmetry: {i.symmetry}" if i.symmetry else ""))
     for why in res.incomplete:
         out.append(f"incomplete: {why}")
     if res.interrupted:
@@ -225,7 +226,8 @@ def as_json(res: Result, stats: bool = False) -> str:
         "incomplete": res.incomplete,
         "interrupted": res.interrupted or None,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
-                       **({"seconds": round(i.seconds, 4)} if stats else {})} for i in res.instances],
+                       **({"seconds": round(i.seconds, 4), "symmetry": i.symmetry} if stats else {})}
+                      for i in res.instances],
     }
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 

@@ -1,0 +1,243 @@
+"""Symmetry reduction (checker.explicit.symmetry): which instances it applies to, canonical
+forms, the reduced search's counts, de-canonicalized counterexamples, and the differential
+test the issue asks for: every finding is the same with the reduction on and off."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from checker.analyses.checks import run_checks
+from checker.engine import load_instances
+from checker.explicit import symmetry
+from checker.explicit.compiled import CompiledMachine
+from checker.explicit.explore import Limits, explore
+
+ROOT = Path(__file__).resolve().parent.parent
+MARKERS = ROOT / "bench" / "peers" / "markers.rw"
+
+RING = """spec "ring" formalizes "ring.txt"
+document {
+  1: "players sit in a ring"
+  2: "a turn passes to the left"
+}
+players [1] 5
+var turn [2]: player = any
+var done(p: player) [2]: bool = false
+action pass [2] progress when not done[turn] do
+  done[turn] := true;
+  turn := next(turn);
+end
+action reset [2] progress when forall p in players: done[p] do
+  {body}
+end
+"""
+
+
+def _instance(tmp_path, text: str):
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    return load_instances(str(path))[0]
+
+
+def _ring(tmp_path):
+    return _instance(tmp_path, RING.replace("{body}", "turn := next(turn);"))
+
+
+def _markers(tmp_path, n: int, departures: int = 0):
+    text = MARKERS.read_text(encoding="utf-8")
+    text = re.sub(r"(param N \[[^\]]*\] in )\S+", rf"\g<1>{n}..{n}", text)
+    text = re.sub(r"(param DEPARTURES \[[^\]]*\] in )\S+", rf"\g<1>{departures}..{departures}", text)
+    return _instance(tmp_path, text)
+
+
+# ---------------------------------------------------------------- detection
+
+def test_a_ring_whose_rules_treat_every_seat_alike_is_reduced_by_its_rotations(tmp_path):
+    assert symmetry.detect(_ring(tmp_path)) == (5, "")
+
+
+@pytest.mark.parametrize("guard, why", [
+    ("turn != P1", "the rules name P1"),
+    ("seat(turn) > 0", "the rules read seat()"),
+    ("player_at(1) != turn", "the rules read player_at()"),
+    ("after(turn, P1, P2) != turn", "the rules read after()"),
+    ("argmax(p in players: 1) != turn", "argmax over players breaks ties by seat"),
+])
+def test_a_rule_that_can_tell_seats_apart_disables_rotation(tmp_path, guard, why):
+    text = RING.replace("{body}", "turn := next(turn);").replace("when not done[turn]", f"when not done[turn] and {guard}")
+    n, reason = symmetry.detect(_instance(tmp_path, text))
+    assert n == 0 and reason == why
+
+
+@pytest.mark.parametrize("body", [
+    "forall p in players do done[next(p)] := not done[p]; end",  # each turn reads what the one before wrote
+    "forall p in players do if not lost(next(p)) then lose p; end end",  # sees the losses of the turns before
+])
+def test_a_forall_statement_whose_turns_see_each_other_runs_in_seat_order_and_disables_rotation(tmp_path, body):
+    text = RING.replace("{body}", body)
+    assert symmetry.detect(_instance(tmp_path, text)) == (0, "a `forall ... do` over players runs in seat order")
+
+
+def test_a_forall_statement_that_touches_only_its_own_players_places_keeps_rotation(tmp_path):
+    text = RING.replace("{body}", "forall p in players do done[p] := not done[p]; if done[p] then lose p; end end")
+    assert symmetry.detect(_instance(tmp_path, text)) == (5, "")
+
+
+def test_teams_disable_rotation(tmp_path):
+    text = RING.replace("players [1] 5", "teams [1] A, B size 2").replace("{body}", "turn := next(turn);")
+    assert symmetry.detect(_instance(tmp_path, text)) == (0, "the model has teams")
+
+
+def test_an_asymmetric_setup_does_not_disable_rotation(tmp_path):
+    # 607.7a puts the markers on seats 0, 4, 8...: only the initial states read seat()
+    assert symmetry.detect(_markers(tmp_path, 12)) == (12, "")
+
+
+# ---------------------------------------------------------------- canonical forms
+
+def test_every_rotation_of_a_state_has_the_same_canonical_form_and_the_fast_path_agrees(tmp_path):
+    inst = _markers(tmp_path, 13)
+    m = CompiledMachine(inst)
+    rot = symmetry.Rotation(m, 13)
+    g = explore(m, Limits(max_states=500))
+    for state in g.states:
+        key, rho, stab = rot.canon(state)
+        assert (key, rho, stab) == rot.canon_slow(state)
+        assert rot.apply(state, (13 - rho) % 13) == key  # state = rotate(canonical, rho)
+        for r in range(13):
+            assert rot.canon(rot.apply(state, r)[:-1] + (state[-1],))[0] == key
+
+
+def test_the_stabilizer_counts_the_rotations_that_fix_a_state(tmp_path):
+    inst = _markers(tmp_path, 12)
+    m = CompiledMachine(inst)
+    rot = symmetry.Rotation(m, 12)
+    (state,) = [s for s, _, _ in m.initial_states()[0]]  # markers on seats 0, 4, 8: fixed by rotations of 4 and 8
+    assert rot.canon(state)[2] == 3
+
+
+# ---------------------------------------------------------------- the reduced search
+
+@pytest.mark.parametrize("n, departures", [(13, 0), (18, 0), (23, 0), (9, 1), (10, 1)])
+def test_the_reduced_search_counts_the_states_and_transitions_of_the_full_one(tmp_path, n, departures):
+    inst = _markers(tmp_path, n, departures)
+    full = explore(CompiledMachine(inst))
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, n))
+    assert red is not None and red.complete
+    assert (red.nreal, red.nreal_edges) == (len(full.states), len(full.edges))
+    # its states are the full search's first state of each orbit, in the full search's order, with the same parents
+    ids = [full.index[s] for s in red.states]
+    assert ids == sorted(ids)
+    assert [full.parent[i][0] if full.parent[i] else None for i in ids] == \
+        [ids[p[0]] if p else None for p in red.parent]
+
+
+@pytest.mark.parametrize("n, step", [(12, 4), (16, 4), (24, 4)])
+def test_where_the_play_does_not_rotate_the_setup_the_rotations_that_fix_the_setup_still_reduce(tmp_path, n, step):
+    # with 4k seats the markers sit on every fourth seat and block each other at once
+    inst = _markers(tmp_path, n)
+    m = CompiledMachine(inst)
+    assert symmetry.explore_reduced(m, symmetry.Rotation(m, n)) is None
+    assert symmetry.setup_step(m, n) == step
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, n, step))
+    full = explore(CompiledMachine(inst))
+    assert (red.nreal, red.nreal_edges) == (len(full.states), len(full.edges))
+    assert len(red.states) < len(full.states)
+
+
+def test_a_setup_whose_rotations_are_never_reached_is_explored_in_full(tmp_path):
+    # P1 starts (only the setup names a player); "P2 starts" is never reached, so the orbit
+    # sizes would overcount: the reduced search says so and the instance is explored in full
+    inst = _instance(tmp_path, """spec "s" formalizes "s.txt"
+document {
+  1: "P1 starts"
+}
+players [1] 3
+var turn [1]: player = P1
+var started [1]: bool = false
+action start [1] progress when not started do started := true; end
+action pass [1] progress when started do turn := next(turn); end
+""")
+    m = CompiledMachine(inst)
+    assert symmetry.detect(inst)[0] == 3
+    assert symmetry.explore_reduced(m, symmetry.Rotation(m, 3)) is None
+
+
+@pytest.mark.parametrize("n", [18, 23])  # 18: the cycle passes states that rotations by 9 fix
+def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp_path, n):
+    from checker.engine import replay_finding
+    inst = _markers(tmp_path, n)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, n))
+    full = run_checks(explore(CompiledMachine(inst)))
+    (loop,) = [f for f in run_checks(red) if f.kind == "forced-loop"]
+    (expected,) = [f for f in full if f.kind == "forced-loop"]
+    assert (set(loop.rules), loop.size) == (set(expected.rules), expected.size)
+    assert loop.trace[loop.loop_start].state == loop.trace[-1].state  # the lifted cycle closes on a real state
+    assert replay_finding(m, red, loop) == "confirmed"
+
+
+# ---------------------------------------------------------------- the differential test
+
+def _findings(target: str, mode: str, monkeypatch, capsys) -> tuple[list, list]:
+    from checker.cli import main
+    monkeypatch.setenv("RULEWRIGHT_SYMMETRY", mode)
+    main(["check", target, "--jobs", "1", "--output-format", "json", "--stats", "--max-seconds", "900"])
+    doc = json.loads(capsys.readouterr().out)
+    found = sorted((f["kind"], f["fingerprint"], sorted(f["rules"]), f["subject"], f.get("size"), f["instances"],
+                    f["status"], f.get("replay", "")) for f in doc["findings"])
+    sizes = [(i["instance"], i["states"], i["transitions"], i["complete"]) for i in doc["instances"]]
+    return found, sizes + [("symmetry", [i["symmetry"] for i in doc["instances"]])]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["spec", "tests/fixtures"])
+def test_every_finding_is_the_same_with_symmetry_on_and_off(target, monkeypatch, capsys):
+    off, off_sizes = _findings(target, "off", monkeypatch, capsys)
+    on, on_sizes = _findings(target, "auto", monkeypatch, capsys)
+    assert on == off
+    assert on_sizes[:-1] == off_sizes[:-1]  # states and transitions: the orbit sizes count the full graph
+    assert any(not s.startswith("none") for s in on_sizes[-1][1])  # the reduction did apply somewhere
+
+
+STARVING = """spec "skips" formalizes "skips.txt"
+document {
+  1: "the turn passes to the left"
+  2: "a player may pass the turn two seats on"
+}
+players [1] 6
+var turn [1]: player = any
+active p [1] when turn == p
+action pass [1] progress do turn := next(turn); end
+action jump [1, 2] progress do turn := left(turn, 2); end
+action stop [1] do draw; end
+"""
+
+
+def test_starvation_carries_the_player_along_the_quotient_and_its_lasso_is_replayed(tmp_path):
+    from checker.engine import replay_finding
+    inst = _instance(tmp_path, STARVING)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))
+    assert len(red.states) == 2 and red.nreal == 12  # two orbits: whose turn it is, running or drawn
+    (got,) = [f for f in run_checks(red) if f.kind == "starvation"]
+    (want,) = [f for f in run_checks(explore(CompiledMachine(inst))) if f.kind == "starvation"]
+    assert (set(got.rules), got.size) == (set(want.rules), want.size) == ({"1", "2"}, 6)  # every cycle jumps
+    assert replay_finding(m, red, got) == "confirmed"
+    starved = got.message.split()[0]  # the trace's cycle never gives that player the turn
+    assert all(dict(st.state)["turn"] != starved for st in got.trace[got.loop_start:])
+
+
+def test_a_finite_game_whose_complete_plays_are_searched_falls_back_to_the_full_graph(tmp_path):
+    text = STARVING.replace("var turn [1]: player = any", "var turn [1]: player = any\nvar moves [1]: 0..2 = 0")
+    text = text.replace("progress do turn := next(turn);", "progress when moves < 2 do moves := moves + 1; turn := next(turn);")
+    text = text.replace("[1, 2] progress do turn := left(turn, 2);",
+                        "[1, 2] progress when moves < 2 do moves := moves + 1; turn := left(turn, 2);")
+    text += "outcome over [1]: draw when moves == 2\n"
+    inst = _instance(tmp_path, text)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))
+    with pytest.raises(symmetry.Unreduced):
+        run_checks(red)
