@@ -422,7 +422,16 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
             if conflict and tid not in conflicts:
                 conflicts[tid] = conflict
     g.expanded = queue_pos
-    if not closed_init and (not g.complete or not offsets_closed(g, init_keys)):
+    if not closed_init and not g.complete:
+        # a limit stopped the search before closure could be shown: every representative is a
+        # real reachable state (its parents are real steps), so what it found stands, but an
+        # orbit's other states may not be reachable: each counts as one state (a lower bound,
+        # as every count of an incomplete search is), never the orbit's size
+        g.orbit = [1] * len(g.states)
+        g.symmetry += " (stopped before the states were shown closed under it: one state counted per orbit)"
+        g.seconds = time.perf_counter() - start
+        return g
+    if not closed_init and not offsets_closed(g, init_keys):
         return None
     g.seconds = time.perf_counter() - start
     return g
