@@ -16,6 +16,7 @@ from functools import cached_property
 
 from ..explicit.compile import EvalError
 from ..explicit.explore import Graph, describe_action, describe_label, path_from, rules_of
+from ..explicit.explore import sccs as _sccs
 from ..explicit import symmetry
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
@@ -304,49 +305,6 @@ def _reachable(adj: dict, start: int) -> set:
                 todo.append(v)
     return seen
 
-
-def _sccs(adj: dict) -> list[set]:
-    """The strongly connected components of the graph `adj` (node -> successors, every
-    successor a node): Tarjan's algorithm without recursion."""
-    index: dict = {}
-    low: dict = {}
-    stack: list = []
-    on: set = set()
-    out: list[set] = []
-    for root in adj:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on.add(root)
-        work = [(root, iter(adj[root]))]
-        while work:
-            v, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(adj[w])))
-                    break
-                if w in on and index[w] < low[v]:
-                    low[v] = index[w]
-            else:
-                work.pop()
-                if work:
-                    u = work[-1][0]
-                    if low[v] < low[u]:
-                        low[u] = low[v]
-                if low[v] == index[v]:
-                    comp = set()
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.add(w)
-                        if w == v:
-                            break
-                    out.append(comp)
-    return out
 
 
 def _phase_citations(x: Explored, sids) -> tuple[list[str], list]:

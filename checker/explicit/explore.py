@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..limits import Budget, LimitHit, Limits
 from .machine import Machine
 
-__all__ = ["Graph", "Limits", "explore", "describe_label", "describe_action", "rules_of"]
+__all__ = ["Graph", "Limits", "explore", "sccs", "describe_label", "describe_action", "rules_of"]
 
 
 class Edges:
@@ -231,6 +231,56 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
     g.expanded = queue_pos
     g.seconds = time.perf_counter() - start
     return g
+
+
+
+def sccs(adj: dict) -> list[set]:
+    """The strongly connected components of the graph `adj` (node -> its successors; a
+    successor need not be a key): Tarjan's algorithm without recursion, so a long chain of
+    states does not hit Python's recursion limit. Both the checks and the symmetry reduction's
+    quotient use it (networkx's views cost more than the search on large graphs)."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on: set = set()
+    out: list[set] = []
+    nodes = dict.fromkeys(adj)
+    for succ in adj.values():
+        nodes.update(dict.fromkeys(succ))
+    for root in nodes:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        work = [(root, iter(adj.get(root, ())))]
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(adj.get(w, ()))))
+                    break
+                if w in on and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    out.append(comp)
+    return out
 
 
 def describe_label(graph: Graph, lid: int) -> tuple[str, tuple[str, ...]]:

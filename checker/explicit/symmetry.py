@@ -36,7 +36,7 @@ from array import array
 
 from ..frontend import typed as T
 from ..limits import Budget, LimitHit, Limits
-from .explore import LIVE_EVERY, Graph, describe_label, rules_of
+from .explore import LIVE_EVERY, Graph, describe_label, rules_of, sccs
 
 # built-ins that commute with a rotation of the seats (without teams); anything else refuses
 ROTATION_SAFE = frozenset({
@@ -601,55 +601,9 @@ def _qualifies(inside: dict, required) -> bool:
 
 
 def _sccs(adj: dict) -> list[set]:
-    """The strongly connected components of `adj` (Tarjan's algorithm, iterative)."""
-    index: dict = {}
-    low: dict = {}
-    on: set = set()
-    stack: list = []
-    out: list = []
-    counter = 0
-    nodes = set(adj)
-    for out_edges in adj.values():
-        nodes.update(out_edges)
-    for root in nodes:  # (any order: the components are the same, and are sorted by the caller)
-        if root in index:
-            continue
-        work = [(root, iter(adj.get(root, ())))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if not adj[v][w]:
-                    continue
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(adj.get(w, ()))))
-                    advanced = True
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                comp = set()
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.add(w)
-                    if w == v:
-                        break
-                out.append(comp)
-    return out
+    """The strongly connected components of `adj` (node -> {successor: labels}), counting an
+    edge only where it keeps a label."""
+    return sccs({u: [v for v, ls in out.items() if ls] for u, out in adj.items()})
 
 
 def _bfs_path(inside: dict, a, b) -> list:
