@@ -651,7 +651,7 @@ def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> 
     # (a reduced search keeps one initial state per orbit: not every setup)
     if (not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors
             or not graph.init_ids or any(f.kind == "contradiction" for f in out)
-            or graph.__class__ is not Graph):
+            or graph.__class__ is not Graph or inst.model.triggers):  # (triggers may change a setup's values)
         for f in out:
             if f.kind == "impossible-property" and not f.replay:
                 f.replay = "not replayed: the explorer does not enumerate every setup here"

@@ -515,6 +515,8 @@ def compare(path):
     mine = explorer_view(machine, graph) + (explorer_possibles(machine, graph),)
     outcomes, gaps, dead = z3backend.BMC(inst).reachable_outcomes(DEPTH)
     z_possibles = [(d.name, z3backend.impossible(inst, d.cond) is None) for d in inst.model.possibles]
+    if inst.model.triggers:  # the explored initial states are settled, triggers included: not bare setups
+        mine = mine[:-1] + (z_possibles,)
     return mine, (outcomes, gaps, dead, z3_invariants(inst), z_possibles)
 
 
