@@ -7,10 +7,7 @@ the next game. A game ends after a step in which a `game won by` / `game drawn` 
 actions between games too; the outcome rules are the match's."""
 from __future__ import annotations
 
-from checker import engine
-from checker.engine import load_instances
-from checker.explicit.explore import Limits, explore
-from checker.explicit.machine import Machine
+from checking import _check, _errors, _graph
 
 MATCH = """players 2
 var life(p: player) [G]: 0..1 = 1
@@ -32,21 +29,6 @@ outcome last [C]: win player p when in_game(p) and forall q in opponents(p): los
 active p [G] when turn == p and not between_games
 """
 
-
-def _check(tmp_path, text: str):
-    spec = tmp_path / "s.rw"
-    spec.write_text(text, encoding="utf-8")
-    return engine.check([str(spec)]), spec
-
-
-def _errors(tmp_path, text: str) -> list[tuple[str, str]]:
-    res, _ = _check(tmp_path, text)
-    return [(d.code, d.message) for d in res.diagnostics]
-
-
-def _graph(spec):
-    (inst,) = load_instances(str(spec))
-    return inst, explore(Machine(inst), Limits(max_states=10_000, max_seconds=30))
 
 
 def test_a_best_of_three_match_is_clean(tmp_path):

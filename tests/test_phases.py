@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from checker import engine
 from checker.engine import load_instances
-from checker.explicit.explore import Limits, explore
-from checker.explicit.machine import Machine
+from checking import _check, _errors, _graph
 
 GAME = """players 2
 var turn: player = P1
@@ -32,21 +31,6 @@ outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
 active p when turn == p
 """
 
-
-def _check(tmp_path, text: str):
-    spec = tmp_path / "s.rw"
-    spec.write_text(text, encoding="utf-8")
-    return engine.check([str(spec)]), spec
-
-
-def _errors(tmp_path, text: str) -> list[tuple[str, str]]:
-    res, _ = _check(tmp_path, text)
-    return [(d.code, d.message) for d in res.diagnostics]
-
-
-def _graph(spec):
-    (inst,) = load_instances(str(spec))
-    return inst, explore(Machine(inst), Limits(max_states=10_000, max_seconds=30))
 
 
 def test_a_turn_of_phases_is_clean_and_every_phase_ends(tmp_path):
