@@ -1421,8 +1421,9 @@ class BMC:
             if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond)):
                 value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
                 s.add(z3.Not(err), value)
+        # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
         st, ended, gap = enc.settle(raw.copy())
-        s.add(z3.Not(st.error), self.frames[0].equals(st, ended, gap))
+        s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
 
     def _bindings(self, params, st, env, conds, failures):
         """(env, conditions) for every binding; a domain that can fail adds (the conditions of
