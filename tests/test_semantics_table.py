@@ -4,7 +4,9 @@ Each row is an expression or a statement in the surface language, the model and 
 is evaluated in, and the value the language (docs/language.md) gives it. The front end types
 the text once; the explicit engine (a `Compiler` closure on a `Ctx`) and the Z3 engine (an
 `Encoder` term on `state_to_sym` of the same state) each evaluate that one typed node, and both
-must give the row's value:
+must give the row's value. The Z3 engine runs each row twice: building terms as bounded model
+checking does, and folding them to literals as the replay of a trace does (`Encoder(fold=True)`):
+
 
 - expressions: a bool, an int, a player, team or enumeration member by name, "none", a set
   of names (or of numbers), or ERROR: the explicit closure raises EvalError and Z3's error
@@ -788,13 +790,13 @@ def symbolic_state(inst, slots, out, tout, facts):
     return st
 
 
-def eval_expression(inst, node, slots, out, tout, facts):
+def eval_expression(inst, node, slots, out, tout, facts, fold=False):
     """(explicit value or ERROR, Z3 value or ERROR), each in words."""
     try:
         mine = in_words(inst, node.type, Compiler(inst).expr(node)(explicit_ctx(inst, slots, out, tout, facts)))
     except EvalError:
         mine = ERROR
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold)
     value, err = enc.checked(lambda: enc.expr(node, symbolic_state(inst, slots, out, tout, facts), {}))
     failed = _concrete(err)
     assert failed in (True, False), f"Z3's error condition is not concrete: {err}"
@@ -802,7 +804,7 @@ def eval_expression(inst, node, slots, out, tout, facts):
     return mine, theirs
 
 
-def eval_statements(inst, body, slots, out, tout, facts):
+def eval_statements(inst, body, slots, out, tout, facts, fold=False):
     """(explicit post state or ERROR / OVERFLOW, Z3 post state or ERROR / OVERFLOW)."""
     c = explicit_ctx(inst, slots, out, tout, facts)
     try:
@@ -815,7 +817,7 @@ def eval_statements(inst, body, slots, out, tout, facts):
         mine = OVERFLOW
     except EvalError:
         mine = ERROR
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold)
     st = enc.stmts(body, symbolic_state(inst, slots, out, tout, facts), {})
     error, overflow = _concrete(st.error), _concrete(st.overflow)
     assert error in (True, False) and overflow in (True, False), "Z3's failure conditions are not concrete"
@@ -846,16 +848,17 @@ def _names(inst, pmask, tmask):
 
 # ---------------------------------------------------------------- the tests
 
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("model, state, text, expected", _params())
-def test_both_engines_give_the_documented_value(probe, model, state, text, expected):
+def test_both_engines_give_the_documented_value(probe, model, state, text, expected, fold):
     inst, node = probe(model, text)
     slots, out, tout, facts = make_state(inst, model, state)
     if not is_statement(text):
-        explicit, symbolic = eval_expression(inst, node, slots, out, tout, facts)
+        explicit, symbolic = eval_expression(inst, node, slots, out, tout, facts, fold)
         assert same(explicit, expected), f"explicit engine: {explicit!r}"
         assert same(symbolic, expected), f"Z3 engine: {symbolic!r}"
         return
-    explicit, symbolic, error, overflow = eval_statements(inst, node, slots, out, tout, facts)
+    explicit, symbolic, error, overflow = eval_statements(inst, node, slots, out, tout, facts, fold)
     if expected in (ERROR, OVERFLOW):
         assert explicit == expected, f"explicit engine: {explicit!r}"
         assert (error if expected == ERROR else overflow) is True, f"Z3 engine: error={error} overflow={overflow}"
@@ -964,9 +967,9 @@ def _settled_explicit(inst, out):
             "rules": _tags(inst, [r for r in c.hits if inst.model.rules[r].kind in ("statement", "trigger")])}
 
 
-def _settled_symbolic(inst, out):
+def _settled_symbolic(inst, out, fold):
     slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold)
     st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ())), {})
     st, ended, _ = enc.settle(st)
     if _concrete(st.overflow):
@@ -980,11 +983,12 @@ def _settled_symbolic(inst, out):
             "rules": _tags(inst, statement_hits(inst, st))}
 
 
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
-def test_both_engines_settle_a_step_with_triggers_as_documented(event_probe, state, text, expected):
+def test_both_engines_settle_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
     inst = event_probe(text)
     out = _masks(inst, EVENT_STATES[state])[0]
-    explicit, symbolic = _settled_explicit(inst, out), _settled_symbolic(inst, out)
+    explicit, symbolic = _settled_explicit(inst, out), _settled_symbolic(inst, out, fold)
     if expected == OVERFLOW:
         assert explicit == OVERFLOW and symbolic == OVERFLOW, (explicit, symbolic)
         return

@@ -20,7 +20,7 @@ quantifiers evaluate as far as the explorer does and no further.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 import z3
@@ -52,6 +52,15 @@ def _concrete(x):
     if z3.is_true(s):
         return True
     if z3.is_false(s):
+        return False
+    return None
+
+
+def _decided(x):
+    """True or False for a literal, None for any other term (no simplification: see Encoder.lit)."""
+    if z3.is_true(x):
+        return True
+    if z3.is_false(x):
         return False
     return None
 
@@ -134,6 +143,10 @@ class SymState:
 
 def merge(cond, a: SymState, b: SymState) -> SymState:
     """If cond then a else b, slot by slot."""
+    if z3.is_true(cond):
+        return a
+    if z3.is_false(cond):
+        return b
     def m(x, y):
         return sym_if(cond, x, y)
     s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
@@ -150,8 +163,13 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
 
 
 class Encoder:
-    def __init__(self, inst: Instance):
+    def __init__(self, inst: Instance, fold: bool = False):
         self.inst = inst
+        # `fold`: every input is concrete (the replay of a trace), so comparisons, arithmetic and
+        # conditions are simplified to literals as they are built, and a branch, operand or
+        # element that a decided condition rules out is not encoded at all. The result is the
+        # same; only the terms built for nothing are not (they were most of a replay's time).
+        self.fold = fold
         self.model = inst.model
         self.n = inst.nplayers
         self.nt = inst.nteams
@@ -192,6 +210,10 @@ class Encoder:
             return value, z3.simplify(_or(self.errs)) if self.errs else FALSE  # most meet none
         finally:
             self.path, self.errs = saved_path, saved_errs
+
+    def lit(self, x):
+        """x as a literal where the encoder folds (see __init__); unchanged otherwise."""
+        return z3.simplify(x) if self.fold and isinstance(x, z3.ExprRef) else x
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, st: SymState, env: dict):
@@ -246,13 +268,18 @@ class Encoder:
         return v
 
     def z_Not(self, e, st, env):
-        return z3.Not(self.expr(e.operand, st, env))
+        return self.lit(z3.Not(self.expr(e.operand, st, env)))
 
     def z_Neg(self, e, st, env):
         return -self.expr(e.operand, st, env)
 
     def z_Logic(self, e, st, env):
-        a = self.expr(e.left, st, env)
+        a = self.lit(self.expr(e.left, st, env))
+        if self.fold and _decided(a) is not None:
+            # `false and b`, `true or b`, `false implies b`: the explorer does not evaluate b either
+            if _decided(a) is (e.op == "or"):
+                return TRUE if e.op == "implies" else a
+            return self.lit(self.expr(e.right, st, env))  # `true and b`, `false or b`, `true implies b`
         if self.can_fail(e.right):  # the right side is evaluated only where the explorer evaluates it
             with self.under(z3.Not(a) if e.op == "or" else a):
                 b = self.expr(e.right, st, env)
@@ -273,21 +300,21 @@ class Encoder:
                 same = z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
             return same if e.op == "==" else z3.Not(same)
         a, b = _tz(a), _tz(b)
-        return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
-                ">": lambda: a > b, ">=": lambda: a >= b}[e.op]()
+        return self.lit({"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+                         ">": lambda: a > b, ">=": lambda: a >= b}[e.op]())
 
     def z_Arith(self, e, st, env):
         a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
         op = e.op
         if op == "+":
-            return a + b
+            return self.lit(a + b)
         if op == "-":
-            return a - b
+            return self.lit(a - b)
         if op == "*":
-            return a * b
+            return self.lit(a * b)
         self.fail(b == 0)
         q = _floordiv(a, b)
-        return z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q)
+        return self.lit(z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q))
 
     def z_SetOp(self, e, st, env):
         a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
@@ -314,7 +341,9 @@ class Encoder:
         return z3.Not(r) if e.negated else r
 
     def z_Ite(self, e, st, env):
-        c = self.expr(e.cond, st, env)
+        c = self.lit(self.expr(e.cond, st, env))
+        if self.fold and _decided(c) is not None:
+            return self.expr(e.then if _decided(c) else e.other, st, env)
         if not self.can_fail(e):
             return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
         with self.under(c):
@@ -371,6 +400,18 @@ class Encoder:
         reached = TRUE  # the explorer stops at the first element that decides the quantifier
         fails = self.can_fail(e.body)
         for v, c in self.candidates(e.domain, st, env):
+            c = self.lit(c)
+            if self.fold and _decided(c) is False:  # not an element: not evaluated
+                continue
+            if self.fold and _decided(c):  # an element: the errors of its body are under the path reached
+                with self.under(reached) if fails else nullcontext():
+                    body = self.lit(self.expr(e.body, st, {**env, e.binder.uid: v}))
+                if _decided(body) is (e.kind == "exists") and _decided(reached):  # it decides the quantifier
+                    return body
+                parts.append(body)
+                if fails:
+                    reached = self.lit(z3.And(reached, body if e.kind == "forall" else z3.Not(body)))
+                continue
             if not fails:
                 body = self.expr(e.body, st, {**env, e.binder.uid: v})
                 parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
@@ -384,8 +425,8 @@ class Encoder:
                 parts.append(z3.And(c, body))
                 reached = z3.And(reached, z3.Not(z3.And(c, body)))
         if e.kind == "forall":
-            return z3.And(*parts) if parts else TRUE
-        return _or(parts)
+            return self.lit(z3.And(*parts)) if parts else TRUE
+        return self.lit(_or(parts))
 
     def z_Aggregate(self, e, st, env):
         cands = self.candidates(e.domain, st, env)
@@ -674,12 +715,16 @@ class Encoder:
             st = st.copy()
             conds, before = [], TRUE
             for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
-                value = self._errors_into(st, lambda c=c: self.expr(c, st, env), before)
+                value = self.lit(self._errors_into(st, lambda c=c: self.expr(c, st, env), before))
                 conds.append(value)
+                if _decided(value):  # the branches after a condition that holds are never reached
+                    break
                 before = z3.And(before, z3.Not(value))
-            out = self.stmts(s.otherwise, st, env)
-            for c, (_, body) in reversed(list(zip(conds, s.branches))):
-                out = merge(c, self.stmts(body, st, env), out)
+            chosen = len(conds) - 1 if conds and _decided(conds[-1]) else None
+            out = self.stmts(s.otherwise if chosen is None else s.branches[chosen][1], st, env)
+            for c, (_, body) in reversed(list(zip(conds[:chosen], s.branches))):
+                if _decided(c) is not False:  # a branch whose condition is false changes nothing
+                    out = merge(c, self.stmts(body, st, env), out)
             if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
                 taken = TRUE if s.otherwise else _or(conds)
                 out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
@@ -688,7 +733,9 @@ class Encoder:
             st = st.copy()
             cands = self._errors_into(st, lambda: self.candidates(s.domain, st, env))
             for v, c in cands:
-                st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
+                c = self.lit(c)
+                if _decided(c) is not False:
+                    st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
             return st
         if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
             return self.stmts(s.body, st, env)
@@ -966,6 +1013,8 @@ def _settle(enc: Encoder, st: SymState):
                 if z3.is_false(fire):
                     continue
                 body = enc.stmts(t.body, cur, env)
+                if body is cur:  # an empty body: the trigger's hit is under `fire`, not on `cur` itself
+                    body = cur.copy()
                 body.hits[t.rule] = TRUE
                 cur = merge(fire, body, cur)
                 ran = z3.simplify(z3.Or(ran, fire))
@@ -1072,7 +1121,7 @@ def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) ->
     """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs.
     `memo` (step -> what its replay said) lets the traces of one instance share the steps they
     have in common: a step's replay depends on the step alone."""
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold=True)
     try:
         for i, step in enumerate(steps, 1):
             problem = memo.get(step) if memo is not None else None
@@ -1136,7 +1185,7 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
         st.draw = z3.BoolVal(bool(end[2]))
         st.fin = z3.BoolVal(not any(end))
     st.over = z3.BoolVal(bool(end))
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold=True)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
     return _concrete(err) is True
 
@@ -1151,7 +1200,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
         for j in range(v.count):
             if filled[v.offset + j] is None:
                 filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
-    enc = Encoder(inst)
+    enc = Encoder(inst, fold=True)
     try:
         st = state_to_sym(inst, tuple(filled) + (0, 0, ()))
         if where.startswith("initial value of "):
