@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.analyses.diff import diff
+from checker.analyses.diff import BEHAVIOUR, diff
 from checker.cli import main
 from checker.limits import Limits
 
@@ -324,3 +324,36 @@ def test_notes_citing_every_edited_declaration_declare_what_the_edits_cause(tmp_
     # a second, undeclared edit: the note no longer covers every edit
     new.write_text(edited.replace("hits < 2 do\n  turn", "hits < 3 do\n  turn") + 'changes [3] "reach"\n', encoding="utf-8")
     assert diff(side(old), side(new)).exit_code() == 1
+
+
+KNOCK_OUT = """document { 1: "turns" 2: "knock out" }
+players 3
+var turn [1]: player = P1
+var knocked [2]: bool = false
+action knock [2] progress when not knocked do knocked := true; end
+action pass [1] progress do turn := next_in_game(turn); end
+outcome out [2]: {kind} player p when knocked and p == P3
+"""
+
+
+def test_a_loss_turned_into_a_draw_for_one_player_is_a_change_of_behaviour(tmp_path):
+    # P3 is out of the game in both versions and the game goes on: only why P3 is out differs
+    old, new = tmp_path / "lose.rw", tmp_path / "draw.rw"
+    old.write_text(KNOCK_OUT.replace("{kind}", "lose"), encoding="utf-8")
+    new.write_text(KNOCK_OUT.replace("{kind}", "draw"), encoding="utf-8")
+    res = diff(side(old), side(new))
+    plays = [d for d in res.differences if d.kind == "play"]
+    assert len(plays) == 1 and res.exit_code() == 1
+    assert plays[0].summary == "after setup, knock leads to drew = {} in OLD but to drew = {P3} in NEW"
+    assert [st.action for st in plays[0].trace] == ["setup", "knock"] and plays[0].replay == "confirmed"
+
+
+def test_a_reason_only_one_version_can_give_but_never_gives_is_no_difference(tmp_path):
+    # NEW can give a draw to some players (a rule that never applies); OLD cannot: nobody is
+    # out for a draw in either, which is the same observation
+    old, new = tmp_path / "a.rw", tmp_path / "b.rw"
+    old.write_text(KNOCK_OUT.replace("{kind}", "lose"), encoding="utf-8")
+    new.write_text(KNOCK_OUT.replace("{kind}", "lose") + "outcome never [2]: draw player p when false\n",
+                   encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert [d for d in res.differences if d.kind in BEHAVIOUR] == []

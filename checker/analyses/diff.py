@@ -7,8 +7,10 @@ Same behaviour, per instance, means the same observable traces: the sequences
 `setup o0, a1 o1, a2 o2, ...` a play can produce, where `ai` is an action with its arguments as
 text (`attack(q=P3)`; rule tags are not behaviour, renumbering a rule changes nothing) and `oi`
 the observation of a state: the values of the variables both versions declare under the same
-name, who is out of the game, and whether the game runs, must end, or ended with which outcome.
-Variables only one version has are not observed (renaming a variable hides it).
+name, who is out of the game and why (drew, won while the game went on, left with no result:
+observed when either version can give that reason, an empty set in the version that cannot),
+and whether the game runs, must end, or ended with which outcome. Variables only one version
+has are not observed (renaming a variable hides it).
 
 The comparison is a breadth-first search over pairs (the set of OLD states, the set of NEW
 states) reached by the same observable trace: a subset construction, so hidden variables that
@@ -39,7 +41,7 @@ from ..explicit.explore import Graph, describe_action, rules_of
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import z3backend
 from .findings import Finding, TraceStep
-from .traces import build_trace, show, state_values
+from .traces import RESULT_ROWS, build_trace, show, state_values
 
 BUILTIN_OBSERVED = ("out_of_game", "teams_out", "game")
 KINDS = {  # kind: what it says (behaviour kinds make `diff` fail unless declared)
@@ -209,8 +211,11 @@ class _View:
     def obs(self, sid: int) -> int:
         o = self._obs.get(sid)
         if o is None:
+            shown = {k: show(v) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names}
+            for name in self.obs_names & REASONS:  # a reason this version never gives: nobody is out for it
+                shown.setdefault(name, show({"#set": []}))
             # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
-            values = tuple(sorted((k, show(v)) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names))
+            values = tuple(sorted(shown.items()))
             o = self._obs[sid] = self._intern.setdefault(values, len(self._intern))
         return o
 
@@ -233,9 +238,15 @@ class _View:
         return out
 
 
+REASONS = {name for _, name, _ in RESULT_ROWS}
+
+
 def observed_names(a: Graph, b: Graph) -> set[str]:
+    """The variables both versions declare, the built-in statuses, and why players are out for
+    every reason either version can give."""
     names = lambda g: {v.name for v in g.machine.inst.vars} | set(BUILTIN_OBSERVED)  # noqa: E731
-    return names(a) & names(b)
+    used = a.machine.results_used | b.machine.results_used
+    return (names(a) & names(b)) | {name for _, name, key in RESULT_ROWS if key in used}
 
 
 def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True) -> tuple[list[Difference], str]:

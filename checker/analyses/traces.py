@@ -38,12 +38,16 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     return out
 
 
+# why a player or team is out without having lost: (bit group, the row's name, the model's use)
+RESULT_ROWS = ((DREW, "drew", "drew"), (WON, "won", "won"), (LEFT, "left_with_no_result", "left"))
+
+
 def _results(inst, out: int, tout: int, used) -> list[tuple[str, object]]:
     """Who is out of the game without having lost: drew, won (the game went on), left; only
     the reasons the model can give."""
     n, nt = inst.nplayers, inst.nteams
     rows = []
-    for why, name, key in ((DREW, "drew", "drew"), (WON, "won", "won"), (LEFT, "left_with_no_result", "left")):
+    for why, name, key in RESULT_ROWS:
         if key not in used:
             continue
         rows.append((name, {"#set": [inst.players[p] for p in range(n) if result_mask(out, n, why) >> p & 1]
