@@ -984,7 +984,11 @@ def _settle(enc: Encoder, st: SymState):
     fired: dict = {}
     seen = {"win_player": [FALSE] * n, "win_team": [FALSE] * nt, "draw": [FALSE], "finish": [FALSE]}
     go = TRUE
-    for _ in range(2 * (n + nt) + 3):  # each round fires a new (event, subject): at most that many
+    # a round that runs a trigger fired an (event, subject) that had not fired (each fires once
+    # a step), so there are at most as many rounds as pairs with triggers: over symbolic states,
+    # where no round is seen to be the last, a tighter bound is fewer rounds of terms to build
+    pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
+    for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
                "draw": [st.draw], "finish": [st.fin]}
         events = []
