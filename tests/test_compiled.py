@@ -191,3 +191,44 @@ def test_the_seat_helpers_agree_with_their_definitions_at_every_table_size(tmp_p
             assert ns["_nearest"](lo, hi, s, d, v, c) == min([j if (v >> q) & 1 else c
                                                               for j, q in zip(range(lo, hi + 1), seats)], default=0)
             assert _ring(s, k, d, out, n) == ring_step(s, k, d, out, n)
+
+
+# An assignment's place computed once and reused on the body's straight-line path while nothing
+# it reads is written (codegen's `place`): `fin[removed(d)]` and `seen[removed(d)]` share one
+# search; once `mk` is written it is searched again; a branch starts from the places before the
+# `if`, and after the `if` (or in a loop) they are searched again.
+PLACES = """players 5
+var mk(p: player): bool = seat(p) % 2 == 0
+var fin(p: player): bool = false
+var seen(p: player): bool = false
+let removed(d: player) = right(d, min(k in 0..4: if mk[right(d, k)] then k else 4 end))
+action take(d: player) when mk[d] or fin[d] do
+  fin[removed(d)] := true;
+  seen[removed(d)] := true;
+  mk[removed(d)] := false;
+  fin[removed(d)] := false;
+  if seen[d] then
+    mk[removed(d)] := true;
+  end
+  seen[removed(d)] := false;
+end
+action sweep(d: player) when fin[d] do
+  forall q in players do
+    seen[removed(q)] := not seen[removed(q)];
+    mk[removed(q)] := false;
+  end
+end
+"""
+
+
+def test_a_place_is_computed_once_until_what_it_reads_is_written(tmp_path):
+    spec = tmp_path / "places.rw"
+    spec.write_text(PLACES, encoding="utf-8")
+    (inst,) = load_instances(str(spec))
+    m = CompiledMachine(inst)
+    take = m.source[m.source.index("def a0("):m.source.index("def a1(")]
+    # fin, seen and mk share the first; fin and the branch share the second; after the `if`, a third
+    assert take.count("_nearest(") == 3
+    reference, compiled = explore(Machine(inst), LIMITS), explore(m, LIMITS)
+    assert reference.complete and len(reference.states) > 20
+    assert view(compiled) == view(reference)

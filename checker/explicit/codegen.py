@@ -22,6 +22,7 @@ or a bool before it is written. Nothing is read from or written to disk.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..frontend import builtins as bi
@@ -86,6 +87,10 @@ class Generator:
         self.spans: list = []  # (span, message) for errors raised by generated code
         self.names: list = []  # per assignment site: what an overflow message calls the variable
         self.written: dict[str, str] = {}  # entry local name -> the local the body writes, while a body is generated
+        # the places a body has computed on its straight-line path (source -> the local holding
+        # it), while nothing they read has been written since: `fin[removed(d)] := false;
+        # mk[removed(d)] := false;` searches for the nearest marker once (see `place`)
+        self.places: dict[str, str] = {}
         self.tmp = 0
         self.comp = Compiler(inst)  # folds closed expressions to literals
         self._closed: dict[int, bool] = {}
@@ -487,13 +492,14 @@ class Generator:
             lines = []  # a constant: nothing to evaluate first (the statement below writes it)
         k = None
         if s.index is not None:
-            k = self.fresh("k")
-            lines.append(f"{pad}{k} = {self.offset(f, s.index, s.span)}")
+            k, line = self.place(self.offset(f, s.index, s.span), pad)
+            lines += line
         check = self.contains(vt, val)
         if check:
             self.names.append((v, s.span))
             site = len(self.names) - 1
             lines.append(f"{pad}if not ({check}): _overflow({site}, {k if k else -1}, {val})")
+        self.wrote(x)
         if f.kind == "scalar":
             lines.append(f"{pad}{x} = {val}")
         elif f.kind == "bits" and s.value.__class__ is T.Const:  # `mk[s] := true`: no test of the value
@@ -504,6 +510,21 @@ class Generator:
             sh = f"({k} * {f.width})"
             lines.append(f"{pad}{x} = ({x} & ~({f.mask} << {sh})) | (({val} - {_lit(f.low)}) << {sh})")
         return lines
+
+    def place(self, src: str, pad: str) -> tuple[str, list[str]]:
+        """(local, lines) for an assignment's place: the local that already holds `src` on this
+        path, or a new one. Reusing it is exact: the same source over locals none of which was
+        written since gives the same value, and had it failed the step would have ended there."""
+        k = self.places.get(src)
+        if k is not None:
+            return k, []
+        k = self.places[src] = self.fresh("k")
+        return k, [f"{pad}{k} = {src}"]
+
+    def wrote(self, local: str) -> None:
+        """`local` is assigned: a place computed from it is stale."""
+        word = re.compile(rf"\b{re.escape(local)}\b")
+        self.places = {src: k for src, k in self.places.items() if not word.search(src)}
 
     def contains(self, vt, val: str) -> str:
         """The source of `VarType.contains` for one type ("" where the type cannot be left)."""
@@ -523,32 +544,46 @@ class Generator:
         branch), as `Compiler.s_If` does."""
         hit = [f"{pad}    hits.append({_lit(s.rule)})"] if s.rule is not None else []
         lines = []
+        before = self.places  # each branch starts from the places computed before the `if`
         for i, (cond, body) in enumerate(s.branches):
             lines.append(f"{pad}{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
+            self.places = dict(before)
             lines += hit + self.stmts(body, pad + "    ")
         if s.otherwise:
             lines.append(f"{pad}else:")
+            self.places = dict(before)
             lines += hit + self.stmts(s.otherwise, pad + "    ")
+        self.places = {}  # after it, a place may hold either branch's value or none
         return lines
 
     def s_Forall(self, s, pad):
         lines = [f"{pad}for {self.x_BinderRef(s.binder)} in list({self.domain(s.domain)}):"]
-        return lines + self.stmts(s.body, pad + "    ")
+        self.places = {}  # a turn of the loop may write what an earlier place read
+        lines += self.stmts(s.body, pad + "    ")
+        self.places = {}
+        return lines
 
     def s_Block(self, s, pad):
         return self.stmts(s.body, pad)
 
     def s_LetStmt(self, s, pad):
-        return [f"{pad}{self.x_BinderRef(s.binder)} = {self.expr(s.value)}"]
+        name = self.x_BinderRef(s.binder)
+        line = f"{pad}{name} = {self.expr(s.value)}"
+        self.wrote(name)
+        return [line]
 
     def s_OutcomeStmt(self, s, pad):
         if s.kind == "draw" and s.subject is None:
+            self.wrote("draw")
             return [f"{pad}draw = True"]
         if s.kind == "finish":
+            self.wrote("fin")
             return [f"{pad}fin = True"]
         team = s.subject.type.kind == "team"
         fact = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}[s.kind] + ("t" if team else "p")
-        return [f"{pad}{fact} |= 1 << {self.expr(s.subject)}"]
+        line = f"{pad}{fact} |= 1 << {self.expr(s.subject)}"
+        self.wrote(fact)
+        return [line]
 
 
 def written_vars(body) -> set[str]:

@@ -280,6 +280,7 @@ class CompiledMachine(Machine):
                 gen.written[f"x{f.entry}"] = f"y{f.entry}"
                 lines.append(f"{pad}y{f.entry} = x{f.entry}")
         gen.facts = BODY_FACTS
+        gen.places = {}
         body = gen.stmts(decl.body, pad + PAD)
         lines += [f"{pad}try:"] + body
         gen.facts = GUARD_FACTS
