@@ -637,3 +637,22 @@ def test_a_setup_whose_trigger_overflows_has_no_initial_state_in_either_engine(t
     graph = explore(Machine(inst), Limits(max_states=1_000, max_seconds=20))
     assert [e.kind for e in graph.setup_errors] == ["overflow"] and not graph.states
     assert z3backend.BMC(inst).solver.check() == z3.unsat
+
+
+# Every player draws in the setup, so the game is over because everyone has left with a draw
+# (docs/language.md, "Outcomes for some players"): that end is no `draw` event, and the trigger
+# (which would overflow) does not run in either engine. Z3 used to count the end's draw as a draw
+# of the step, run the trigger and lose the initial state (the random specs found it).
+EVERYONE_DREW = """players 2
+var n: 0..1 = 0
+action a progress when true do n := 1; end
+outcome all_draw: draw player p when true
+trigger count on draw do n := n + 2; end
+"""
+
+
+def test_a_game_everyone_left_with_a_draw_fires_no_draw_trigger_in_either_engine(tmp_path):
+    path = tmp_path / "everyone_drew.rw"
+    path.write_text(EVERYONE_DREW, encoding="utf-8")
+    mine, theirs = compare(str(path))
+    assert mine[:3] == theirs[:3] == ({(0, 0, True)}, False, False)

@@ -944,6 +944,10 @@ class Encoder:
         # everyone has left and someone won or drew on the way out: the game is over (a draw if nobody won)
         someone_won = _or(st.rw + st.trw)
         closed = z3.And(z3.Not(ended), everyone_out, z3.Or(someone_won, _or(st.rd + st.trd)))
+        # the draw of a game everyone has left is the end's, not a draw fact of the step: no
+        # `on draw` trigger fires for it, and a further round does not start from it (as the
+        # explorer's end marker); `_settle` reads the fact from `draw_fact`
+        st.draw_fact = st.draw
         st.draw = z3.Or(st.draw, z3.And(closed, z3.Not(someone_won)))
         ended = z3.Or(ended, closed)
         reasons = [everyone_out]
@@ -977,6 +981,7 @@ def _settle(enc: Encoder, st: SymState):
     model = enc.model
     if not model.triggers:
         return st, ended, gap
+    draw = st.draw_fact  # the step's draw so far, without the end's draw of a game everyone left
     on: dict[str, list] = {}
     for t in model.triggers:
         on.setdefault(t.event + ("_" + t.subject if t.subject else ""), []).append(t)
@@ -990,7 +995,7 @@ def _settle(enc: Encoder, st: SymState):
     pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
     for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
-               "draw": [st.draw], "finish": [st.fin]}
+               "draw": [draw], "finish": [st.fin]}
         events = []
         for event in TRIGGER_EVENTS:
             if event not in on:
@@ -1004,8 +1009,9 @@ def _settle(enc: Encoder, st: SymState):
             break
         for event, x, happens in events:
             fired[(event, x)] = z3.simplify(z3.Or(fired.get((event, x), FALSE), happens))
-        seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [st.draw], "finish": [st.fin]}
+        seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [draw], "finish": [st.fin]}
         cur = st.copy()
+        cur.draw = draw
         cur.lp, cur.lt = [FALSE] * n, [FALSE] * nt
         cur.dp, cur.dt, cur.xp, cur.xt = [FALSE] * n, [FALSE] * nt, [FALSE] * n, [FALSE] * nt
         ran = FALSE
@@ -1029,6 +1035,7 @@ def _settle(enc: Encoder, st: SymState):
         kept = st.copy()
         kept.error = z3.simplify(z3.Or(st.error, cur.error))
         st = merge(ran, res, kept)
+        draw = sym_if(ran, res.draw_fact, draw)
         ended, gap = sym_if(ran, ended2, ended), sym_if(ran, gap2, gap)
         go = ran
     return st, ended, gap
