@@ -534,19 +534,26 @@ def _fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Gr
     return [f for f in found if f.kind not in FOLLOW_ON]
 
 
-def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
-    """The Z3 contradiction check within its part of the instance's time (building the formulas
-    included: a quantifier over 0..10^8 is built term by term); "unknown" makes it incomplete."""
-    seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
-    part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
+def _ask_within(part: Budget, ask):
+    """Z3's verdict `ask(milliseconds left)` within `part` (building the formulas included: a
+    quantifier over 0..10^8 is built term by term); ("unknown", why) when the formulas cannot be
+    encoded or the part runs out, so the caller makes the instance incomplete, never clean."""
     try:
         part.check()
         with watchdog(part):
-            verdict = z3backend.contradiction(inst, max(1, int(part.remaining() * 1000)))
+            return ask(max(1, int(part.remaining() * 1000)))
     except z3backend.Unsupported as exc:
-        verdict = ("unknown", f"not encodable: {exc}")
+        return ("unknown", f"not encodable: {exc}")
     except LimitHit as exc:
-        verdict = ("unknown", str(exc))
+        return ("unknown", str(exc))
+
+
+def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
+    """The Z3 contradiction check within its part of the instance's time; "unknown" makes the
+    instance incomplete."""
+    seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
+    part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
+    verdict = _ask_within(part, lambda ms: z3backend.contradiction(inst, ms))
     if verdict and verdict[0] == "unknown":
         res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
         return []
@@ -569,14 +576,7 @@ def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
         seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
         part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
         for env, shown in _possible_bindings(inst, d):
-            try:
-                part.check()
-                with watchdog(part):
-                    verdict = z3backend.impossible(inst, d.cond, max(1, int(part.remaining() * 1000)), env)
-            except z3backend.Unsupported as exc:
-                verdict = ("unknown", f"not encodable: {exc}")
-            except LimitHit as exc:
-                verdict = ("unknown", str(exc))
+            verdict = _ask_within(part, lambda ms, env=env: z3backend.impossible(inst, d.cond, ms, env))
             if verdict and verdict[0] == "unknown":
                 res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
                 continue
