@@ -111,7 +111,7 @@ def build_trace(graph: Graph, path: list[tuple[int, int]]) -> list[TraceStep]:
     steps: list[TraceStep] = []
     prev: dict[str, object] = {}
     for i, (sid, lid) in enumerate(path):
-        values = state_values(graph, graph.states[sid])
+        values = state_values(graph, graph.state_of(sid))
         if lid == -1:
             action, rules = "setup", rules_of(graph.machine, graph.init_hits.get(sid, ()))
         else:

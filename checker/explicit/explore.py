@@ -106,6 +106,10 @@ class Graph:
         self.parent.append(parent)
         return sid, True
 
+    def state_of(self, sid: int) -> tuple:
+        """State `sid` as the machine packs it (a reduced graph also has states off its index)."""
+        return self.states[sid]
+
     def values(self, sid: int) -> tuple:
         """State `sid` as slots: the variables' values, the players out, the teams out, the end."""
         return self.machine.values(self.states[sid])

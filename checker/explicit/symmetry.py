@@ -36,7 +36,7 @@ from array import array
 
 from ..frontend import typed as T
 from ..limits import Budget, LimitHit, Limits
-from .explore import LIVE_EVERY, Graph, describe_label, rules_of, sccs
+from .explore import LIVE_EVERY, Graph, rules_of, sccs
 
 # built-ins that commute with a rotation of the seats (without teams); anything else refuses
 ROTATION_SAFE = frozenset({
@@ -697,26 +697,11 @@ def _lift(x, entry, qpath):
             cur = target
             if cur == start_state:
                 path.append((_sid(entry), rlid))
-                return _trace(g, path), len(prefix) - 1
+                from ..analyses.traces import build_trace  # the analyses import the explorer, not the reverse
+                return build_trace(g, path), len(prefix) - 1
             g.extra.append(cur)
             path.append((EXTRA + len(g.extra) - 1, rlid))
     raise AssertionError("the lifted cycle did not close")
-
-
-def _trace(g: ReducedGraph, path):
-    from ..analyses.findings import TraceStep
-    from ..analyses.traces import show, state_values
-    steps, prev = [], {}
-    for i, (sid, lid) in enumerate(path):
-        values = state_values(g, g.state_of(sid))
-        if lid == -1:
-            action, rules = "setup", rules_of(g.machine, g.init_hits.get(sid, ()))
-        else:
-            action, rules = describe_label(g, lid)
-        changes = tuple((k, show(v)) for k, v in values if prev.get(k) != v)
-        steps.append(TraceStep(i, action, rules, changes, tuple(values), sid=sid, lid=lid))
-        prev = dict(values)
-    return steps
 
 
 def all_rotations(g: ReducedGraph, mask: int) -> int:
