@@ -38,9 +38,6 @@ without the bound a rare example could hold CI for many minutes.
 """
 from __future__ import annotations
 
-import signal
-from contextlib import contextmanager
-
 import z3
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings, strategies as st
@@ -50,6 +47,7 @@ from checker.explicit.compile import EvalError
 from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
+from checker.limits import Budget, LimitHit, watchdog
 from checker.symbolic import z3backend
 from checker.symbolic.z3backend import SymState, _concrete
 
@@ -58,26 +56,6 @@ from test_backends import _depths, _explorer_view
 DEPTH = 3
 EXAMPLES = 150
 Z3_SECONDS = 30
-
-
-class TooSlow(Exception):
-    pass
-
-
-@contextmanager
-def time_bound(seconds: int):
-    """Raise TooSlow in the body after `seconds` (SIGALRM: the main thread, Linux and macOS),
-    and again every half second until it is caught: a signal that arrives inside a z3 object's
-    __del__ is ignored by Python."""
-    def expire(*_):
-        raise TooSlow()
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # ---------------------------------------------------------------- the spec grammar
@@ -544,11 +522,11 @@ def compare(path):
     if not graph.complete:
         return None
     mine = explorer_view(machine, graph) + (explorer_possibles(machine, graph),)
-    try:
-        with time_bound(Z3_SECONDS):
+    try:  # the checker's own watchdog: it stops the encoding only where nothing is half-built
+        with watchdog(Budget(Limits(max_seconds=Z3_SECONDS))):
             outcomes, gaps, dead = z3backend.BMC(inst).reachable_outcomes(DEPTH)
             z_invariants = z3_invariants(inst)
-    except TooSlow:
+    except LimitHit:
         return None
     z_possibles = [(d.name, z3backend.impossible(inst, d.cond) is None) for d in inst.model.possibles]
     if inst.model.triggers:  # the explored initial states are settled, triggers included: not bare setups
