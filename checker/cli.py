@@ -31,7 +31,7 @@ from .analyses import coverage as cov
 from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
-from .limits import Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
+from .limits import WALL_FACTOR, Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs import formats, report
 from .outputs.trace import to_itf
 from .remote import ClusterError
@@ -145,6 +145,7 @@ CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "baseline": ("--baseline", ("check",)),
     "max-states": ("--max-states", ("check", "baseline")),
     "max-seconds": ("--max-seconds", ("check", "baseline")),
+    "max-wall-seconds": ("--max-wall-seconds", ("check", "baseline")),
     "max-memory": ("--max-memory", ("check", "baseline")),
     "no-replay": ("--no-replay", ("check", "baseline")),
 }
@@ -248,7 +249,10 @@ def _limit_args(p: argparse.ArgumentParser, states: int, seconds: float) -> None
     p.add_argument("--max-states", type=_limit(int, "--max-states"), default=states,
                    help=f"per instance (default {states})")
     p.add_argument("--max-seconds", type=_limit(float, "--max-seconds"), default=seconds,
-                   help=f"for the whole run, shared fairly among its instances (default {seconds:g})")
+                   help=f"CPU seconds per worker for the whole run, shared fairly among its instances "
+                        f"(default {seconds:g}; the same verdicts on a busy machine as on an idle one)")
+    p.add_argument("--max-wall-seconds", type=_limit(float, "--max-wall-seconds"), default=None, metavar="SECONDS",
+                   help=f"wall-clock bound of the whole run (default {WALL_FACTOR:g} times --max-seconds)")
     p.add_argument("--max-memory", type=_limit(float, "--max-memory"), default=memory, metavar="MIB",
                    help=f"memory of the whole run in MiB (default {memory}: 4096, or 3/4 of the machine's if less)")
 
@@ -268,7 +272,7 @@ def _limit(kind, name: str):
 
 
 def _limits(args) -> Limits:
-    return Limits(args.max_states, args.max_seconds, args.max_memory)
+    return Limits(args.max_states, args.max_seconds, args.max_memory, args.max_wall_seconds)
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:

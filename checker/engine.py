@@ -37,7 +37,7 @@ from .explicit.explore import Graph, explore
 from .explicit.compiled import machine_for
 from .explicit import symmetry
 from .explicit.machine import Machine
-from .limits import Budget, LimitHit, Limits, watchdog
+from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
@@ -218,7 +218,8 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
         skip = frozenset(_key(f) for j, o in outcomes.items()
                          if j < k and chosen[j][0] is plan and not o.short_of_time for f in o.findings)
         return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
-                    replace(limits, max_seconds=share.seconds, max_memory=share.memory), share.why, replay, skip, k)
+                    replace(limits, max_seconds=share.seconds, max_memory=share.memory,
+                            max_wall_seconds=share.wall), share.why, replay, skip, k)
 
     def run_here(task: Task) -> Outcome:
         return check_instance(chosen[task.position][2], task, graphs)
@@ -357,6 +358,7 @@ class Outcome:
     interrupted: bool = False  # stopped by Ctrl-C during its replays (only in this process)
     short_of_time: bool = False  # incomplete because its share of the run's time ran out
     dropped: bool = False  # memory ran out: nothing of the instance is reported
+    cpu_seconds: float = 0.0  # what checking it cost (its share of the run's time is settled with it)
 
 
 def spec_digest(spec: ir.SpecFile) -> str:
@@ -394,6 +396,14 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     limits = task.limits
     budget = Budget(limits, why=task.why)
     o = Outcome()
+    try:
+        return _check_instance(inst, task, graphs, budget, o)
+    finally:
+        o.cpu_seconds = cpu_seconds() - budget.start
+
+
+def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outcome) -> Outcome:
+    limits = task.limits
     found: list[Finding] = []
     replayable: dict[int, tuple[Machine, Graph]] = {}  # id(finding) -> where its trace was found
     try:
@@ -429,7 +439,8 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
         f.abstraction = under
     lines = o.incomplete + list(o.replay_notes.values())
     o.short_of_time = (bool(lines) and task.why.startswith("its share")
-                       and not any(w in line for line in lines for w in ("memory", "state limit", "initial states)")))
+                       and not any(w in line for line in lines
+                                   for w in ("memory", "state limit", "initial states)", "wall-clock")))
     return o
 
 

@@ -55,11 +55,23 @@ def rss_mib() -> float:
         return peak / (2**20 if os.uname().sysname == "Darwin" else 2**10)
 
 
+WALL_FACTOR = 3.0  # the wall-clock bound, unless given, is this many times the time limit
+
+
 @dataclass(frozen=True)
 class Limits:
+    """`max_seconds` is CPU time: the time the checking itself takes, the same on a loaded
+    machine as on an idle one, so a busy CI runner gives the verdicts an idle laptop gives.
+    `max_wall_seconds` bounds the wall clock as well (None: WALL_FACTOR times max_seconds), so
+    a run on a machine starved of CPU still ends."""
     max_states: int = 200_000
     max_seconds: float = 120.0
     max_memory: float = default_memory_mib()  # MiB, for the whole process
+    max_wall_seconds: float | None = None
+
+    @property
+    def wall_seconds(self) -> float:
+        return WALL_FACTOR * self.max_seconds if self.max_wall_seconds is None else self.max_wall_seconds
 
 
 def limit_problem(name: str, value: float) -> str:
@@ -72,37 +84,64 @@ def limit_problem(name: str, value: float) -> str:
     return ""
 
 
-class Budget:
-    """The deadline and memory limit of one instance's work (or of a part of it).
+def cpu_seconds() -> float:
+    """The CPU time of the calling thread: an instance is checked by one thread (a worker
+    process's main thread, or this process's), Z3's solving included, so this is what the
+    instance itself cost, whatever else the machine runs."""
+    return time.thread_time()
 
-    `check()` is cheap (a clock read) and meant for loops; it reads the memory only every
-    50 ms. `share(f)` is the same budget ending after a fraction f of the time and at a fraction
-    f of the memory, so exploration can leave the rest to the checks; `part(s, why)` is a budget
-    of at most s seconds from now, for a phase with its own say (the contradiction check)."""
+
+class Budget:
+    """The CPU time, wall-clock bound and memory limit of one instance's work (or of a part of it).
+
+    `check()` is cheap (a wall-clock read) and meant for loops: it reads the thread's CPU time
+    and the memory only every 50 ms of wall time (CPU time cannot advance faster than the wall
+    clock). `share(f)` is the same budget ending after a fraction f of the time and at a
+    fraction f of the memory, so exploration can leave the rest to the checks; `part(s, why)` is
+    a budget of at most s CPU seconds from now, for a phase with its own say (the contradiction
+    check)."""
 
     MEMORY_EVERY = 0.05
 
-    def __init__(self, limits: Limits, start: float | None = None, seconds: float | None = None,
-                 memory: float | None = None, why: str = ""):
+    def __init__(self, limits: Limits, seconds: float | None = None, memory: float | None = None,
+                 why: str = "", wall: float | None = None):
         self.limits = limits
-        self.start = time.perf_counter() if start is None else start
+        self.start = cpu_seconds()
+        self.wall_start = time.perf_counter()
         self.seconds = limits.max_seconds if seconds is None else seconds
+        self.wall = limits.wall_seconds if wall is None else wall
         self.memory = limits.max_memory if memory is None else memory
-        self.deadline = self.start + self.seconds
+        self.wall_deadline = self.wall_start + self.wall
         self.why = why or f"time limit of {limits.max_seconds:g}s reached"
-        self._next = self.start  # the first check reads the memory
+        self._next = self.wall_start  # the first check reads the clocks and the memory
+
+    def _derived(self, seconds: float, wall: float, memory: float, why: str, start: float, wall_start: float) -> "Budget":
+        b = Budget(self.limits, seconds, memory, why, wall)
+        b.start, b.wall_start, b.wall_deadline = start, wall_start, min(wall_start + wall, self.wall_deadline)
+        b._next = min(b._next, time.perf_counter())
+        return b
 
     def share(self, fraction: float) -> "Budget":
-        return Budget(self.limits, self.start, self.seconds * fraction, self.memory * fraction, self.why)
+        return self._derived(self.seconds * fraction, self.wall * fraction, self.memory * fraction, self.why,
+                             self.start, self.wall_start)
 
     def part(self, seconds: float, why: str) -> "Budget":
-        now = time.perf_counter()
-        if now + seconds >= self.deadline:
+        if seconds >= self.cpu_left():
             return self
-        return Budget(self.limits, now, seconds, self.memory, why)
+        return self._derived(seconds, seconds * WALL_FACTOR, self.memory, why, cpu_seconds(), time.perf_counter())
+
+    def cpu_left(self) -> float:
+        return self.start + self.seconds - cpu_seconds()
 
     def remaining(self) -> float:
-        return self.deadline - time.perf_counter()
+        """The wall-clock seconds a call that cannot be interrupted (Z3's solver, which only
+        knows wall-clock timeouts) may take: the CPU time left, stretched by how much slower than
+        its CPU time this budget's work has gone so far (the machine's load, at most
+        WALL_FACTOR), and never past the wall-clock bound."""
+        now, cpu = time.perf_counter(), cpu_seconds()
+        used_cpu, used_wall = cpu - self.start, now - self.wall_start
+        stretch = min(WALL_FACTOR, max(1.0, used_wall / used_cpu)) if used_cpu > 0.05 else 1.0
+        return min(self.wall_deadline - now, (self.start + self.seconds - cpu) * stretch)
 
     def check(self) -> None:
         now = time.perf_counter()
@@ -113,13 +152,17 @@ class Budget:
         why = self.over(now=now)
         if why:
             raise LimitHit(why)
-        self._next = min(self.deadline, now + self.MEMORY_EVERY)
+        # the CPU time left cannot run out sooner than the same wall time from now
+        self._next = min(self.wall_deadline, now + min(self.MEMORY_EVERY, max(0.0, self.cpu_left())))
 
     def over(self, grace: float = 0.0, now: float | None = None) -> str:
-        """Why the budget is spent, allowing `grace` seconds past the deadline ("" if it is not)."""
+        """Why the budget is spent, allowing `grace` seconds past the limits ("" if it is not)."""
         now = time.perf_counter() if now is None else now
-        if now >= self.deadline + grace:
+        if cpu_seconds() >= self.start + self.seconds + grace:
             return self.why
+        if now >= self.wall_deadline + grace:
+            return ("the run's wall-clock bound passed before its CPU time was spent "
+                    "(the machine is busy; --max-wall-seconds raises the bound)")
         if rss_mib() > self.memory:
             return f"memory limit of {self.limits.max_memory:g} MiB reached"
         return ""
@@ -128,12 +171,15 @@ class Budget:
 # The modules where the watchdog may raise: they evaluate, search or encode with locals only
 # (or caches written in one step), and whatever they were building is dropped with the
 # exception. Graph bookkeeping (explicit/explore.py) and the engine's own records are not here:
-# there the watchdog waits, and the cooperative checks stop them cleanly. Nor is z3's own
-# Python: ctypes wraps an exception raised while it converts an argument into an ArgumentError
-# (an internal error, found by bench/fuzz.py), and one raised in a callback is only printed.
+# there the watchdog waits, and the cooperative checks stop them cleanly. Only the project's own
+# code is: not z3's Python (ctypes wraps an exception raised while it converts an argument into
+# an ArgumentError, an internal error found by bench/fuzz.py, and one raised in a callback is
+# only printed), and not networkx's (a limit that hit while its modules were being imported
+# left a half-imported networkx that broke every later instance of the process; the checks
+# find their paths with checker.analyses.paths instead).
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
     ("explicit", "compile.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"), ("symbolic", "z3backend.py"),
-    ("analyses", "checks.py"), ("analyses", "traces.py"))) + (os.sep + "networkx" + os.sep,)
+    ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py")))
 TICK = 0.1  # seconds between the watchdog's looks
 RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
 GRACE = 0.5  # how far past the deadline it lets the cooperative checks stop things first
@@ -143,9 +189,20 @@ GENERATED = "<rulewright: compiled"  # how the compiled successors' code names i
 
 
 def _safe(frame) -> bool:
+    """Whether LimitHit may be raised in `frame`: code of a _SAFE module (or generated), not a
+    finalizer, and not while any module is being imported, even one of ours: an import stopped
+    half way leaves its module, or the package that was importing it, broken for the rest of
+    the process."""
     code = frame.f_code
-    return code.co_name != "__del__" and (any(part in code.co_filename for part in _SAFE)
-                                          or code.co_filename.startswith(GENERATED))
+    if code.co_name in ("__del__", "<module>") or not (
+            any(part in code.co_filename for part in _SAFE) or code.co_filename.startswith(GENERATED)):
+        return False
+    f = frame.f_back
+    while f is not None:
+        if f.f_code.co_filename.startswith("<frozen importlib"):
+            return False
+        f = f.f_back
+    return True
 
 
 @contextmanager

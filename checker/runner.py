@@ -24,6 +24,7 @@ already back are kept, the rest is cancelled and the workers are terminated.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 import multiprocessing
 import os
 import signal
@@ -48,31 +49,58 @@ class PoolError(Exception):
 @dataclass(frozen=True)
 class Share:
     """One instance's part of the run's limits."""
-    seconds: float
+    seconds: float  # CPU time
     memory: float  # MiB, for the process that checks it
     why: str  # what hitting the time limit says
+    wall: float = math.inf  # the wall-clock seconds the run has left when it starts
 
 
 class Shares:
-    """The run's time limit, divided among instances as they start (see the module's docstring)."""
+    """The run's CPU time, divided among instances as they start (see the module's docstring).
+
+    The run has `max_seconds` of CPU time per slot. An instance starting now gets what is left
+    divided among the instances not started yet (it included), at most `max_seconds`: the ones
+    running hold their whole share until they finish, then give back what they did not use. The
+    run's wall-clock bound (`Limits.wall_seconds`) is the outer bound of every share."""
 
     def __init__(self, limits: Limits, slots: int, memory: float):
         self.total = limits.max_seconds
         self.slots = max(1, slots)
         self.memory = memory
-        self.deadline = time.perf_counter() + self.total
+        self.left = self.total * self.slots
+        self.wall = limits.wall_seconds
+        self.deadline = time.perf_counter() + self.wall
+        self.spent_why = ""  # why next() gave nothing
 
     def next(self, waiting: int, running: int = 0) -> Share | None:
         """The share of an instance starting now, with `waiting` instances (it included) not yet
-        started and `running` under way; None once the run's time is spent."""
-        left = round(self.deadline - time.perf_counter(), 3)  # whole milliseconds: messages stay short
-        if left <= 0:
+        started and `running` under way; None once the run's time is spent. The caller hands
+        the share back with `settle` when the instance is done."""
+        seconds = self.offer(waiting)
+        if seconds <= 0:
             return None
-        if waiting <= self.slots - running:  # the last ones: they all run now, until the end
-            return Share(min(left, self.total), self.memory, f"time limit of {self.total:g}s reached")
-        seconds = left * self.slots / (waiting + running)
+        wall = round(self.deadline - time.perf_counter(), 3)  # whole milliseconds: messages stay short
+        self.left -= seconds
+        if seconds >= self.total:
+            return Share(seconds, self.memory, f"time limit of {self.total:g}s reached", wall)
         return Share(seconds, self.memory,
-                     f"its share ({seconds:.3g}s) of the run's time limit of {self.total:g}s ran out")
+                     f"its share ({seconds:.3g}s) of the run's time limit of {self.total:g}s ran out", wall)
+
+    def offer(self, waiting: int) -> float:
+        """The CPU seconds next() would give now (0 once the run's time or wall clock is spent)."""
+        wall = round(self.deadline - time.perf_counter(), 3)
+        left = round(self.left, 3)
+        if wall <= 0 or left <= 0:
+            self.spent_why = (f"the run's wall-clock bound of {self.wall:g}s passed" if wall <= 0
+                              else f"the run's time limit of {self.total:g}s was spent")
+            return 0.0
+        return round(min(self.total, left / max(1, waiting)), 3)
+
+    def settle(self, share: Share, used: float | None) -> None:
+        """An instance with `share` is done after `used` CPU seconds (None: unknown, its worker
+        died): what it did not use goes back to the run."""
+        if used is not None:
+            self.left += max(0.0, share.seconds - used)
 
 
 def default_jobs() -> int:
@@ -148,9 +176,9 @@ def _schedule(pool, labels, make_task, done, missed, shares: Shares, progress) -
     only because it started early, before the others had shown how little they need."""
     first: dict[int, float] = {}
     retry = _round(pool, labels, range(len(labels)), make_task, done, missed, shares, progress, first)
-    share = shares.next(len(retry)) if retry else None
-    if share is not None:
-        again = [k for k in retry if RETRY_GAIN * first[k] <= share.seconds]
+    seconds = shares.offer(len(retry)) if retry else 0.0
+    if seconds > 0:
+        again = [k for k in retry if RETRY_GAIN * first[k] <= seconds]
         if again:
             _round(pool, labels, again, make_task, done, None, shares, progress, first)
 
@@ -160,6 +188,7 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
     share of the time ran out, to try again."""
     waiting = deque(order)
     running: dict = {}  # future -> instance
+    given: dict = {}  # instance -> its share, handed back when it is done
     retry = []
     # A worker that dies breaks the whole pool: every instance running beside it is lost too,
     # through no fault of its own. Each lost instance is tried once more, alone (nothing else
@@ -174,23 +203,25 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
                 share = shares.next(len(waiting) + 1, 0)
                 if share is None:
                     if missed is not None:
-                        missed(k, _too_late(shares.total))
+                        missed(k, _too_late(shares))
                     continue
                 if progress is not None:
                     progress.started(k, labels[k])
+                given[k] = share
                 running[pool.submit(make_task(k, share))] = k
             while waiting and len(running) < pool.slots and not suspects and not tried_alone & set(running.values()):
                 share = shares.next(len(waiting), len(running))
                 if share is None:
                     if missed is not None:
                         for k in waiting:
-                            missed(k, _too_late(shares.total))
+                            missed(k, _too_late(shares))
                     waiting.clear()
                     break
                 k = waiting.popleft()
                 first.setdefault(k, share.seconds)
                 if progress is not None:
                     progress.started(k, labels[k])
+                given[k] = share
                 running[pool.submit(make_task(k, share))] = k
             if not running:
                 break
@@ -201,12 +232,14 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
                 except pool.lost as exc:  # the worker process died (killed, out of memory...)
                     pool.recover()
                     outcome = None
+                    shares.settle(given[k], None)
                     if k not in tried_alone:
                         suspects.append(k)
                         continue
                     if missed is not None:  # (on a second try, the first one's outcome stands)
                         missed(k, f"not checked: the worker process checking it stopped ({exc or exc.__class__.__name__})")
                 if outcome is not None:
+                    shares.settle(given[k], outcome.cpu_seconds)
                     done(k, outcome)
                     if outcome.short_of_time:
                         retry.append(k)
@@ -223,8 +256,8 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
     return sorted(retry)
 
 
-def _too_late(seconds: float) -> str:
-    return f"not checked: the run's time limit of {seconds:g}s was spent before it could start"
+def _too_late(shares: Shares) -> str:
+    return f"not checked: {shares.spent_why} before it could start"
 
 
 class _InProcess:

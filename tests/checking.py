@@ -1,6 +1,8 @@
-"""Helpers the specification tests of lowered constructs (phases, matches) share: check a spec
-text, list its errors, explore its one instance."""
+"""Helpers the specification tests share: check a spec text, list its errors, explore its one
+instance, measure the CPU time a run took."""
 from __future__ import annotations
+
+import resource
 
 from checker import engine
 from checker.engine import load_instances
@@ -22,3 +24,11 @@ def _errors(tmp_path, text: str) -> list[tuple[str, str]]:
 def _graph(spec):
     (inst,) = load_instances(str(spec))
     return inst, explore(Machine(inst), Limits(max_states=10_000, max_seconds=30))
+
+
+def cpu_time() -> float:
+    """The CPU time of this process and of its finished children (worker processes): the time
+    limits are CPU time, so a test measures what a run took the same way, and holds on a loaded
+    machine, where wall time stretches."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime

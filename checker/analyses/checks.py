@@ -20,6 +20,7 @@ from ..explicit.explore import sccs as _sccs
 from ..explicit import symmetry
 from ..limits import Budget, LimitHit
 from .findings import Finding, TraceStep
+from .paths import Component, shortest_path
 from .traces import build_trace, preferred_parents
 
 
@@ -57,11 +58,6 @@ class Explored:
     @property
     def inst(self):
         return self.graph.machine.inst
-
-    @cached_property
-    def game(self):
-        """The game moves as a networkx graph (networkx is imported where a finding needs it)."""
-        return self.graph.to_networkx(game_only=True, readable=False)
 
     @cached_property
     def terminal(self) -> set[int]:
@@ -212,7 +208,8 @@ class Explored:
             keep = _reachable(adj, start)
             adj = {u: [v for v in adj[u] if v in keep] for u in keep}
         # the components are the same sets whatever finds them; the cycle inside the chosen one
-        # is found on networkx as before (its paths depend on the graph's order of edges)
+        # is found as networkx found it before (checker.analyses.paths: its paths depend on the
+        # graph's order of edges)
         for comp in sorted(_sccs(adj), key=min):
             if len(comp) == 1 and not any(v in comp for v in adj[next(iter(comp))]):
                 continue  # a single state without a self-loop is no cycle
@@ -231,36 +228,28 @@ class Explored:
             entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
             # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
             prefix = self.path_to(entry)
-            from networkx import shortest_path  # here only: a run without cycles never imports networkx
             cycle = shortest_path(cs, entry, a) + shortest_path(cs, b, entry)
             path = list(prefix)
             for u, v in zip(cycle, cycle[1:]):
-                path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs[u][v]["labels"])))
+                path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs.labels(u, v))))
             return build_trace(self.graph, path), len(prefix) - 1, comp
         return None
 
-    def _cycle_graph(self, comp: set, nodes, allowed):
-        """The component `comp` as a networkx graph, as the searches before plain lists built
-        it (so that its shortest paths are the same): the game moves inside it (those `allowed`)
-        with their labels, states and edges added in the graph's order of edges."""
-        import networkx as nx
-
+    def _cycle_graph(self, comp: set, nodes, allowed) -> Component:
+        """The component `comp` as the networkx graph the searches built before (so that its
+        shortest paths are the same): the game moves inside it (those `allowed`) with their
+        labels, states and edges added in the graph's order of edges."""
         g, leave = self.graph, self._leave
-        cs = nx.DiGraph()
-        if allowed is None:
-            cs.add_nodes_from(sorted(comp))
+        cs = Component(sorted(comp) if allowed is None else ())
         for u, v, lid in g.edges:
             if leave[lid] or u not in nodes or v not in nodes or (allowed is not None and not allowed(lid)):
                 continue
             if allowed is not None:
                 for w in (u, v):
-                    if w in comp and w not in cs:
+                    if w in comp:
                         cs.add_node(w)
             if u in comp and v in comp:
-                if cs.has_edge(u, v):
-                    cs[u][v]["labels"].append(lid)
-                else:
-                    cs.add_edge(u, v, labels=[lid])
+                cs.add_edge(u, v, lid)
         return cs
 
     def action_spans(self, trace, start: int = 0) -> list:
@@ -531,7 +520,7 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
         if found is None:
             continue
         trace, loop_start, comp = found
-        exits = sorted({lid for s in comp for _, t, ls in x.game.out_edges(s, data="labels") if t not in comp for lid in ls})
+        exits = sorted({lid for s in comp for t, lid in x.game_out(s) if t not in comp})
         if exits:
             how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
         else:

@@ -1,7 +1,7 @@
 """Explicit-state exploration: breadth first from every initial state.
 
 The search keeps plain tuples, lists and a dict (networkx would make it about 10x slower);
-`Graph.to_networkx()` hands the finished graph to networkx for SCCs and paths. Breadth-first
+`Graph.to_networkx()` hands the finished graph to networkx (for tests and tools; the checks walk plain lists). Breadth-first
 order makes every parent chain a shortest trace. A state, time or memory limit stops the
 search and marks the graph incomplete; checks then report only what the explored part proves.
 The budget is read before every state and, inside one state, every few bindings
@@ -168,7 +168,7 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
     before the time limit does, to leave the rest of it to the checks. `on_states(n)` hears how
     many states the graph holds every LIVE_EVERY expansions (the progress line)."""
     start = time.perf_counter()
-    budget = budget or Budget(limits, start)
+    budget = budget or Budget(limits)
     g = Graph(machine)
     try:
         initial, g.setup_errors = machine.initial_states(limits.max_states, budget)

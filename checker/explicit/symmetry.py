@@ -340,7 +340,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
     full search's); None when the reachable states are not closed under rotation (an
     asymmetric setup that the play does not rotate all the way round): explore without it."""
     start = time.perf_counter()
-    budget = budget or Budget(limits, start)
+    budget = budget or Budget(limits)
     g = ReducedGraph(machine, rot)
     g.budget_check = budget.check
     canon = rot.canon
