@@ -77,10 +77,15 @@ def load(path: str) -> list[Expectation]:
 
 def apply_baseline(res, path: str) -> None:
     """Accept what the baseline lists among the findings of the files this run checked; its
-    entries for those files that no finding meets are `expectation-unmet` findings (unless the
-    run was interrupted, when the missing findings may just not have been looked for)."""
+    entries for those files that no finding meets are `expectation-unmet` findings, unless their
+    model was not checked to its end (a limit, an interrupt, a part selected): those are not
+    checked, as the missing findings may just not have been looked for."""
     checked = set(res.files)
     entries = [e for e in load(path) if _file_of(e.model) in checked]
-    unmet = apply(res.findings, entries, report_unmet=not res.interrupted)
+    unchecked = dict(res.unchecked_models)
+    if res.interrupted:
+        unchecked.update((e.model, "the run was interrupted") for e in entries if e.model not in unchecked)
+    unmet, not_checked = apply(res.findings, entries, unchecked)
     assign_fingerprints(unmet)
     res.findings.extend(unmet)
+    res.not_checked.extend(not_checked)

@@ -113,9 +113,22 @@ def _report_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--select", type=_kinds("--select"), metavar="KINDS",
                    help="report only these finding kinds (comma-separated; see `rulewright kinds`)")
     c.add_argument("--ignore", type=_kinds("--ignore"), metavar="KINDS", help="do not report these finding kinds")
-    c.add_argument("--fail-on", choices=("error", "warning"), default="warning",
-                   help="the least severity of an unexpected finding that makes the exit code 1 (default warning)")
+    c.add_argument("--fail-on", type=_fail_on, default=("warning", False), metavar="LEVEL[,incomplete]",
+                   help="the least severity of an unexpected finding that makes the exit code 1: error or warning "
+                        "(default warning); with `,incomplete`, a run not checked to its end exits 3 even with "
+                        "findings, so 1 always means fully checked (what a CI should set)")
     c.add_argument("--baseline", metavar="FILE", help="accept the findings a baseline file (`rulewright baseline`) lists")
+
+
+def _fail_on(text: str) -> tuple[str, bool]:
+    """--fail-on: (least failing severity, whether incomplete beats findings)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    levels = [p for p in parts if p in ("error", "warning")]
+    wrong = [p for p in parts if p not in ("error", "warning", "incomplete")]
+    if wrong or len(levels) > 1 or not parts:
+        raise argparse.ArgumentTypeError(f"--fail-on must be one of: error, warning, incomplete, or a level and "
+                                         f"incomplete separated by a comma (warning,incomplete), not {text!r}")
+    return (levels[0] if levels else "warning"), "incomplete" in parts
 
 
 def _output_format(text: str) -> str:
@@ -218,7 +231,7 @@ def _report_options(args, res) -> tuple[str, report.Options]:
         res.findings = [f for f in res.findings if f.kind in args.select]
     if args.ignore:
         res.findings = [f for f in res.findings if f.kind not in args.ignore]
-    res.fail_on = args.fail_on
+    res.fail_on, res.fail_on_incomplete = args.fail_on
     verbosity = 1 if args.verbose else -1 if args.quiet else 0
     return fmt, report.Options(stats=args.stats, verbosity=verbosity)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from . import live, runner
 from .analyses.checks import run_checks_within
-from .analyses.expectations import Expectation, apply as apply_expectations
+from .analyses.expectations import Expectation, NotChecked, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
 from .analyses.lint import lint
 from .explicit.explore import Graph, explore
@@ -75,9 +75,13 @@ class Result:
     disagreements: list[Disagreement] = field(default_factory=list)
     instances: list[InstanceResult] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # why, per instance
+    unfinished: dict[str, str] = field(default_factory=dict)  # instance label -> why it was not checked to its end
+    not_checked: list[NotChecked] = field(default_factory=list)  # expectations the run could not tell
+    unchecked_models: dict[str, str] = field(default_factory=dict)  # model -> why it was not checked to its end
     interrupted: str = ""  # how far an interrupted run got; "" if it ran to its end
     checked: int = 0  # instances whose checks finished
     fail_on: str = "warning"  # the least severity of an unexpected finding that fails the run (--fail-on)
+    fail_on_incomplete: bool = False  # --fail-on ...,incomplete: a run not checked to its end exits 3 even with findings
 
     @property
     def unexpected(self) -> list[Finding]:
@@ -90,18 +94,25 @@ class Result:
 
     def exit_code(self) -> int:
         """2 bad input; 4 the engines disagree (no verdict can be trusted); 3 interrupted (the
-        findings shown are not all there are); 1 findings; 3 incomplete; 0 clean."""
+        findings shown are not all there are); 1 findings; 3 incomplete; 0 clean. With
+        `fail_on_incomplete`, incomplete beats findings: 1 then means "checked to the end"."""
         if self.diagnostics:
             return 2
         if self.disagreements:
             return 4
-        if self.interrupted:
+        if self.interrupted or self.fail_on_incomplete and self.is_incomplete:
             return 3
         if self.failing:
             return 1
-        if self.incomplete:
+        if self.is_incomplete:
             return 3
         return 0
+
+    @property
+    def is_incomplete(self) -> bool:
+        """Whether some part of the run was not checked to its end (a limit, an instance never
+        started, an expectation that could not be told)."""
+        return bool(self.incomplete or self.unfinished or self.not_checked)
 
 
 def collect_files(paths: list[str], include_root: str | None = None) -> tuple[list[tuple[str, Path]], list[Diagnostic]]:
@@ -278,7 +289,8 @@ def _order(f: Finding):
 
 def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, missed: dict, res: Result) -> None:
     """One file's outcomes, in instance order whatever order they finished in: grouped, replay
-    verdicts applied, expectations and readings compared when everything they speak of was checked."""
+    verdicts applied, expectations and readings compared when everything they speak of was
+    checked to its end; an expectation of a model that was not is "not checked"."""
     spec = plan.spec
     linted = lint(spec)
     assign_fingerprints(linted)
@@ -286,14 +298,15 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     raw: list[Finding] = []
     done: list[Instance] = []
     notes: dict[int, str] = {}  # id(finding) -> why its replay did not run
-    whole = True  # every chosen instance of the file was checked to its end
+    unfinished: dict[str, str] = {}  # instance label -> why it was not checked to its end
     for k, index in chosen:
         inst = plan.instances[index]
         o = outcomes.get(k)
         if o is None:
-            whole = False
+            why = missed.get(k, "not checked: the run stopped before it")
+            unfinished[inst.label] = why
             if k in missed:
-                res.incomplete.append(f"{inst.label}: {missed[k]}")
+                res.incomplete.append(f"{inst.label}: {why}")
             continue
         if o.instance is not None:
             res.instances.append(o.instance)
@@ -301,7 +314,10 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
         raw.extend(o.findings)
         notes.update((id(o.findings[j]), why) for j, why in o.replay_notes.items())
         done.append(inst)
-        whole = whole and not o.interrupted and not o.dropped
+        reasons = o.incomplete + list(o.replay_notes.values())
+        if reasons or o.interrupted:
+            unfinished[inst.label] = reasons[0].removeprefix(inst.label + ": ") if reasons else "interrupted"
+    res.unfinished.update(unfinished)
     kept = []
     grouped = _group(raw, done)
     _say_where_dead(grouped, done, raw, res)
@@ -312,17 +328,26 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
             res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
             continue
         kept.append(f)
-    # a model not wholly checked (interrupted, out of time, or only a part of it selected)
+    # a model not checked to its end (a limit hit, interrupted, or only a part of it selected)
     # cannot tell an unmet expectation; a file not wholly checked cannot compare its readings
     position = {i: k for k, i in chosen}
-    whole_model: dict[str, bool] = {}
+    unchecked: dict[str, str] = {}  # model -> why
     for i, inst in enumerate(plan.instances):
-        o = outcomes.get(position.get(i, -1))
-        whole_model[inst.model_name] = (whole_model.get(inst.model_name, True) and o is not None
-                                        and not o.interrupted and not o.dropped)
+        if inst.model_name in unchecked:
+            continue
+        if i not in position:
+            unchecked[inst.model_name] = f"{inst.label} was not selected"
+        elif inst.label in unfinished:
+            unchecked[inst.model_name] = f"{inst.label} was not checked to its end"
     assign_fingerprints(kept)
-    kept.extend(_apply_expectations(done, kept, {m for m, whole in whole_model.items() if whole}))
-    if whole:
+    models: dict[str, Instance] = {}  # the first chosen instance of each model: its `expect`s
+    for _, i in chosen:
+        models.setdefault(plan.instances[i].model_name, plan.instances[i])
+    unmet, not_checked = _apply_expectations(list(models.values()), kept, unchecked)
+    kept.extend(unmet)
+    res.not_checked.extend(not_checked)
+    res.unchecked_models.update(unchecked)
+    if not unfinished and len(done) == len(chosen):
         differ = _compare_readings(done, kept)
         assign_fingerprints(differ)
         kept.extend(differ)
@@ -767,17 +792,15 @@ def _params_of(labels: list[str]) -> str:
     return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
 
 
-def _apply_expectations(instances, findings: list[Finding], report_unmet_for: set[str]) -> list[Finding]:
-    """Mark what each model's `expect`s accept (checker.analyses.expectations); the unmet ones of
-    the models in `report_unmet_for` (those wholly checked)."""
-    models: dict[str, Instance] = {}
-    for inst in instances:
-        models.setdefault(inst.model_name, inst)
-    expectations = [Expectation(model, e.kind, e.tags, e.subject, e.measures, e.fingerprint, e.note, e.span)
-                    for model, inst in models.items() for e in inst.model.expects]  # kinds checked by resolve
-    unmet = [f for f in apply_expectations(findings, expectations) if f.model in report_unmet_for]
+def _apply_expectations(models: list[Instance], findings: list[Finding], unchecked: dict[str, str]
+                        ) -> tuple[list[Finding], list[NotChecked]]:
+    """Mark what each model's `expect`s accept (checker.analyses.expectations); (the unmet ones,
+    the ones of models in `unchecked` that no finding meets)."""
+    expectations = [Expectation(inst.model_name, e.kind, e.tags, e.subject, e.measures, e.fingerprint, e.note, e.span)
+                    for inst in models for e in inst.model.expects]  # kinds checked by resolve
+    unmet, not_checked = apply_expectations(findings, expectations, unchecked)
     assign_fingerprints(unmet)
-    return unmet
+    return unmet, not_checked
 
 
 def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:

@@ -22,7 +22,14 @@ from checker.outputs import report
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLOCK = "tests/fixtures/deadlock/defect.rw"
-SCHEMA = json.loads((ROOT / "tests" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+# the OASIS SARIF 2.1.0 schema, errata 01 (JSON Schema draft-04): what code scanning validates an
+# upload against. (An older draft of the schema accepted `suppressions[].state`; errata01 wants `status`.)
+SCHEMA = json.loads((ROOT / "tests" / "sarif-schema-2.1.0-errata01.json").read_text(encoding="utf-8"))
+
+
+def sarif_errors(doc: dict) -> list[str]:
+    validator = jsonschema.Draft4Validator(SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    return [f"{'/'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(doc)]
 
 
 def run(*args, cwd=ROOT):
@@ -232,12 +239,11 @@ def test_sarif_validates_against_the_official_schema_and_keeps_reviewed_findings
         doc = _sarif("tests/_sarif_tmp.rw", "tests/fixtures/forced-loop/defect.rw", "tests/fixtures/readings-differ/defect.rw")
     finally:
         (ROOT / "tests" / "_sarif_tmp.rw").unlink()
-    validator = jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
-    assert [e.message for e in validator.iter_errors(doc)] == []
+    assert sarif_errors(doc) == []
     run_ = doc["runs"][0]
     results = run_["results"]
     (dead,) = [r for r in results if r["ruleId"] == "deadlock"]
-    assert dead["suppressions"] == [{"kind": "inSource", "state": "accepted",
+    assert dead["suppressions"] == [{"kind": "inSource", "status": "accepted",
                                      "justification": "see counterexamples/x/priority.md"}]
     assert dead["partialFingerprints"] == {"rulewright/v1": f.fingerprint}
     # one thread flow location per step of the counterexample, each located in the spec
@@ -253,6 +259,31 @@ def test_sarif_validates_against_the_official_schema_and_keeps_reviewed_findings
     rule_ids = [r["id"] for r in run_["tool"]["driver"]["rules"]]
     assert rule_ids[:len(KINDS)] == list(KINDS)
     assert all(rule_ids[r["ruleIndex"]] == r["ruleId"] for r in results)
+
+
+@pytest.mark.slow
+def test_sarif_of_the_bundled_specs_with_their_reviewed_findings_is_valid_sarif():
+    # the bundled specs have `expect`s (suppressions), counterexamples (code flows) and fingerprints
+    doc = _sarif("spec/")
+    assert sarif_errors(doc) == []
+    results = doc["runs"][0]["results"]
+    assert any(r.get("suppressions") for r in results) and any(r.get("codeFlows") for r in results)
+    assert doc["runs"][0]["invocations"][0]["executionSuccessful"] is True
+
+
+def test_sarif_of_a_run_not_checked_to_its_end_says_so_and_is_valid(tmp_path):
+    path = tmp_path / "s.rw"
+    path.write_text("players 2\nvar x: 0..1000 = 0\naction inc progress when x < 1000 do x := x + 1; end\n"
+                    "outcome fin: draw when x == 1000\ninvariant below: x < 900\n"
+                    'expect invariant on below "reviewed"\n', encoding="utf-8")
+    doc = json.loads(run("check", str(path), "--output-format", "sarif", "--max-states", "100").stdout)
+    assert sarif_errors(doc) == []
+    (invocation,) = doc["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 3
+    texts = [n["message"]["text"] for n in invocation["toolExecutionNotifications"]]
+    assert any(t.startswith("incomplete: ") and "state limit of 100 reached" in t for t in texts), texts
+    assert any(t.startswith("not checked: expect `invariant on below`") for t in texts), texts
+    assert not doc["runs"][0]["results"]  # the unmet expectation is no result: nobody knows if it is met
 
 
 def test_sarif_loads_in_a_sarif_consumer(tmp_path):

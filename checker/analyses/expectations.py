@@ -42,6 +42,14 @@ class Expectation:
         return " ".join(parts)
 
 
+@dataclass(frozen=True)
+class NotChecked:
+    """An expectation (or baseline entry) no finding meets, about a model that was not checked
+    to its end: it is neither met nor unmet, and says why it could not be told."""
+    expectation: Expectation
+    why: str
+
+
 def measured(f: Finding, unit: str) -> int:
     return len(f.instances or [f.instance]) if unit == "instances" else f.size
 
@@ -82,9 +90,13 @@ def _specificity(e: Expectation) -> tuple:
     return (bool(e.fingerprint), bool(e.subject), len(e.rules), len(e.measures))
 
 
-def apply(findings: list[Finding], expectations: list[Expectation], report_unmet: bool = True) -> list[Finding]:
+def apply(findings: list[Finding], expectations: list[Expectation], unchecked: dict[str, str] | None = None
+          ) -> tuple[list[Finding], list[NotChecked]]:
     """Mark the findings the expectations accept (`expected`, `reviewed`) or name but do not
-    accept (`changed`); return an expectation-unmet finding per expectation left over."""
+    accept (`changed`); return an expectation-unmet finding per expectation left over, except
+    for the expectations of the models in `unchecked` (model -> why it was not checked to its
+    end), which are not checked: the finding they name may lie where the run did not look."""
+    unchecked = unchecked or {}
     done: set[int] = set()  # ids of findings taken by an expectation
     left: list[Expectation] = []
     # the most specific expectations choose first, so a loose one cannot take what a precise one names
@@ -97,7 +109,7 @@ def apply(findings: list[Finding], expectations: list[Expectation], report_unmet
         else:
             left.append(e)
     order = {id(e): i for i, e in enumerate(expectations)}
-    unmet = []
+    unmet, not_checked = [], []
     for e in sorted(left, key=lambda e: order[id(e)]):
         named = [f for f in findings if id(f) not in done and not f.expected and _names(e, f)]
         if named:
@@ -106,9 +118,11 @@ def apply(findings: list[Finding], expectations: list[Expectation], report_unmet
             what = "; ".join(differences(e, f))
             f.changed = f"changed since it was reviewed ({e.origin} at {e.span}: {e.describe()}): it {what}"
             continue
-        if report_unmet:
+        if e.model in unchecked:
+            not_checked.append(NotChecked(e, unchecked[e.model]))
+        else:
             unmet.append(Finding(
                 "expectation-unmet", f"{e.origin} `{e.describe()}` meets no finding", e.rules, (e.span,),
                 e.model, e.model, key=f"{e.describe()}@{e.span}", subject=e.subject,
                 detail=f"its note: {e.note}" if e.note else ""))
-    return unmet
+    return unmet, not_checked

@@ -14,7 +14,7 @@ import html
 from ..analyses.findings import Finding
 from ..analyses.traces import show
 from ..engine import Result
-from .report import _instances_line
+from .report import _instances_line, _not_checked_text, verdict
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -80,18 +80,16 @@ def _summary(res: Result) -> str:
     counts: dict[str, int] = {}
     for f in res.findings:
         counts[f.kind] = counts.get(f.kind, 0) + 1
-    code = res.exit_code()
-    verdict = {0: "clean", 1: f"{len(res.unexpected)} unexpected finding(s)", 2: "bad input",
-               3: "interrupted" if res.interrupted else "incomplete", 4: "the engines disagree (a bug in rulewright)"}[code]
     rows = [("files", ", ".join(res.files)), ("models", len({i.model for i in res.instances})),
             ("instances", len(res.instances)), ("states", f"{states:,}"),
             ("findings", ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"),
             ("expected (reviewed)", sum(1 for f in res.findings if f.expected)),
-            ("result", verdict)]
+            ("result", verdict(res))]
     out = ['<table class="trace" id="summary">']
     out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows]
     out.append("</table>")
     out += [f'<p class="warning">incomplete: {esc(w)}</p>' for w in res.incomplete]
+    out += [f'<p class="warning">not checked: {esc(_not_checked_text(nc))}</p>' for nc in res.not_checked]
     if res.interrupted:
         out.append(f'<p class="error">INTERRUPTED: {esc(res.interrupted)}</p>')
     return "\n".join(out)

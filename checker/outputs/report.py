@@ -149,6 +149,8 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
                        + (f"; symmetry: {i.symmetry}" if i.symmetry else ""))
     for why in res.incomplete:
         out.append(f"incomplete: {why}")
+    for nc in res.not_checked:
+        out.append(f"not checked: {_not_checked_text(nc)}")
     if res.interrupted:
         out.append(f"INTERRUPTED: {res.interrupted}")
     if counts:
@@ -161,13 +163,34 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
         kinds = sorted({f.kind for f in notes})
         out.append(f"notes: {len(notes)} ({', '.join(kinds)}; information only"
                    + ("; -v shows them)" if verbosity <= 0 else ")"))
-    code = res.exit_code()
     if res.disagreements:
         out.append(f"ENGINES DISAGREE on {len(res.disagreements)} counterexample(s): no verdict of this run can be trusted")
-    out.append("result: " + {0: "clean", 1: f"{len(res.failing)} unexpected finding(s)",
-                             2: "bad input", 3: "interrupted" if res.interrupted else "incomplete",
-                             4: "the engines disagree (a bug in rulewright)"}[code])
+    out.append("result: " + verdict(res))
     return "\n".join(out) + "\n"
+
+
+def verdict(res: Result) -> str:
+    """The run's result in a few words, as its exit code tells it (every format says the same)."""
+    code = res.exit_code()
+    if code == 3 and not res.interrupted:
+        return "incomplete" + _partly(res) + (f"; {len(res.failing)} unexpected finding(s)" if res.failing else "")
+    return {0: "clean", 1: f"{len(res.failing)} unexpected finding(s)" + _partly(res), 2: "bad input",
+            3: "interrupted", 4: "the engines disagree (a bug in rulewright)"}[code]
+
+
+def _not_checked_text(nc) -> str:
+    e = nc.expectation
+    return f"{e.origin} `{e.describe()}` at {e.span} ({nc.why})"
+
+
+def _partly(res: Result) -> str:
+    """What a run that was not checked to its end left out, for its result line."""
+    parts = []
+    if res.unfinished:
+        parts.append(f"{len(res.unfinished)} instance(s) not checked to the end")
+    if res.not_checked:
+        parts.append(f"{len(res.not_checked)} expectation(s) not checked")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def disagreement_text(d) -> list[str]:
@@ -224,12 +247,20 @@ def as_json(res: Result, stats: bool = False) -> str:
         "findings": [finding_json(f) for f in res.findings],
         "disagreements": [{**finding_json(d.finding), "replay_view": d.replay} for d in res.disagreements],
         "incomplete": res.incomplete,
+        "unfinished": [{"instance": label, "why": why} for label, why in res.unfinished.items()],
+        "not_checked": [_not_checked_json(nc) for nc in res.not_checked],
         "interrupted": res.interrupted or None,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
                        **({"seconds": round(i.seconds, 4), "symmetry": i.symmetry} if stats else {})}
                       for i in res.instances],
     }
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _not_checked_json(nc) -> dict:
+    e = nc.expectation
+    return {"origin": e.origin, "expectation": e.describe(), "model": e.model, "kind": e.kind,
+            "file": e.span.file, "line": e.span.line, "col": e.span.col, "why": nc.why}
 
 
 # ---------------------------------------------------------------- SARIF 2.1.0
@@ -365,7 +396,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
         if f.abstraction:
             r["properties"]["abstraction"] = f.abstraction
         if f.expected:
-            r["suppressions"] = [{"kind": "external" if f.reviewed.startswith("accepted in the baseline") else "inSource", "state": "accepted",
+            r["suppressions"] = [{"kind": "external" if f.reviewed.startswith("accepted in the baseline") else "inSource", "status": "accepted",
                                   "justification": f.reviewed or "accepted by an expect or a baseline entry"}]
         if f.trace:
             r["codeFlows"] = [_code_flow(f, spans, root)]
@@ -390,11 +421,16 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
-    run["invocations"] = [{"executionSuccessful": not res.interrupted and res.exit_code() in (0, 1),
+    # a run not checked to its end did not execute successfully, whatever it found: a consumer
+    # must not read its results as the whole truth (the notifications say what is missing)
+    notes = [{"level": "error", "message": {"text": res.interrupted}}] if res.interrupted else []
+    notes += [{"level": "warning", "message": {"text": f"incomplete: {why}"}} for why in res.incomplete]
+    notes += [{"level": "warning", "message": {"text": f"not checked: {_not_checked_text(nc)}"},
+               "locations": [_location(nc.expectation.span, root)]} for nc in res.not_checked]
+    run["invocations"] = [{"executionSuccessful": not res.interrupted and not res.is_incomplete
+                           and res.exit_code() in (0, 1),
                            "exitCode": res.exit_code(),
-                           "toolExecutionNotifications": [
-                               {"level": "warning" if not res.interrupted else "error", "message": {"text": why}}
-                               for why in ([res.interrupted] if res.interrupted else []) + res.incomplete]}]
+                           "toolExecutionNotifications": notes}]
     doc = {"version": "2.1.0", "$schema": SARIF_SCHEMA, "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
@@ -403,8 +439,8 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
 
 def as_junit(res: Result) -> str:
     """JUnit XML for CI test views: one test suite per spec file, one test case per instance
-    (an error if it is incomplete) and one per finding (a failure if nobody reviewed it, or it
-    changed since). No timestamps or timings: the same run gives the same bytes."""
+    (an error if it is incomplete or was never checked), one per finding (a failure if nobody
+    reviewed it, or it changed since) and one per expectation the run could not tell (skipped). No timestamps or timings: the same run gives the same bytes."""
     files = list(dict.fromkeys(res.files + [_file_of(f) for f in res.findings]))
     suites = []
     for path in files:
@@ -415,6 +451,14 @@ def as_junit(res: Result) -> str:
             why = [w for w in res.incomplete if w.startswith(i.label + ":")]
             body = (f'<error type="incomplete" message={quoteattr(why[0])}/>' if why else "")
             cases.append(_case(i.model, f"instance {i.label}", body, f"{i.states} states, complete: {i.complete}"))
+        seen = {i.label for i in res.instances}
+        for label, why in res.unfinished.items():  # never started, or lost with its worker
+            if label.split(" | ")[0] == path and label not in seen:
+                cases.append(_case(label, f"instance {label}", f'<error type="incomplete" message={quoteattr(why)}/>'))
+        for nc in res.not_checked:
+            if nc.expectation.model.split(" | ")[0] == path:
+                cases.append(_case(nc.expectation.model, f"{nc.expectation.origin} {nc.expectation.describe()}",
+                                   f'<skipped message={quoteattr("not checked: " + nc.why)}/>'))
         for f in res.findings:
             if _file_of(f) != path:
                 continue
@@ -434,7 +478,8 @@ def as_junit(res: Result) -> str:
                 cases.append(_case(path, f"{d.code} at {d.span}", f'<error type={quoteattr(d.code)} message={quoteattr(d.message)}/>'))
         failures = sum(1 for c in cases if "<failure" in c)
         errors = sum(1 for c in cases if "<error" in c)
-        suites.append(f'  <testsuite name={quoteattr(path)} tests="{len(cases)}" failures="{failures}" errors="{errors}" skipped="0">\n'
+        skipped = sum(1 for c in cases if "<skipped" in c)
+        suites.append(f'  <testsuite name={quoteattr(path)} tests="{len(cases)}" failures="{failures}" errors="{errors}" skipped="{skipped}">\n'
                       + "".join(cases) + "  </testsuite>\n")
     stray = [d for d in res.diagnostics if d.span.file not in files]
     if stray:
@@ -445,8 +490,9 @@ def as_junit(res: Result) -> str:
     tests = sum(s.count("<testcase ") for s in suites)
     failures = sum(s.count("<failure ") for s in suites)
     errors = sum(s.count("<error ") for s in suites)
+    skipped = sum(s.count("<skipped ") for s in suites)
     doc = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-           f'<testsuites name="rulewright" tests="{tests}" failures="{failures}" errors="{errors}">\n'
+           f'<testsuites name="rulewright" tests="{tests}" failures="{failures}" errors="{errors}" skipped="{skipped}">\n'
            + "".join(suites) + "</testsuites>\n")
     return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "?", doc)  # characters XML 1.0 cannot hold
 
