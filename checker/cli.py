@@ -225,7 +225,8 @@ def _report_options(args, res) -> tuple[str, report.Options]:
     if args.baseline:
         from .baseline import apply_baseline
         from .engine import _order
-        apply_baseline(res, args.baseline)
+        for warning in apply_baseline(res, args.baseline):
+            print(f"rulewright: warning: {warning}", file=sys.stderr)
         res.findings.sort(key=_order)
     if args.select:
         res.findings = [f for f in res.findings if f.kind in args.select]
@@ -445,7 +446,7 @@ def cmd_baseline(args) -> int:
         print(report.text(res, verbosity=-1), file=sys.stderr, end="")
         print("rulewright: no baseline written: the engines disagree", file=sys.stderr)
         return code
-    text = render(res.findings)
+    text = render(res.findings, args.output)
     Path(args.output).write_text(text, encoding="utf-8")
     n = text.count('"fingerprint"')
     print(f"rulewright: wrote {n} finding(s) to {args.output}", file=sys.stderr)

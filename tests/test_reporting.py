@@ -178,14 +178,49 @@ def test_a_baseline_file_accepts_what_it_lists_and_is_deterministic(tmp_path):
 
 
 def test_a_stale_baseline_entry_is_reported(tmp_path, capsys):
+    # the baseline names its spec relative to its own folder: a fix made later leaves its entry stale
+    spec = tmp_path / "specs" / "defect.rw"
+    spec.parent.mkdir()
+    shutil.copy(ROOT / DEADLOCK, spec)
     base = tmp_path / "b.json"
-    main(["baseline", DEADLOCK, "-o", str(base)])
-    twin = tmp_path / "tests/fixtures/deadlock"
-    twin.mkdir(parents=True)
-    shutil.copy(ROOT / "tests/fixtures/deadlock/twin.rw", twin / "defect.rw")
+    assert main(["baseline", str(spec), "-o", str(base)]) == 0
+    assert json.loads(base.read_text())["findings"][0]["file"] == "specs/defect.rw"
+    shutil.copy(ROOT / "tests/fixtures/deadlock/twin.rw", spec)
     capsys.readouterr()
-    r = run("check", "tests/fixtures/deadlock/defect.rw", "--baseline", str(base), cwd=tmp_path)
+    r = run("check", "specs/defect.rw", "--baseline", "b.json", cwd=tmp_path)
     assert r.returncode == 1 and "error[expectation-unmet] baseline entry" in r.stdout
+
+
+def test_fingerprints_and_baselines_do_not_depend_on_the_working_folder_or_the_spelling_of_a_path(tmp_path):
+    tree = tmp_path / "repo" / "spec"
+    tree.mkdir(parents=True)
+    shutil.copy(ROOT / DEADLOCK, tree / "rules.rw")
+
+    def fingerprints(cwd, path):
+        doc = json.loads(run("check", path, "--output-format", "json", cwd=cwd).stdout)
+        return sorted(f["fingerprint"] for f in doc["findings"])
+    at_root = fingerprints(tmp_path / "repo", "spec/rules.rw")
+    assert at_root and at_root == fingerprints(tree, "rules.rw") == fingerprints(tree, "../spec/./rules.rw") \
+        == fingerprints(tmp_path, str(tree / "rules.rw"))
+    # a baseline written at the root accepts the same findings in a run from spec/ and elsewhere
+    assert run("baseline", "spec/rules.rw", "-o", "baseline.json", cwd=tmp_path / "repo").returncode == 0
+    assert run("check", "rules.rw", "--baseline", "../baseline.json", cwd=tree).returncode == 0
+    assert run("check", "repo/spec", "--baseline", "repo/baseline.json", cwd=tmp_path).returncode == 0
+
+
+def test_a_baseline_of_the_first_format_is_still_read_without_its_fingerprints(tmp_path):
+    spec = tmp_path / "defect.rw"
+    shutil.copy(ROOT / DEADLOCK, spec)
+    base = tmp_path / "b.json"
+    assert main(["baseline", str(spec), "-o", str(base)]) == 0
+    doc = json.loads(base.read_text())
+    doc["rulewright-baseline"] = 1  # format 1: files as typed, relative to the working folder
+    for e in doc["findings"]:
+        e["file"], e["model"], e["fingerprint"] = "defect.rw", "defect.rw" + e["model"][len("defect.rw"):], "0123456789ab"
+    base.write_text(json.dumps(doc))
+    r = run("check", "defect.rw", "--baseline", "b.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "baseline of format 1" in r.stderr and "refresh it with `rulewright baseline" in r.stderr
 
 
 # ---------------------------------------------------------------- flags and configuration

@@ -3,7 +3,9 @@
 A finding's *fingerprint* names it across runs and edits: a hash of its kind, model, the
 declarations it is about (`subject`) and the set of rules it cites, never line numbers or state
 counts, so moving a rule or finding a shorter trace keeps it, and a finding about other rules
-gets another one. Its *size* (how many stuck states, starved players...; the unit per kind is
+gets another one. The model is named by its file's name alone (`stable_model`), so a fingerprint
+is the same from any working folder and however the path was spelt (`spec/x.rw`, `./x.rw`,
+`../repo/spec/x.rw`), in a checkout, a CI runner or an unpacked archive. Its *size* (how many stuck states, starved players...; the unit per kind is
 in MEASURES) is kept apart, so a baseline can tell a finding that grew from the one reviewed.
 """
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from ..frontend.syntax import Span
 
@@ -101,9 +104,16 @@ class Finding:
         return (self.kind, self.rules, self.key or self.message)
 
 
+def stable_model(model: str) -> str:
+    """A model's name as fingerprints see it: its file relative to the spec's own folder (the
+    file's name), then its format and reading as reports name them."""
+    path, sep, rest = model.partition(" | ")
+    return PurePath(path).name + sep + rest
+
+
 def base_fingerprint(f: Finding) -> str:
-    """12 hex digits of a hash of kind, model, subject and the set of rules cited."""
-    doc = json.dumps([f.kind, f.model, list(f.subject), sorted(set(f.rules))], ensure_ascii=False)
+    """12 hex digits of a hash of kind, model (`stable_model`), subject and the set of rules cited."""
+    doc = json.dumps([f.kind, stable_model(f.model), list(f.subject), sorted(set(f.rules))], ensure_ascii=False)
     return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:12]
 
 
