@@ -30,11 +30,19 @@ _HINT = "includes name a file by a path relative to the including file, inside t
 
 
 class SpecTree:
-    """The root one spec's files must lie in, and how much reading them has used so far."""
+    """The root one spec's files must lie in, and how much reading them has used so far.
 
-    def __init__(self, root: str | Path):
+    The root is a folder, or a file that is then alone in its tree and may include nothing (an
+    editor's document outside every workspace folder: its neighbours are nobody's to read).
+    `buffers` maps real paths to texts read instead of the file's (an editor's unsaved include
+    file); the path must still be one the tree admits.
+    """
+
+    def __init__(self, root: str | Path, buffers: dict[str, str] | None = None):
         self.root = Path(root)
         self.real_root = os.path.realpath(self.root)
+        self.alone = not os.path.isdir(self.root)
+        self.buffers = buffers or {}
         self.files = 0
         self.bytes = 0
 
@@ -58,6 +66,10 @@ class SpecTree:
         st, real = self._locate(path, what, at, include is not None)
         if real in stack:
             raise _refuse("E003", f"{what} includes itself", at, "a file may not include itself, directly or through other files")
+        if real in self.buffers:
+            text = self.buffers[real]
+            self.charge(len(text.encode("utf-8", "surrogatepass")), what, at)
+            return text, real
         data = _read_regular(real, st, what, at)
         self._charge(len(data), what, at)  # what was read: a file may report size 0 yet hold bytes
         return decode(data, shown), real
@@ -88,6 +100,10 @@ class SpecTree:
         return st, real
 
     def _outside(self, what: str, at: Span, included: bool, how: str) -> SpecError:
+        if self.alone:
+            return _refuse("E004", f"{what} is not read: the spec's tree is the file {str(self.root)!r} alone", at,
+                           "includes are read only inside the folder tree a spec is checked in; in an editor, "
+                           "open a folder that holds the spec as a workspace folder")
         return _refuse("E004", f"{what} leads outside the folder tree {str(self.root)!r}{how}", at,
                        (_HINT if included else "a spec file must lie inside the folder named or walked")
                        + "; --include-root DIR names a wider tree")
