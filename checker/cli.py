@@ -404,14 +404,20 @@ def _run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from . import engine
+    from contextlib import ExitStack
 
-    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
-                       **_run_options(args))
-    fmt, options = _report_options(args, res)
-    _emit(formats.FORMATS[fmt](res, options))
-    if args.itf:
-        write_itf(res, Path(args.itf))
+    from . import engine
+    from .files import OutputFolder
+
+    with ExitStack() as stack:
+        # opened before the run, so a folder with a symlink in the way fails at once, not after it
+        itf = stack.enter_context(OutputFolder(args.itf)) if args.itf else None
+        res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
+                           **_run_options(args))
+        fmt, options = _report_options(args, res)
+        _emit(formats.FORMATS[fmt](res, options))
+        if itf is not None:
+            write_itf(res, itf)
     return res.exit_code()
 
 
@@ -452,11 +458,11 @@ def itf_name(f) -> str:
     return f"{readable or 'finding'}-{digest}.itf.json"
 
 
-def write_itf(res, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def write_itf(res, folder) -> None:
+    """One ITF file per counterexample, into a checker.files.OutputFolder (no symlink followed)."""
     for f in res.findings:
         if f.trace:
-            (folder / itf_name(f)).write_text(json.dumps(to_itf(f), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            folder.write(itf_name(f), json.dumps(to_itf(f), indent=2, ensure_ascii=False) + "\n")
 
 
 def cmd_graph(args) -> int:

@@ -1,7 +1,11 @@
 """The command line: exit codes, deterministic output, DOT, coverage, usage errors."""
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 CLEAN = "tests/specs/ring_clean.rw"
 DEFECT = "tests/specs/ring_departed_turn.rw"
@@ -91,3 +95,66 @@ def test_sarif_output_locates_each_finding():
     (result,) = [x for x in doc["runs"][0]["results"] if x["ruleId"] == "deadlock"]
     loc = result["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"]["uri"] == DEFECT and loc["region"]["startLine"] >= 1
+
+
+# ---------------------------------------------------------------- --itf DIR may hold planted entries
+
+ROOT = Path(__file__).resolve().parent.parent
+COLL = "players 2\nvar x: 0..3 = 0\naction a progress when x < 3 do x := x + 1; end\ninvariant x_small: x < 2\n"
+
+
+def run_in(cwd, *args, timeout=120):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "checker", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=timeout)
+
+
+def _itf_names(tmp_path) -> list[str]:
+    (tmp_path / "coll.rw").write_text(COLL)
+    assert run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", "probe").returncode == 1
+    names = sorted(p.name for p in (tmp_path / "probe").iterdir())
+    assert names
+    return names
+
+
+def test_itf_never_writes_through_a_symlink_planted_in_its_folder(tmp_path):
+    # S2 of 2026-11-26: the names are deterministic, so a pull request can commit links with them
+    names = _itf_names(tmp_path)
+    (tmp_path / "out").mkdir()
+    for n in names:
+        (tmp_path / "out" / n).symlink_to(tmp_path / f"victim_{n}")
+    (tmp_path / "kept").write_text("mine\n")
+    (tmp_path / "out" / names[0]).unlink()
+    (tmp_path / "out" / names[0]).symlink_to(tmp_path / "kept")  # an existing file behind the link, too
+    r = run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", "out")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert "error[E009]" in r.stderr and "symlink" in r.stderr and "hint:" in r.stderr
+    assert not list(tmp_path.glob("victim_*")) and (tmp_path / "kept").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("how", ["relative", "absolute", "inside"])
+def test_itf_refuses_a_folder_reached_through_a_symlink_before_the_run(tmp_path, how):
+    (tmp_path / "coll.rw").write_text(COLL)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "out").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    folder = {"relative": "out", "absolute": tmp_path / "out", "inside": "out/traces"}[how]
+    r = run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", folder)
+    assert r.returncode == 2 and "error[E009]" in r.stderr and "is a symlink" in r.stderr
+    assert r.stdout == "", "refused before the run"
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_itf_refuses_a_named_pipe_in_its_folder_without_blocking(tmp_path):
+    names = _itf_names(tmp_path)
+    (tmp_path / "out").mkdir()
+    os.mkfifo(tmp_path / "out" / names[0])
+    r = run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", "out", timeout=60)
+    assert r.returncode == 2 and "a named pipe" in r.stderr and "error[E009]" in r.stderr
+
+
+def test_itf_replaces_the_files_an_earlier_run_wrote(tmp_path):
+    names = _itf_names(tmp_path)
+    (tmp_path / "probe" / names[0]).write_text("stale\n")
+    assert run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", "probe").returncode == 1
+    assert json.loads((tmp_path / "probe" / names[0]).read_text())["states"]
+

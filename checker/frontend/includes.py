@@ -93,7 +93,7 @@ class SpecTree:
             raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else exc.__class__.__name__}",
                           at, "check the path and its permissions")
         if not stat.S_ISREG(st.st_mode):
-            raise _refuse("E004", f"{what} is not a regular file ({_kind(st.st_mode)})", at, "only regular files are read as specs")
+            raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, "only regular files are read as specs")
         if st.st_size > MAX_FILE_BYTES:
             raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
                           "split it into several files")
@@ -228,7 +228,8 @@ def _inside(path: str, root: str) -> bool:
         return False
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file that is not regular is, for a message."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
