@@ -11,7 +11,8 @@ checked are printed. Running out of memory is a limit hit too (exit 3), never an
 Output cut short by its reader (`rulewright graph X | head`) is not an error either.
 
 Defaults for `check` and `baseline` may come from a `[tool.rulewright]` table in the nearest
-pyproject.toml (the working directory or a folder above it); the command line wins.
+pyproject.toml (the working directory or a folder above it; checker.config reads it as
+carefully as a spec); the command line wins.
 """
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ import os
 import re
 import signal
 import sys
-import tomllib
 from pathlib import Path
 
 from .analyses import coverage as cov
+from .config import ConfigError, find_config
 from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
@@ -148,28 +149,6 @@ CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "max-memory": ("--max-memory", ("check", "baseline")),
     "no-replay": ("--no-replay", ("check", "baseline")),
 }
-
-
-class ConfigError(Exception):
-    pass
-
-
-def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
-    """The nearest pyproject.toml with a [tool.rulewright] table, and that table."""
-    here = (start or Path.cwd()).resolve()
-    for d in (here, *here.parents):
-        path = d / "pyproject.toml"
-        if path.is_file():
-            try:
-                doc = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"{path}: cannot be read as TOML: {exc}")
-            table = doc.get("tool", {}).get("rulewright")
-            if table is not None:
-                if not isinstance(table, dict):
-                    raise ConfigError(f"{path}: [tool.rulewright] must be a table")
-                return path, table
-    return None, {}
 
 
 def _apply_config(config: dict, parsers: dict[str, argparse.ArgumentParser]) -> None:
@@ -344,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser({**table, "__path__": str(where)} if table else None).parse_args(argv)
     except ConfigError as exc:
         print(f"rulewright: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SpecError as exc:  # a pyproject.toml or a file it names that is refused unread
+        print(render_all(exc.diagnostics), file=sys.stderr)
         return EXIT_BAD_INPUT
     old_term = signal.getsignal(signal.SIGTERM)
     try:

@@ -1,15 +1,21 @@
-"""Files rulewright writes beside the specs: ITF traces.
+"""Files rulewright reads or writes beside the specs: pyproject.toml, baseline files, ITF traces.
 
-Where they go may hold entries from a pull request as much as the specs do (a symlink planted
-where a CI job writes its traces), so:
+They may come from a pull request as much as the specs do (a committed pyproject.toml, a
+baseline it names, a symlink planted where a CI job writes its traces), so they get the specs'
+rules (checker.frontend.includes):
 
+- `read_bytes` reads only a regular file, judged by `os.stat` before it is opened (a named pipe
+  would block, `/dev/zero` never ends, and opening some devices does something), re-checked on
+  the open descriptor, at most a given number of bytes. A path with a `tree` (a path taken from
+  a configuration file) must stay in that folder tree, its symlinks resolved one at a time as
+  an include's are, so nothing outside is asked about.
 - `OutputFolder` creates files without following a symlink: not the entry a file is written to,
   not the folder itself, and, for a relative folder, none on the way from the working folder.
   A symlink or special file in the way is refused (E009), never written through or replaced:
   it is not something a run wrote.
 
-Every problem is a SpecError with a Diagnostic (the file and a hint), so the command line
-reports it and exits 2.
+Every problem is a SpecError with a Diagnostic (file, line and column where a configuration
+line names the file; a hint), so the command line reports it and exits 2.
 """
 from __future__ import annotations
 
@@ -18,14 +24,56 @@ import os
 import stat
 
 from .frontend.diagnostics import Diagnostic, SpecError
-from .frontend.includes import kind_of
+from .frontend.includes import Outside, kind_of, resolve_within
 from .frontend.syntax import Span
 
+MAX_CONFIG_BYTES = 1 << 20     # pyproject.toml: a few KiB in practice
+MAX_BASELINE_BYTES = 16 << 20  # one line per finding: about 100,000 findings
+
+_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _why(exc: OSError) -> str:
     return os.strerror(exc.errno) if exc.errno else exc.__class__.__name__
+
+
+def read_bytes(path: str, limit: int, what: str, hint: str, at: Span | None = None, tree: str | None = None) -> bytes:
+    """The content of the regular file at `path`, at most `limit` bytes, or a SpecError at `at`
+    (default: the file itself). With `tree`, `path` must lie in that folder tree."""
+    at = at or Span(path, 0, 0, 0, 0)
+    flags = _READ
+    try:
+        if tree is None:
+            st = os.stat(path)  # the user's own path: their symlinks are theirs to follow
+        else:
+            if os.path.commonpath([os.path.abspath(path), os.path.abspath(tree)]) != os.path.abspath(tree):
+                raise Outside(0)
+            path, st = resolve_within(path, tree, os.path.realpath(tree))
+            flags |= _NOFOLLOW  # `path` is real now: a symlink appearing there is refused
+    except Outside as exc:
+        raise _refuse("E004", f"{what} leads outside the folder tree {tree!r}{' through a symlink' if exc.links else ''}",
+                      at, hint)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise _refuse("E002", f"{what} does not exist", at, hint)
+        raise _refuse("E002", f"{what} cannot be read: {_why(exc)}", at, hint)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint)
+    if st.st_size > limit:
+        raise _refuse("E004", f"{what} is larger than {_size(limit)}, the limit for it", at, hint)
+    try:
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as fh:
+            now = os.fstat(fh.fileno())
+            if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                raise _refuse("E004", f"{what} changed while it was being read", at, "run again")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise _refuse("E002", f"{what} cannot be read: {_why(exc)}", at, hint)
+    if len(data) > limit:  # it grew, or its size said 0 (a file of /proc)
+        raise _refuse("E004", f"{what} is larger than {_size(limit)}, the limit for it", at, hint)
+    return data
 
 
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

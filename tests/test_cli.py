@@ -158,3 +158,85 @@ def test_itf_replaces_the_files_an_earlier_run_wrote(tmp_path):
     assert run_in(tmp_path, "check", "coll.rw", "--no-replay", "--itf", "probe").returncode == 1
     assert json.loads((tmp_path / "probe" / names[0]).read_text())["states"]
 
+
+# ---------------------------------------------------------------- configuration from the checked tree
+
+DEAD = "players 2\nvar d: bool = false\naction a progress when not d do d := true; end\ninvariant i: not d\n"
+
+
+def _capped():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # were /dev/zero read, fail fast, not the machine
+
+
+def run_capped(cwd, *args, env=None, timeout=30):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "checker", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=timeout, preexec_fn=_capped)
+
+
+def _tree(tmp_path, config: str):
+    (tmp_path / "s.rw").write_text(DEAD)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n\n[tool.rulewright]\n" + config)
+
+
+def _refused(r, text: str, where: str = "pyproject.toml:5:1: error[E004]") -> None:
+    out = r.stdout + r.stderr
+    assert r.returncode == 2, out
+    assert where in out and text in out and "hint:" in out, out
+    assert "Traceback" not in out and "internal error" not in out
+
+
+def test_a_pyproject_baseline_outside_the_pyprojects_folder_is_refused_at_its_line(tmp_path):
+    # S3 of 2026-11-26: /dev/zero was read until memory ran out
+    _tree(tmp_path, 'baseline = "/dev/zero"\n')
+    _refused(run_capped(tmp_path, "check", "s.rw"), "leads outside the folder tree")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    _tree(tmp_path, 'baseline = "zero"\n')
+    _refused(run_capped(tmp_path, "check", "s.rw"), "through a symlink")
+    _tree(tmp_path, 'baseline = "../x.json"\n')
+    _refused(run_capped(tmp_path, "check", "s.rw"), "leads outside the folder tree")
+
+
+def test_a_pyproject_baseline_that_is_a_named_pipe_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "ff")
+    _tree(tmp_path, 'baseline = "ff"\n')
+    _refused(run_capped(tmp_path, "check", "s.rw", timeout=20), "is not a regular file (a named pipe)")
+
+
+def test_a_baseline_named_on_the_command_line_is_a_regular_file_of_at_most_16_mib(tmp_path):
+    (tmp_path / "s.rw").write_text(DEAD)
+    os.mkfifo(tmp_path / "ff")
+    with open(tmp_path / "big.json", "wb") as fh:
+        fh.truncate((16 << 20) + 1)  # sparse: nothing is written
+    for name, text in (("/dev/zero", "a character device"), ("ff", "a named pipe"), ("big.json", "larger than 16 MiB")):
+        _refused(run_capped(tmp_path, "check", "s.rw", "--no-replay", "--baseline", name, timeout=20), text,
+                 f"{name}:0:0: error[E004]")
+
+
+def test_a_pyproject_that_is_a_symlink_out_of_its_folder_or_a_device_is_refused(tmp_path):
+    (tmp_path / "s.rw").write_text(DEAD)
+    (tmp_path / "pyproject.toml").symlink_to("/dev/zero")
+    _refused(run_capped(tmp_path, "check", "s.rw"), "through a symlink", "pyproject.toml:0:0: error[E004]")
+    (tmp_path / "pyproject.toml").unlink()
+    os.mkfifo(tmp_path / "pyproject.toml")
+    _refused(run_capped(tmp_path, "check", "s.rw", timeout=20), "a named pipe", "pyproject.toml:0:0: error[E004]")
+
+
+def test_a_pyproject_baseline_is_relative_to_the_pyprojects_folder(tmp_path):
+    (tmp_path / "s.rw").write_text(DEAD)
+    assert run_capped(tmp_path, "baseline", "s.rw", "--no-replay", "-o", "b.json").returncode == 0
+    _tree(tmp_path, 'baseline = "b.json"\n')
+    (tmp_path / "sub").mkdir()
+    r = run_capped(tmp_path / "sub", "check", str(tmp_path / "s.rw"), "--no-replay", "-q")
+    assert r.returncode == 1 and "2 unexpected" in r.stdout  # found and read (entries are per file as named)
+    r = run_capped(tmp_path, "check", "s.rw", "--no-replay", "-q")
+    assert r.returncode == 0 and "(2 reviewed)" in r.stdout
+
+
+def test_rulewright_no_config_reads_no_pyproject(tmp_path):
+    # a CI job that must not let the change it checks choose what is reported
+    _tree(tmp_path, 'ignore = ["invariant", "deadlock"]\n')
+    assert run_capped(tmp_path, "check", "s.rw", "--no-replay").returncode == 0
+    r = run_capped(tmp_path, "check", "s.rw", "--no-replay", env={"RULEWRIGHT_NO_CONFIG": "1"})
+    assert r.returncode == 1 and "error[invariant]" in r.stdout
