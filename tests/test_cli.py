@@ -240,3 +240,38 @@ def test_rulewright_no_config_reads_no_pyproject(tmp_path):
     assert run_capped(tmp_path, "check", "s.rw", "--no-replay").returncode == 0
     r = run_capped(tmp_path, "check", "s.rw", "--no-replay", env={"RULEWRIGHT_NO_CONFIG": "1"})
     assert r.returncode == 1 and "error[invariant]" in r.stdout
+
+
+# ---------------------------------------------------------------- the specs an include file belongs to
+
+def _includes(tmp_path):
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "a.rw").write_text('players 2\ninclude "common.rwi"\n')
+    (tmp_path / "spec" / "common.rwi").write_text(DEAD.replace("players 2\n", ""))
+    (tmp_path / "spec" / "b.rw").write_text("players 2\n")
+    (tmp_path / "spec" / "lone.rwi").write_text("var z: bool = false\n")
+
+
+def test_affected_lists_the_specs_named_and_every_spec_including_a_file_named(tmp_path):
+    _includes(tmp_path)
+    r = run_in(tmp_path, "affected", "spec/common.rwi", "spec/b.rw", "spec/gone.rwi")
+    assert (r.returncode, r.stdout) == (0, "spec/b.rw\nspec/a.rw\n")
+    assert run_in(tmp_path / "spec", "affected", "common.rwi").stdout == "a.rw\n"  # --in defaults to the working folder
+    assert run_in(tmp_path, "affected", "--in", "spec/a.rw", "x").returncode == 2  # not a folder
+
+
+def test_affected_refuses_a_path_it_could_not_list_one_per_line(tmp_path):
+    _includes(tmp_path)
+    (tmp_path / "spec" / "evil\nspec").mkdir()
+    (tmp_path / "spec" / "evil\nspec" / "c.rw").write_text('players 2\ninclude "../common.rwi"\n')
+    r = run_in(tmp_path, "affected", "spec/common.rwi")
+    assert r.returncode == 2 and r.stdout == "" and "line break" in r.stderr
+
+
+def test_check_includers_in_checks_the_specs_including_a_changed_include_file_not_the_file(tmp_path):
+    _includes(tmp_path)
+    r = run_in(tmp_path, "check", "--no-replay", "--includers-in", ".", "spec/common.rwi")
+    assert r.returncode == 1 and "error[invariant]" in r.stdout and "checked 1 file(s)" in r.stdout
+    assert "declares no players" not in r.stdout + r.stderr
+    r = run_in(tmp_path, "check", "--no-replay", "--includers-in", ".", "spec/lone.rwi")
+    assert r.returncode == 0 and "nothing to check" in r.stderr
