@@ -11,7 +11,8 @@ checked are printed. Running out of memory is a limit hit too (exit 3), never an
 Output cut short by its reader (`rulewright graph X | head`) is not an error either.
 
 Defaults for `check` and `baseline` may come from a `[tool.rulewright]` table in the nearest
-pyproject.toml (the working directory or a folder above it); the command line wins.
+pyproject.toml (the working directory or a folder above it; checker.config reads it as
+carefully as a spec); the command line wins.
 """
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ import os
 import re
 import signal
 import sys
-import tomllib
 from pathlib import Path
 
 from .analyses import coverage as cov
+from .config import ConfigError, find_config
 from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
@@ -61,6 +62,10 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     _include_root(c)
     _report_args(c)
     _run_args(c)
+    c.add_argument("--includers-in", metavar="DIR", type=_folder,
+                   help="the paths are changed files: check those that are specs (*.rw) and every spec under DIR "
+                        "that includes one of them, directly or through other includes (an include file is not "
+                        "checked on its own); for pre-commit hooks and CI")
 
     b = sub.add_parser("baseline", help="write (or refresh) a baseline file of the findings a check makes")
     b.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
@@ -93,6 +98,13 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     d.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of plays and counterexamples")
     _limit_args(d, states=200_000, seconds=120.0)
 
+    a = sub.add_parser("affected", help="list the specs a change of some files calls for checking",
+                       description="Print, one per line, each FILE that is a spec (*.rw) and every spec under DIR "
+                                   "that includes one of the FILEs, directly or through other includes: the specs "
+                                   "to check or diff when include files (*.rwi) changed.")
+    a.add_argument("files", nargs="*", metavar="FILE", help="changed files (specs, include files, deleted files)")
+    a.add_argument("--in", dest="tree", default=".", type=_folder, metavar="DIR",
+                   help="the folder tree whose specs are searched (default: the working folder)")
     sub.add_parser("kinds", help="list the finding kinds")
     sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     return p
@@ -162,28 +174,6 @@ CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "max-memory": ("--max-memory", ("check", "baseline")),
     "no-replay": ("--no-replay", ("check", "baseline")),
 }
-
-
-class ConfigError(Exception):
-    pass
-
-
-def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
-    """The nearest pyproject.toml with a [tool.rulewright] table, and that table."""
-    here = (start or Path.cwd()).resolve()
-    for d in (here, *here.parents):
-        path = d / "pyproject.toml"
-        if path.is_file():
-            try:
-                doc = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"{path}: cannot be read as TOML: {exc}")
-            table = doc.get("tool", {}).get("rulewright")
-            if table is not None:
-                if not isinstance(table, dict):
-                    raise ConfigError(f"{path}: [tool.rulewright] must be a table")
-                return path, table
-    return None, {}
 
 
 def _apply_config(config: dict, parsers: dict[str, argparse.ArgumentParser]) -> None:
@@ -363,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"rulewright: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SpecError as exc:  # a pyproject.toml or a file it names that is refused unread
+        print(render_all(exc.diagnostics), file=sys.stderr)
+        return EXIT_BAD_INPUT
     old_term = signal.getsignal(signal.SIGTERM)
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -390,6 +383,8 @@ def _run(args) -> int:
             return cmd_baseline(args)
         if args.command == "diff":
             return cmd_diff(args)
+        if args.command == "affected":
+            return cmd_affected(args)
         if args.command == "kinds":
             for k, (sev, desc) in KINDS.items():
                 print(f"{k:22} {sev:8} {desc}")
@@ -422,15 +417,42 @@ def _run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from . import engine
+    from contextlib import ExitStack
 
-    res = engine.check(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
-                       **_run_options(args))
-    fmt, options = _report_options(args, res)
-    _emit(formats.FORMATS[fmt](res, options))
-    if args.itf:
-        write_itf(res, Path(args.itf))
+    from . import engine
+    from .files import OutputFolder
+
+    paths = args.paths
+    if args.includers_in:
+        from .frontend.includers import affected
+        paths = affected(args.paths, args.includers_in)
+        if not paths:
+            print(f"rulewright: nothing to check: no spec is named, and none under {args.includers_in} includes "
+                  "the files named", file=sys.stderr)
+            return EXIT_CLEAN
+    with ExitStack() as stack:
+        # opened before the run, so a folder with a symlink in the way fails at once, not after it
+        itf = stack.enter_context(OutputFolder(args.itf)) if args.itf else None
+        res = engine.check(paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
+                           **_run_options(args))
+        fmt, options = _report_options(args, res)
+        _emit(formats.FORMATS[fmt](res, options))
+        if itf is not None:
+            write_itf(res, itf)
     return res.exit_code()
+
+
+def cmd_affected(args) -> int:
+    from .frontend.includers import affected
+
+    specs = affected(args.files, args.tree)
+    for s in specs:
+        if not s.isprintable():  # a line break would make one name two lines of the list
+            print(f"rulewright: error: a spec path holds a line break or another control character: {s!r}; "
+                  "rename the file", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    _emit("".join(f"{s}\n" for s in specs))
+    return EXIT_CLEAN
 
 
 def cmd_baseline(args) -> int:
@@ -470,11 +492,11 @@ def itf_name(f) -> str:
     return f"{readable or 'finding'}-{digest}.itf.json"
 
 
-def write_itf(res, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def write_itf(res, folder) -> None:
+    """One ITF file per counterexample, into a checker.files.OutputFolder (no symlink followed)."""
     for f in res.findings:
         if f.trace:
-            (folder / itf_name(f)).write_text(json.dumps(to_itf(f), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            folder.write(itf_name(f), json.dumps(to_itf(f), indent=2, ensure_ascii=False) + "\n")
 
 
 def cmd_graph(args) -> int:

@@ -155,11 +155,13 @@ def front_end(paths: list[str], res: Result, include_root: str | None = None) ->
     return [p for p in plans if p is not None]
 
 
-def front_end_file(path: str, root, res: Result, text: str | None = None) -> Plan | None:
+def front_end_file(path: str, root, res: Result, text: str | None = None,
+                   buffers: dict[str, str] | None = None) -> Plan | None:
     """One spec file through parsing, resolution and instantiation; errors go to res.diagnostics.
-    With `text`, that is the file's content (an editor's unsaved buffer); includes come from disk."""
+    With `text`, that is the file's content (an editor's unsaved buffer); includes come from disk,
+    or from `buffers` (real path -> text: an editor's unsaved include file)."""
     try:
-        spec = parse_file(path, root) if text is None else parse_source(text, path, root)
+        spec = parse_file(path, root, buffers) if text is None else parse_source(text, path, root)
     except SpecError as exc:
         res.diagnostics.extend(exc.diagnostics)
         return None

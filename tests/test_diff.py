@@ -306,6 +306,76 @@ def test_the_pre_commit_diff_hook_fails_on_an_undeclared_change_and_passes_a_dec
     assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
 
 
+# ---------------------------------------------------------------- include files in every workflow
+
+RULES = "var x: 0..2 = 0\naction tick progress when x == 0 do x := {v}; end\noutcome o: draw when x == {v}\n"
+
+
+def _repo_with_an_include(tmp_path) -> Path:
+    """spec/a.rw includes spec/parts/mid.rwi, which includes spec/common.rwi; spec/b.rw includes
+    nothing. Committed on main."""
+    repo = tmp_path / "repo"
+    (repo / "spec" / "parts").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "spec" / "a.rw").write_text('players 2\ninclude "parts/mid.rwi"\n', encoding="utf-8")
+    (repo / "spec" / "parts" / "mid.rwi").write_text('include "../common.rwi"\n', encoding="utf-8")
+    (repo / "spec" / "common.rwi").write_text(RULES.format(v=1), encoding="utf-8")
+    (repo / "spec" / "b.rw").write_text("players 2\nvar y: bool = false\naction t progress when not y do y := true; end\n"
+                                        "outcome o: draw when y\n", encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    return repo
+
+
+def _path_env() -> dict:
+    import os
+    import sys
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("sh") is None, reason="git and sh are needed")
+def test_the_pre_commit_hooks_check_and_diff_every_spec_including_a_staged_include_file(tmp_path):
+    import re
+    import shlex
+    repo = _repo_with_an_include(tmp_path)
+    text = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert [re.search(f, "spec/common.rwi") is not None for f in re.findall(r"files: (.*)", text)] == [True, True]
+    env = _path_env()
+    check = shlex.split(_hook_entry("rulewright-check")) + ["spec/common.rwi"]
+    hook = shlex.split(_hook_entry("rulewright-diff")) + ["spec/common.rwi"]
+    assert subprocess.run(hook, cwd=repo, env=env, capture_output=True).returncode == 0
+    (repo / "spec" / "common.rwi").write_text(RULES.format(v=2), encoding="utf-8")  # a.rw's behaviour changes
+    r = subprocess.run(hook, cwd=repo, env=env, capture_output=True, text=True)
+    assert r.returncode == 1 and "behaviour changed" in r.stdout
+    (repo / "spec" / "common.rwi").write_text(RULES.format(v=2).replace(";", ""), encoding="utf-8")  # breaks a.rw
+    r = subprocess.run(check, cwd=repo, env=env, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    assert r.returncode == 2 and "common.rwi:2:" in out and "error[E001]" in out, out
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="git and bash are needed")
+def test_the_example_workflow_diffs_the_specs_whose_include_files_a_pull_request_changes(tmp_path):
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs/ci/github-workflow.yml").read_text())
+    steps = workflow["jobs"]["rulewright"]["steps"]
+    (script,) = [s["run"] for s in steps if "rulewright diff" in s.get("run", "")]
+    repo = _repo_with_an_include(tmp_path)
+    _git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    _git(repo, "checkout", "-q", "-b", "change")
+    (repo / "spec" / "common.rwi").write_text(RULES.format(v=2), encoding="utf-8")
+    _git(repo, "commit", "-q", "-am", "only the include file changes")
+    env = {**_path_env(), "RUNNER_TEMP": str(tmp_path), **workflow["jobs"]["rulewright"]["env"]}
+    r = subprocess.run(["bash", "-e", "-c", script], cwd=repo, env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "::group::rulewright diff origin/main:spec/a.rw spec/a.rw" in r.stdout and "spec/b.rw" not in r.stdout
+
+
+def test_the_example_workflow_installs_rulewright_from_its_repository_not_the_package_index():
+    text = (Path(__file__).resolve().parent.parent / "docs/ci/github-workflow.yml").read_text(encoding="utf-8")
+    installs = [line.split("run:", 1)[1].strip() for line in text.splitlines() if "pip install" in line and "run:" in line]
+    assert installs == ['pip install "git+https://github.com/OWNER/REPO@REV"']
+
+
 def test_notes_citing_every_edited_declaration_declare_what_the_edits_cause(tmp_path):
     # the edit is in a `let` tagged [3]; the attack it enables cites rule 2 only
     base = SMALL.replace('document { 1: "turns" 2: "attack" }', 'document { 1: "turns" 2: "attack" 3: "range" }')

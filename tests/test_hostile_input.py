@@ -153,6 +153,62 @@ def test_an_include_through_a_symlink_leading_outside_is_refused(capsys, tree):
     assert SECRET not in text
 
 
+def test_a_symlink_to_the_machines_root_tells_nothing_about_what_exists_outside(capsys, tree):
+    # S1 of 2026-11-26: "leads outside" for a path that exists, "does not exist" for one that does not
+    (tree.specs / "rootlink").symlink_to("/")
+    exists = str(tree.tmp / "outside" / "secret.rwi").lstrip("/")
+    missing = str(tree.tmp / "outside" / "no-such-file.rwi").lstrip("/")
+    texts = []
+    for target in (f"rootlink/{exists}", f"rootlink/{missing}", "rootlink/etc/passwd", "rootlink/etc/nothing-xyz"):
+        code, text = check(capsys, tree(target))
+        assert code == 2 and located(text, "E004") == "main.rw:2:1", text
+        texts.append(text.splitlines()[0].replace(target, "TARGET"))  # the message (the caret line's width varies)
+    assert len(set(texts)) == 1 and "leads outside the folder tree" in texts[0] and "through a symlink" in texts[0]
+    assert SECRET not in texts[0] and "root:" not in texts[0]
+
+
+def test_resolving_an_include_asks_nothing_about_places_outside_the_tree(tree, monkeypatch):
+    (tree.specs / "rootlink").symlink_to("/")
+    (tree.specs / "up").symlink_to("../..")  # a relative link that climbs out
+    asked: list[str] = []
+    for name in ("stat", "lstat", "readlink", "open"):
+        real = getattr(os, name)
+
+        def spy(path, *args, real=real, **kwargs):
+            asked.append(os.path.abspath(path))
+            return real(path, *args, **kwargs)
+        monkeypatch.setattr(os, name, spy)
+    root = os.path.realpath(tree.specs)
+    for target in ("rootlink/etc/passwd", "up/outside/secret.rwi", "up/outside/nothing.rwi", "rootlink/../etc/x"):
+        with pytest.raises(SpecError) as exc:
+            parser.parse_file(tree(target))
+        assert "leads outside the folder tree" in exc.value.diagnostics[0].message
+    assert asked, "the spy saw nothing: the test would prove nothing"
+    # the tree, and the folders above it (which exist whatever the spec says), are all that is asked about
+    assert [p for p in asked if not (p == root or p.startswith(root + "/") or root.startswith(p.rstrip("/") + "/")
+                                     or p == "/")] == []
+
+
+def test_dot_dot_after_a_symlink_is_the_parent_of_where_it_leads(capsys, tree):
+    deep = tree.specs / "parts" / "deep"
+    deep.mkdir(parents=True)
+    (deep / "x.rwi").write_text("var x: 0..1 = 0\n")
+    (tree.specs / "x.rwi").write_text(f"{SECRET}\n")  # what a lexical `..` would read: a syntax error
+    (tree.specs / "alias").symlink_to("parts/deep/inner", target_is_directory=True)
+    (deep / "inner").mkdir()
+    spec = parser.parse_file(tree("alias/../x.rwi"))  # the kernel's reading: parts/deep/x.rwi
+    assert [type(d).__name__ for d in spec.decls] == ["PlayersDecl", "VarDecl"]
+
+
+def test_a_spec_named_through_the_users_own_symlink_to_its_folder_is_read(capsys, tree):
+    (tree.specs / "common.rwi").write_text("var x: 0..1 = 0\naction tick when x == 0 do x := 1; end\n")
+    tree("common.rwi")
+    link = tree.tmp / "speclink"
+    link.symlink_to(tree.specs, target_is_directory=True)
+    code, text = check(capsys, link / "main.rw")
+    assert code in (0, 1) and "error[E0" not in text
+
+
 def test_a_symlink_to_a_device_inside_the_tree_is_never_read(capsys, tree):
     (tree.specs / "zero.rwi").symlink_to("/dev/zero")
     code, text = check(capsys, tree("zero.rwi"))

@@ -213,3 +213,100 @@ def test_a_check_on_save_that_takes_too_long_is_stopped_and_says_so():
     (p,) = check_problems_within(str(ROOT / "spec" / "force-of-will-floor-rules.rw"), seconds=0.5)
     assert p.code == "incomplete" and "did not finish within 0.5s" in p.message
     assert time.monotonic() - started < 15
+
+
+# ---------------------------------------------------------------- workspace folders and include files
+
+COMMON = "var x: 0..1 = 0\naction tick when x == 0 do x := 1; end\n"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """tmp/ws/specs/sub/main.rw includes tmp/ws/shared/common.rwi; tmp/ws/shared/orphan.rwi is
+    included by nothing; tmp/outside/loose.rw includes its neighbour tmp/outside/secret.rwi."""
+    ws = tmp_path / "ws"
+    (ws / "specs" / "sub").mkdir(parents=True)
+    (ws / "shared").mkdir()
+    (ws / "specs" / "sub" / "main.rw").write_text('players 2\ninclude "../../shared/common.rwi"\n', encoding="utf-8")
+    (ws / "shared" / "common.rwi").write_text(COMMON, encoding="utf-8")
+    (ws / "shared" / "orphan.rwi").write_text("var y: bool = false\n", encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "loose.rw").write_text('players 2\ninclude "secret.rwi"\n', encoding="utf-8")
+    (tmp_path / "outside" / "secret.rwi").write_text("var x: 0..1 = 0\n", encoding="utf-8")
+    return tmp_path
+
+
+def started(init: dict) -> Client:
+    client = Client()
+    client.request("initialize", {"processId": None, "capabilities": {}, **init})
+    client.notify("initialized", {})
+    return client
+
+
+def opened(client: Client, path: Path, text: str | None = None) -> list[dict]:
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rulewright", "version": 1,
+                                                            "text": path.read_text(encoding="utf-8") if text is None else text}})
+    return client.diagnostics(uri)
+
+
+@pytest.mark.parametrize("how", ["rootUri", "workspaceFolders"])
+def test_includes_may_reach_anywhere_in_the_workspace_folder_not_only_the_documents_folder(workspace, how):
+    ws = workspace / "ws"
+    init = ({"rootUri": ws.as_uri()} if how == "rootUri"
+            else {"rootUri": None, "workspaceFolders": [{"uri": ws.as_uri(), "name": "ws"}]})
+    client = started(init)
+    try:
+        assert opened(client, ws / "specs" / "sub" / "main.rw") == []
+    finally:
+        client.close()
+
+
+def test_a_document_outside_every_workspace_folder_reads_none_of_its_neighbours(workspace):
+    client = started({"rootUri": None, "workspaceFolders": [{"uri": (workspace / "ws").as_uri(), "name": "ws"}]})
+    try:
+        (d,) = opened(client, workspace / "outside" / "loose.rw")
+        assert d["code"] == "E004" and d["range"]["start"]["line"] == 1
+        assert "is not read" in d["message"] and "workspace folder" in d["message"]
+    finally:
+        client.close()
+
+
+def test_an_include_file_is_checked_through_the_specs_that_include_it(workspace):
+    ws = workspace / "ws"
+    common = ws / "shared" / "common.rwi"
+    client = started({"rootUri": ws.as_uri()})
+    try:
+        assert opened(client, common) == [], "no `declares no players`: the spec including it has players"
+        change(client, common.as_uri(), 2, COMMON.replace("x := 1", "z := 1"))
+        (d,) = client.diagnostics(common.as_uri())
+        assert d["code"] == "E010" and "`z`" in d["message"] and "through main.rw" in d["message"]
+        assert d["range"]["start"] == {"line": 1, "character": COMMON.splitlines()[1].index("x := 1")}
+    finally:
+        client.close()
+
+
+def test_an_include_file_no_spec_includes_gets_one_note_and_no_false_errors(workspace):
+    ws = workspace / "ws"
+    client = started({"rootUri": ws.as_uri()})
+    try:
+        (d,) = opened(client, ws / "shared" / "orphan.rwi")
+        assert d["code"] == "not-included" and d["severity"] == 3 and "no spec" in d["message"]
+    finally:
+        client.close()
+
+
+def test_the_check_on_save_of_an_include_file_shows_the_findings_located_in_it(workspace):
+    from checker.lsp.problems import check_problems
+    ws = workspace / "ws"
+    (p,) = check_problems(str(ws / "shared" / "common.rwi"), str(ws))
+    assert p.code == "deadlock" and p.line == 2 and "through main.rw" in p.message
+    assert check_problems(str(ws / "shared" / "orphan.rwi"), str(ws)) == []
+
+
+def test_the_tree_of_a_document_is_the_outermost_workspace_folder_holding_it(tmp_path):
+    from checker.lsp.problems import tree_for
+    doc = str(tmp_path / "ws" / "specs" / "x.rw")
+    assert tree_for(doc, [str(tmp_path / "ws" / "specs"), str(tmp_path / "ws")]) == str(tmp_path / "ws")
+    assert tree_for(doc, [str(tmp_path / "other")]) == doc  # alone: it may include nothing
+    assert tree_for(doc, []) == str(tmp_path / "ws" / "specs")  # a single file opened: its folder, as `check FILE`

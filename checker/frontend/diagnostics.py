@@ -19,6 +19,7 @@ CODES: dict[str, str] = {
     "E006": "nested too deeply",
     "E007": "number too large",
     "E008": "definitions expand too far",
+    "E009": "output file cannot be written: a symlink or special file in the way, or no permission",
     "E010": "undefined name",
     "E011": "name defined twice",
     "E012": "wrong number or kind of arguments",

@@ -842,14 +842,16 @@ def parse_text(text: str, file: str) -> list:
                                    "this is a rulewright bug; please report it with the spec")) from exc
 
 
-def parse_file(path: str | Path, root: str | Path | None = None) -> ir.SpecFile:
+def parse_file(path: str | Path, root: str | Path | None = None,
+               buffers: dict[str, str] | None = None) -> ir.SpecFile:
     """Parse a spec file, splicing in its includes (resolved relative to the including file).
 
     The file and its includes must lie in the folder tree `root` (default: the file's folder);
-    see `includes` for what is refused and why.
+    see `includes` for what is refused and why. `buffers` (real path -> text) replaces the
+    content of files on disk, as an editor's unsaved include file does.
     """
     p = Path(path)
-    files = SpecTree(p.parent if root is None else root)
+    files = SpecTree(p.parent if root is None else root, buffers)
     text, real = files.read(p, str(path))
     return _parse_spec(p, str(path), text, (real,), files)
 

@@ -1,11 +1,19 @@
 """What the editor shows, computed without any LSP library: problems in a document and the
 quoted rule behind a rule id.
 
+- `tree_for`: the folder tree a document's includes must stay in: the workspace folder that
+  holds it (includes are confined to what the user opened, not to the document's folder).
 - `front_end_problems`: syntax, name and type errors of the text being typed (the front end on
-  the in-memory text; includes are read from disk, inside the document's folder tree).
+  the in-memory text; includes are read from disk, inside the document's tree).
 - `check_problems_within`: the findings of a check of the saved file, run in a separate
   process that is killed when its time is up, so the server can never hang on a big spec.
 - `rule_at`: the rule id under the cursor, in a `[...]` tag or as an entry of `document {}`.
+
+An include file (any document that is not a `*.rw` spec, such as a `.rwi`) is no spec: alone
+it declares no players. It is checked through the specs of its tree that include it, directly
+or through other includes (checker.frontend.includers), with its text in place of the file's,
+and what they report inside it is shown, naming the spec it came through. When no spec
+includes it, one information diagnostic says so (and syntax errors, which are its own).
 
 Positions here are the spec's own: 1-based lines and columns counted in characters. The
 server converts them to what the client counts (checker.lsp.server).
@@ -15,11 +23,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analyses.findings import Finding
 from ..engine import Result, check, front_end_file
-from ..frontend.diagnostics import Diagnostic
+from ..frontend.diagnostics import Diagnostic, SpecError
+from ..frontend.includers import includers as find_includers, is_spec
+from ..frontend.parser import parse_text
 from ..limits import Limits
 
 # A check on save explores each instance within these limits, and the whole check within
@@ -55,14 +65,102 @@ def _from_diagnostic(d: Diagnostic, file: str) -> Problem:
     return _problem_at(d.span, file, d.severity, d.code, message)
 
 
-def front_end_problems(path: str, text: str, root: str | None = None) -> tuple[list[Problem], dict[str, str] | None]:
+def tree_for(path: str, folders: list[str]) -> str:
+    """The tree the includes of the document at `path` must stay in: the outermost workspace
+    folder that holds it (the widest one tree the user opened); when workspace folders are open
+    but none holds it, the document alone, which may include nothing (its neighbours lie
+    outside what the user opened); with no workspace folder at all (a single file opened), its
+    own folder, as `rulewright check FILE` has it."""
+    doc = os.path.abspath(path)
+    holding = [f for f in map(os.path.abspath, folders) if os.path.commonpath([doc, f]) == f]
+    if holding:
+        return min(holding, key=len)
+    return doc if folders else os.path.dirname(doc)
+
+
+def front_end_problems(path: str, text: str, root: str | None = None,
+                       includers: list[str] | None = None) -> tuple[list[Problem], dict[str, str] | None]:
     """(the front end's errors in `text`, the document's rule ids with their quotes) for the
-    document at `path`; the ids are None when the text does not parse."""
+    document at `path`; the ids are None when the text does not parse. An include file is run
+    through `includers`, the specs that include it (None: look for them under `root`)."""
+    root = root if root is not None else os.path.dirname(path) or "."
+    if not is_spec(path):
+        return _include_file_problems(path, text, root, includers)
     res = Result()
-    plan = front_end_file(path, root if root is not None else os.path.dirname(path) or ".", res, text=text)
+    plan = front_end_file(path, root, res, text=text)
     problems = [_from_diagnostic(d, path) for d in res.diagnostics]
     ids = {d.id: d.quote for d in plan.spec.ids} if plan is not None else None
     return problems, ids
+
+
+# specs run through the front end per change of an include file: typing must stay answered
+MAX_INCLUDERS = 8
+
+
+def includers_in(path: str, root: str) -> list[str]:
+    """The specs under `root` that include the file at `path` (none when `root` is the file alone)."""
+    return find_includers([path], root) if os.path.isdir(root) else []
+
+
+def _include_file_problems(path: str, text: str, root: str,
+                           includers: list[str] | None) -> tuple[list[Problem], dict[str, str] | None]:
+    if includers is None:
+        includers = includers_in(path, root)
+    if not includers:
+        return _not_included(path, text), None
+    here = _Here(path)
+    shown: dict[Problem, list[str]] = {}
+    outside: list[tuple[str, Diagnostic]] = []
+    ids = None
+    for spec in includers[:MAX_INCLUDERS]:
+        res = Result()
+        plan = front_end_file(spec, root, res, buffers={here.real: text})
+        if plan is not None and ids is None:
+            ids = {d.id: d.quote for d in plan.spec.ids}
+        for d in res.diagnostics:
+            if here(d.span.file):
+                shown.setdefault(_from_diagnostic(d, d.span.file), []).append(os.path.basename(spec))
+            else:
+                outside.append((spec, d))
+    problems = [replace(p, message=f"{p.message} (through {', '.join(specs)})") for p, specs in shown.items()]
+    if outside:
+        spec, d = outside[0]
+        n = sum(1 for s, _ in outside if s == spec)
+        problems.append(Problem(1, 1, 1, 1, "info", d.code,
+                                f"{os.path.basename(spec)}, which includes this file, has {n} error(s) in other files "
+                                f"with this text, the first at {d.span}: {d.message}"))
+    if len(includers) > MAX_INCLUDERS:
+        problems.append(Problem(1, 1, 1, 1, "info", "includers",
+                                f"checked as you type through {MAX_INCLUDERS} of the {len(includers)} specs that "
+                                f"include this file; the check on save uses them all"))
+    return problems, ids
+
+
+def _not_included(path: str, text: str) -> list[Problem]:
+    """An include file no spec includes: its syntax errors (its own, whatever includes it) and
+    one note, not the errors of a spec without players."""
+    note = Problem(1, 1, 1, 1, "info", "not-included",
+                   "no spec (*.rw) in the workspace includes this file, so it is not checked: an include file "
+                   "is checked as part of each spec that includes it")
+    try:
+        parse_text(text, path)
+    except SpecError as exc:
+        return [_from_diagnostic(d, path) for d in exc.diagnostics] + [note]
+    return [note]
+
+
+class _Here:
+    """Whether a span's file is the document: an include's spans name it as the including file
+    wrote it (`specs/sub/../common.rwi`), so real paths are compared."""
+
+    def __init__(self, path: str):
+        self.real = os.path.realpath(path)
+        self.seen: dict[str, bool] = {}
+
+    def __call__(self, file: str) -> bool:
+        if file not in self.seen:
+            self.seen[file] = os.path.realpath(file) == self.real  # a file the parser read, inside the tree
+        return self.seen[file]
 
 
 def finding_problem(f: Finding, file: str) -> Problem:
@@ -79,10 +177,26 @@ def finding_problem(f: Finding, file: str) -> Problem:
 
 
 def check_problems(path: str, root: str | None = None, limits: Limits = SAVE_LIMITS) -> list[Problem]:
-    """The findings (and the front end's errors) of a check of the file at `path`, as problems."""
-    res = check([path], limits, include_root=root)
-    out = [_from_diagnostic(d, path) for d in res.diagnostics]
-    out.extend(finding_problem(f, path) for f in res.findings)
+    """The findings (and the front end's errors) of a check of the file at `path`, as problems.
+    An include file is checked through the specs under `root` that include it; what they report
+    inside it is shown."""
+    if is_spec(path):
+        res = check([path], limits, include_root=root)
+        out = [_from_diagnostic(d, path) for d in res.diagnostics]
+        out.extend(finding_problem(f, path) for f in res.findings)
+    else:
+        root = root if root is not None else os.path.dirname(path) or "."
+        specs = includers_in(path, root)
+        if not specs:
+            return []  # the front end's note says why, as the writer types
+        res = check(specs, limits, include_root=root)
+        here = _Here(path)
+        out = [_from_diagnostic(d, d.span.file) for d in res.diagnostics if here(d.span.file)]
+        for f in res.findings:
+            span = next((s for s in f.spans if here(s.file)), None)
+            if span is not None:
+                p = finding_problem(f, span.file)
+                out.append(replace(p, message=f"{p.message} (through {os.path.basename(f.model.split(' | ')[0])})"))
     for d in res.disagreements:
         out.append(_problem_at(d.finding.spans[0] if d.finding.spans else None, path, "error", "engines-disagree",
                                f"the engines disagree on a {d.finding.kind} counterexample: {d.replay}"))

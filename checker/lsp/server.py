@@ -7,6 +7,12 @@
   errors until the next save. The check runs off the event loop: typing stays answered.
 - Hover on a rule id, in a `[...]` tag or in the `document {}` block: the quoted rule text.
 
+A document's includes must stay in the workspace folder that holds it (checker.lsp.problems,
+`tree_for`): the client's workspaceFolders, or its rootUri when it sends none. An include file
+(`.rwi`) is checked through the specs of that folder that include it; which specs those are is
+looked up when it is opened and again after every save (a save may add or drop an include),
+not at every keystroke.
+
 The server keeps, per document, the last rule ids that parsed, so hover still works while the
 text being typed has an error.
 """
@@ -17,8 +23,10 @@ from importlib import metadata
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
-from .problems import Problem, check_problems_within, front_end_problems, hover_text, rule_at
+from ..frontend.includers import is_spec
+from .problems import Problem, check_problems_within, front_end_problems, hover_text, includers_in, rule_at, tree_for
 
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
              "info": lsp.DiagnosticSeverity.Information, "hint": lsp.DiagnosticSeverity.Hint}
@@ -31,12 +39,26 @@ class RulewrightServer(LanguageServer):
         self.found: dict[str, list[Problem]] = {}  # uri -> the findings of the last check on save
         self.ids: dict[str, dict[str, str]] = {}  # uri -> rule id -> quote, from the last text that parsed
         self.saves: dict[str, int] = {}  # uri -> number of the latest save (an older check's result is dropped)
+        self.includers: dict[str, list[str]] = {}  # uri of an include file -> the specs that include it
+
+    def tree(self, path: str) -> str:
+        """The tree a document's includes must stay in (problems.tree_for)."""
+        folders = [p for p in (to_fs_path(f.uri) for f in self.workspace.folders.values()) if p]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        return tree_for(path, folders)
 
     def analyse(self, uri: str) -> None:
         doc = self.workspace.get_text_document(uri)
         if not doc.path:
             return
-        problems, ids = front_end_problems(doc.path, doc.source)
+        root = self.tree(doc.path)
+        includers = None
+        if not is_spec(doc.path):
+            if uri not in self.includers:
+                self.includers[uri] = includers_in(doc.path, root)
+            includers = self.includers[uri]
+        problems, ids = front_end_problems(doc.path, doc.source, root, includers)
         self.typed[uri] = problems
         if ids is not None:
             self.ids[uri] = ids
@@ -91,7 +113,12 @@ async def did_save(ls: RulewrightServer, params: lsp.DidSaveTextDocumentParams) 
     if not doc.path:
         return
     ls.saves[uri] = number = ls.saves.get(uri, 0) + 1
-    found = await asyncio.get_running_loop().run_in_executor(None, check_problems_within, doc.path)
+    ls.includers.clear()  # the saved file may include other files now, or no longer
+    for other in list(ls.typed):
+        if other != uri and not is_spec(ls.workspace.get_text_document(other).path or ".rw"):
+            ls.analyse(other)  # an open include file is seen through the specs as saved
+    found = await asyncio.get_running_loop().run_in_executor(None, check_problems_within, doc.path,
+                                                             ls.tree(doc.path))
     if ls.saves.get(uri) != number:
         return  # saved again meanwhile: that check's findings are the ones to show
     ls.found[uri] = found
@@ -101,7 +128,7 @@ async def did_save(ls: RulewrightServer, params: lsp.DidSaveTextDocumentParams) 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: RulewrightServer, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    for table in (ls.typed, ls.found, ls.ids, ls.saves):
+    for table in (ls.typed, ls.found, ls.ids, ls.saves, ls.includers):
         table.pop(uri, None)
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
