@@ -27,6 +27,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -109,16 +110,19 @@ def main(argv=None) -> int:
     while started < args.runs or running:
         while started < args.runs and len(running) < slots:
             seconds = round(rng.uniform(args.min, args.max), 1)
-            p = subprocess.Popen(command(seconds, args.jobs), cwd=ROOT, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
-            running[p] = (started, seconds)
+            # files, not pipes: a report of 700 KB fills a pipe nobody reads until the run ends
+            files = (tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+"))
+            p = subprocess.Popen(command(seconds, args.jobs), cwd=ROOT, stdout=files[0], stderr=files[1], text=True)
+            running[p] = (started, seconds, files)
             started += 1
             if started % 10 == 0:
                 slots = rng.randint(low, high)
         time.sleep(0.05)
         for p in [p for p in running if p.poll() is not None]:
-            n, seconds = running.pop(p)
-            stdout, stderr = p.communicate()
+            n, seconds, files = running.pop(p)
+            stdout, stderr = (f.seek(0) or f.read() for f in files)
+            for f in files:
+                f.close()
             try:
                 doc = json.loads(stdout)
             except json.JSONDecodeError:
