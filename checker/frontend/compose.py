@@ -4,7 +4,7 @@ model, so that nothing has to be copied to be said again with a difference.
 A model is built in layers: the file's top-level declarations, then one format's, then the
 readings checked for that format. Each layer's declarations replace the ones of the same kind
 and name beneath them (or are added); `remove KIND NAME` drops one beneath; `replace
-OWNER.LABEL do ... end` replaces one labelled statement (`LABEL: stmt`) of an action or routine
+OWNER.LABEL do ... end` replaces one labelled statement (`LABEL: stmt`) of a declaration
 beneath or beside it. The readings of a format are its own, the file's readings without `for`
 and those whose `for` names it; readings not in an `ambiguity` form one group, each
 `ambiguity` another, and every combination of one reading per group is a model, named by its
