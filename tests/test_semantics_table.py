@@ -290,6 +290,9 @@ ROWS = [
     ("solo", "start", "argmin(k in 1..3: (k - 2) * (k - 2))", 2),
     ("solo", "start", "argmax(p in {}: 1)", NONE),
     ("solo", "start", "argmin(k in 1..0: k)", ERROR),
+    # ... only where it is evaluated: Z3's terms record its error under the path that reaches it
+    ("solo", "mid", "flag and argmin(k in 1..0: k) == 1", False),
+    ("solo", "start", "if flag then 1 else argmax(k in 1..0: k) end", 1),
     # seating
     ("solo", "start", "seat(P3)", 2),
     ("solo", "start", "player_at(5)", "P2"),
