@@ -97,7 +97,7 @@ def test_replacing_an_unknown_label_names_the_labels_there_are(tmp_path):
 
 def test_replacing_a_label_of_an_unknown_action_is_an_error(tmp_path):
     ((code, msg),) = _errors(_spec(tmp_path, BASE + "reading r { replace hot.cost do end }\n"))
-    assert code == "E040" and "no action or routine hot" in msg
+    assert code == "E040" and "no action, routine or trigger hot" in msg
 
 
 def test_a_label_two_declarations_use_must_be_qualified(tmp_path):
@@ -124,6 +124,39 @@ reading stays { replace end_turn.pass do end }
     models = _models(path)
     (routine,) = [d for d in models[("", "stays")] if isinstance(d, sx.RoutineDecl)]
     assert routine.body == ()
+
+
+PHASED = BASE + """
+phases step [1] {
+  main [1] ends when true
+  ending [1] ends when true
+}
+"""
+
+
+def test_a_label_in_a_block_without_a_name_is_checked_like_any_other(tmp_path):
+    # two `when` blocks with one label: `replace` alone cannot tell them apart, and no owner can
+    path = _spec(tmp_path, PHASED + "when main ends [1] do x: turn := turn; end\n"
+                 "when ending ends [1] do x: turn := turn; end\nreplace x do end\n")
+    (d,) = engine.check([path]).diagnostics
+    assert d.code == "E040" and d.message == ("`replace x`: 2 declarations have a statement labelled x "
+                                              "(`when main ends`, `when ending ends`)")
+    assert d.hint == "give the statements labels of their own"
+    path = _spec(tmp_path, PHASED + "when main ends [1] do\n  x: turn := turn;\n  x: turn := turn;\nend\n")
+    ((code, msg),) = _errors(path)
+    assert (code, msg) == ("E011", "label x is used twice in `when main ends`")
+
+
+def test_a_reading_of_the_whole_match_overlaps_one_of_its_labelled_statements(tmp_path):
+    match = ("match [4] {\n  var wins(p: player) [4]: 0..1 = 0\n"
+             "  game won by player p [4] when life[next(p)] == 0 do won_one: wins[p] := 1; end\n}\n")
+    path = _spec(tmp_path, BASE.replace("outcome last", "outcome two [4]: win player p when wins[p] == 1\noutcome last")
+                 + match + """
+ambiguity a [4] "?" { reading x { } reading y { replace won_one do end } }
+ambiguity b [4] "?" { reading z { } reading w { """ + match + " } }\n")
+    diags = engine.check([path]).diagnostics
+    assert [(d.code, d.message) for d in diags] == [
+        ("E041", "readings y and w both change match (statement won_one); combined, one would undo the other")]
 
 
 # ---------------------------------------------------------------- remove

@@ -478,6 +478,14 @@ def test_every_code_in_the_table_is_used():
     assert [code for code in CODES if f'"{code}"' not in source] == []
 
 
+def test_every_code_the_checker_reports_has_a_line_in_the_table():
+    # the table describes each code (`rulewright` SARIF output lists it as a rule a result cites)
+    import re
+    root = Path(__file__).resolve().parent.parent / "checker"
+    source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "diagnostics.py")
+    assert sorted(set(re.findall(r'"(E\d{3})"', source)) - set(CODES)) == []
+
+
 def test_the_grammar_cache_lives_only_where_no_one_else_can_write(tmp_path, monkeypatch):
     # the parser tables are cached in a folder of the user's own, mode 0700; a folder or file
     # that others could have written is never read (lark would unpickle it)

@@ -184,3 +184,29 @@ invariant never_drawn: not game_drawn
     spec.write_text("players 2\noutcome o: draw when game_over\n", encoding="utf-8")
     (d,) = engine.check([str(spec)]).diagnostics
     assert d.code == "E014" and "reads the end of the game" in d.message
+
+
+def test_after_of_a_value_it_does_not_list_is_an_evaluation_error_never_the_first_value(tmp_path):
+    # after(x, P1, P2) with x none used to be P1; the explorer (closures and generated
+    # successors alike) and the Z3 replay now all stop the step there
+    spec = tmp_path / "a.rw"
+    spec.write_text("""players 3
+var x: player? = none
+var seen: player? = none
+var done: bool = false
+action a progress when not done do done := true; seen := after(x, P1, P2); end
+action b progress when not done and after(x, P1, P2) == P1 do done := true; end
+action c progress when not done and x != none and after(x, P1, P2) == P1 do done := true; end
+outcome fin: draw when done
+""", encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert res.diagnostics == [] and res.disagreements == []
+    # a's body and b's guard fail (one finding of 2 failing steps); c tests for none first
+    (f,) = [f for f in res.findings if f.kind == "evaluation-error"]
+    assert f.message == "none is not one of the values after() lists" and f.size == 2 and f.replay == "confirmed"
+    assert "action `c` never applies in any reachable state" in {g.message for g in res.findings}
+    spec.write_text("players 3\nvar seen: player? = none\naction a do seen := after(none, P1, P2); end\n",
+                    encoding="utf-8")
+    (d,) = engine.check([str(spec)]).diagnostics
+    assert d.code == "E013" and d.message.startswith("after(none, ...): none is not one of the values listed")
+    assert (d.span.line, d.span.col) == (3, 27)  # at the none

@@ -119,6 +119,24 @@ def test_phases_start_again_in_every_game(tmp_path):
     assert {g.values(i)[step] for i in range(len(g.states)) if g.values(i)[between]} == {0}
 
 
+def test_labelled_statements_in_a_match_run_as_written_and_can_be_replaced(tmp_path):
+    # a label may stand in a `game won by`, `game drawn` or `game starts` block (replaced by the
+    # label alone: they have no name) and in a match action (qualified by the action)
+    text = MATCH.replace("do wins[p] := wins[p] + 1; end", "do count: wins[p] := wins[p] + 1; end").replace(
+        "do draws := 1; end", "do [D] tally: draws := 1; end").replace(
+        "leave when in_game(p) do lose p; end", "leave when in_game(p) do gone: lose p; end").replace(
+        "  action concede_match", "  game starts [M] do opening: wins[P1] := wins[P1]; end\n  action concede_match") + \
+        "reachable third_game [M]: wins[P1] == 1 and wins[P2] == 1 and not between_games\n"
+    res, _ = _check(tmp_path, text)
+    assert res.diagnostics == [] and res.disagreements == [] and res.findings == []
+    # the first game won (or drawn) ends the match: no second game, no third
+    res, _ = _check(tmp_path, text + "replace count do wins[p] := 2; end\nreplace concede_match.gone do lose p; end\n"
+                    "replace opening do end\nreplace tally do draws := 1; end\n")
+    assert res.diagnostics == [] and res.disagreements == []
+    assert sorted(f.message for f in res.findings) == ["`third_game` is never reached",
+                                                       "action `next_game` never applies in any reachable state"]
+
+
 def test_an_action_flagged_match_is_the_match_s_wherever_it_is_declared(tmp_path):
     # a reading replaces an action by name: a match action declared outside `match { }` can be replaced
     text = MATCH.replace("  action concede_match(p: player) [C] leave when in_game(p) do lose p; end\n", "") + \

@@ -133,6 +133,20 @@ def test_one_when_block_may_name_several_phases(tmp_path):
     assert [(d.code, d.message) for d in res.diagnostics] == [("E010", "there is no phase `comabt`")]
 
 
+def test_a_labelled_statement_in_a_when_block_runs_as_written_and_replace_names_it_alone(tmp_path):
+    # `when ... ends/starts` blocks have no name: their labels are replaced by `replace LABEL`
+    text = GAME.replace("when ending ends [WE] do turn := next(turn); end",
+                        "when ending ends [WE] do\n  hand_on: turn := next(turn);\nend\n"
+                        "when main starts [WS] do fresh: [WS] skip := false; end") + \
+        "reachable second_turn [WE]: turn == P2\n"
+    res, _ = _check(tmp_path, text)
+    assert res.diagnostics == [] and res.disagreements == [] and res.findings == []
+    res, _ = _check(tmp_path, text + "reading as_written { }\nreading stays { replace hand_on do end }\n")
+    assert res.diagnostics == [] and res.disagreements == []
+    unreachable = [f for f in res.findings if f.kind == "unreachable-property"]
+    assert [f.model.rsplit(" ", 1)[-1] for f in unreachable] == ["stays"]
+
+
 def test_a_loop_inside_a_phase_that_never_ends_cites_the_phase(tmp_path):
     # combat ends only when skipped, and nothing skips it: players wait in combat for ever, a
     # forced loop and an unbounded procedure, both citing combat

@@ -290,6 +290,9 @@ ROWS = [
     ("solo", "start", "argmin(k in 1..3: (k - 2) * (k - 2))", 2),
     ("solo", "start", "argmax(p in {}: 1)", NONE),
     ("solo", "start", "argmin(k in 1..0: k)", ERROR),
+    # ... only where it is evaluated: Z3's terms record its error under the path that reaches it
+    ("solo", "mid", "flag and argmin(k in 1..0: k) == 1", False),
+    ("solo", "start", "if flag then 1 else argmax(k in 1..0: k) end", 1),
     # seating
     ("solo", "start", "seat(P3)", 2),
     ("solo", "start", "player_at(5)", "P2"),
@@ -362,11 +365,16 @@ ROWS = [
     ("solo", "start", "abs(x)", 3),
     ("solo", "start", "after(phase, main, combat, ending)", "combat"),
     ("solo", "start", "after(ending, main, combat, ending)", "main"),
-    ("solo", "start", "after(5, 1, 2, 3)", 1),  # not listed: the first
-    ("solo", "start", "after(1, 1, 2, 1)", 2),
-    ("solo", "mid", "after(turn, P1, P3)", "P1"),
-    ("solo", "start", "after(maybe, none, P2)", "P2"),
+    ("solo", "start", "after(1, 1, 2, 1)", 2),  # after x's first place
+    ("solo", "start", "after(maybe, none, P2)", "P2"),  # none listed: found like any value
     ("teams", "B1 out", "after(who, A, B)", "A"),
+    # a value after() does not list has nothing after it: an error, never the first value
+    ("solo", "start", "after(x, 1, 2)", ERROR),
+    ("solo", "mid", "after(turn, P1, P3)", ERROR),
+    ("solo", "start", "after(maybe, P1, P2)", ERROR),
+    ("solo", "mid", "after(maybe, P1, P2)", "P1"),
+    ("solo", "start", "maybe == none or after(maybe, P1, P2) == P1", True),
+    ("solo", "start", "if maybe != none then after(maybe, P1, P2) else P3 end", "P3"),
     # built-in names
     ("solo", "start", "players", {"P1", "P2", "P3", "P4"}),
     ("solo", "mid", "remaining", {"P1", "P3", "P4"}),
@@ -420,6 +428,8 @@ ROWS = [
     ("solo", "mid", "marks := marks + {P4};", {"marks": {"P1", "P3", "P4"}}),
     ("solo", "start", "flag := not flag;", {"flag": False}),
     ("solo", "mid", "phase := after(phase, main, combat, ending);", {"phase": "ending"}),
+    ("solo", "start", "maybe := after(maybe, P1, P2);", ERROR),
+    ("solo", "start", "if maybe != none then maybe := after(maybe, P1, P2); end", {}),
     ("teams", "start", "pts[who] := pts[who] + 5;", {"pts[A]": 5}),
     ("teams", "B1 out", "pts[who] := pts[who] + 1;", OVERFLOW),
     ("teams", "start", "who := team(next(turn));", {"who": "B"}),

@@ -218,6 +218,23 @@ reading stay { trigger skip on lose player p when false do turn := p; end }
     assert inst.model.reading == "stay" and t.name == "skip"
 
 
+def test_a_labelled_statement_in_a_trigger_runs_as_written_and_replace_names_it_by_the_trigger(tmp_path):
+    # a label names a statement so that a reading (or the file) can replace it: in a trigger as
+    # in an action, and the trigger's name qualifies it
+    spec = RING + """
+trigger record on lose player p do
+  [T1] mark: log := seat(p) + 1;
+  n := n + 1;
+end
+"""
+    s = play(spec, "hit(q=P2)", tmp_path=tmp_path)
+    assert (s["log"], s["n"]) == ("2", "1")
+    s = play(spec + "replace record.mark do log := 7; end\n", "hit(q=P2)", tmp_path=tmp_path)
+    assert (s["log"], s["n"]) == ("7", "1")
+    s = play(spec + "replace mark do end\n", "hit(q=P2)", tmp_path=tmp_path)
+    assert (s["log"], s["n"]) == ("0", "1")
+
+
 # ---------------------------------------------------------------- findings and traces
 
 def test_a_trigger_that_never_runs_is_a_dead_rule_and_one_that_runs_is_cited(tmp_path):

@@ -84,7 +84,7 @@ class Generator:
         self.all = (1 << self.n) - 1
         self.fields = layout(inst)
         self.by_name = {f.var.name: f for f in self.fields}
-        self.spans: list = []  # (span, message) for errors raised by generated code
+        self.spans: list = []  # (span, message) for errors raised by generated code (after(): (span, type))
         self.names: list = []  # per assignment site: what an overflow message calls the variable
         self.written: dict[str, str] = {}  # entry local name -> the local the body writes, while a body is generated
         # the places a body has computed on its straight-line path (source -> the local holding
@@ -436,7 +436,8 @@ class Generator:
         return f"max({', '.join(a)})"
 
     def b_after(self, e, a):
-        return f"_after({a[0]}, ({', '.join(a[1:])},))"
+        sid = self.span_id(e.span, e.args[0].type)  # the type its error shows the value in
+        return f"_after({a[0]}, ({', '.join(a[1:])},), {sid})"
 
     def b_players(self, e, a):
         return _lit(self.all)

@@ -123,12 +123,23 @@ def best_of(pairs, sign: int):
     return best
 
 
-def after_in(x, vals: list):
-    """The value after x in vals, round the end; the first if x is not there."""
+def after_in(x, vals, span, ty, show):
+    """The value after x's first place in vals, round the end. An x that is not there (`none`,
+    unless it is listed) has no value after it: an evaluation error, never the first value,
+    which would be a wrong value (docs/language.md: none where a value is needed)."""
     for i, w in enumerate(vals):
         if w == x:
             return vals[(i + 1) % len(vals)]
-    return vals[0]
+    raise EvalError(f"{after_shown(ty, x, show)} is not one of the values after() lists", span)
+
+
+def after_shown(ty, x, show) -> str:
+    """x as after()'s error shows it: in the spec's words (`show` is Instance.show)."""
+    if ty.kind == "bool":
+        return "true" if x else "false"
+    if ty.kind == "int" and ty.step is not None:  # the engines hold a count of steps
+        return f"{x} steps of {ty.step.text}"
+    return show(ty, x)
 
 
 def _le(a, b):
@@ -491,8 +502,8 @@ class Compiler:
 
     def b_after(self, e, args):
         x, fs = args[0], args[1:]
-
-        return lambda c: after_in(x(c), [f(c) for f in fs])
+        span, ty, show = e.span, e.args[0].type, self.inst.show
+        return lambda c: after_in(x(c), [f(c) for f in fs], span, ty, show)
 
     def b_players(self, e, args):
         a = self.all

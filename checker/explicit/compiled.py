@@ -109,6 +109,9 @@ class CompiledMachine(Machine):
             key = var.name if k < 0 or not var.indexed else f"{var.name}[{var.index_keys(inst)[k]}]"
             raise Overflow(key, v * var.step if var.step != 1 else v, span)  # the value the document would see (`in steps of`)
 
+        def _after(x, vals, sid):
+            return after_in(x, vals, spans[sid][0], spans[sid][1], inst.show)
+
         def _arg(pairs, sign, empty_ok, sid):
             best = best_of(pairs, sign)
             if best is None:
@@ -187,7 +190,7 @@ class CompiledMachine(Machine):
             "EvalError": EvalError, "Overflow": Overflow, "Step": Step,
             "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
             "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
-            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": after_in, "_dist": _dist,
+            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
             "_ring": _ring, "_dist_in_game": dist_in_game,
             "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
             "_mask_of": mask_of, "_bits": _bits, "_count": _count,
@@ -426,6 +429,8 @@ def _may_fail(e) -> bool:
         if isinstance(n, T.VarRef) and n.index is not None and (n.index.type.kind == "int" or n.index.type.optional):
             return True
         if isinstance(n, T.Aggregate) and n.kind in ("argmin", "argmax"):
+            return True
+        if isinstance(n, T.Call) and n.func == "after":  # a value it does not list
             return True
     return False
 

@@ -71,7 +71,7 @@ TABLE: tuple[Builtin, ...] = (
     Builtin("min", "min", (INT, INT, "*"), INT, "the smallest of two or more numbers"),
     Builtin("max", "max", (INT, INT, "*"), INT, "the largest of two or more numbers"),
     Builtin("after", "after", ("any", "any", "*"), "first",
-            "the element after x in the list a, b, ... (the first after the last, and if x is not listed)"),
+            "the element after x in the list a, b, ... (the first after the last; x not listed is an evaluation error)"),
     # built-in names
     Builtin("players", "players", (), PLAYERS, "every player"),
     Builtin("remaining", "remaining", (), PLAYERS, "the players still in the game", reads="status"),

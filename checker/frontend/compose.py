@@ -4,12 +4,17 @@ model, so that nothing has to be copied to be said again with a difference.
 A model is built in layers: the file's top-level declarations, then one format's, then the
 readings checked for that format. Each layer's declarations replace the ones of the same kind
 and name beneath them (or are added); `remove KIND NAME` drops one beneath; `replace
-OWNER.LABEL do ... end` replaces one labelled statement (`LABEL: stmt`) of an action or routine
+OWNER.LABEL do ... end` replaces one labelled statement (`LABEL: stmt`) of a declaration
 beneath or beside it. The readings of a format are its own, the file's readings without `for`
 and those whose `for` names it; readings not in an `ambiguity` form one group, each
 `ambiguity` another, and every combination of one reading per group is a model, named by its
 readings joined with `+`. Readings of different groups must change different declarations
 (and labels): combined, one would silently undo the other.
+
+A label may stand in every block of statements: an action's, a routine's, a trigger's, a `when
+PHASE ends/starts` block's and a match's `game ...` blocks. The last two have no name to qualify
+a `replace` with, so their labels are replaced by `replace LABEL` alone, which names one
+statement of the whole model.
 
 The result holds only the declarations the resolve pass knows: no reading, ambiguity, replace,
 remove or label is left. Errors are collected (E040: names nothing, E041: composed readings
@@ -189,23 +194,68 @@ def _kind_matches(d, kind: str) -> bool:
     return True
 
 
-def _owners(decls) -> list:
-    return [d for d in decls if isinstance(d, (sx.ActionDecl, sx.RoutineDecl))]
+# the declarations whose statements may carry labels; the first three have a name that a
+# `replace OWNER.LABEL` can qualify a label with
+_NAMED = (sx.ActionDecl, sx.RoutineDecl, sx.TriggerDecl)
+_HOLDERS = _NAMED + (sx.WhenPhaseDecl, sx.GameResultDecl, sx.GameStartDecl)
+
+
+def _owners(decls) -> list[tuple[object, object]]:
+    """(block holder, the declaration of `decls` it stands in) for every declaration with a body
+    of statements: a match's actions and `game ...` blocks stand in the match."""
+    out: list[tuple[object, object]] = []
+    for d in decls:
+        if isinstance(d, _HOLDERS):
+            out.append((d, d))
+        elif isinstance(d, sx.MatchDecl):
+            out += [(h, d) for h in d.actions + d.results + d.starts]
+    return out
+
+
+def _name(h) -> str | None:
+    return h.name if isinstance(h, _NAMED) else None
+
+
+def _called(h) -> str:
+    """How a message names a holder: its name, or its words for the unnamed blocks."""
+    if isinstance(h, _NAMED):
+        return h.name
+    if isinstance(h, sx.WhenPhaseDecl):
+        return f"`when {', '.join(h.phases)} {h.edge}`"
+    if isinstance(h, sx.GameResultDecl):
+        return f"`game won by {h.subject_kind} {h.var}`" if h.kind == "won" else "`game drawn`"
+    return "`game starts`"
+
+
+def _put(decls: list, holder, parent, new) -> list:
+    """`decls` with `holder` (standing in `parent`) replaced by `new`."""
+    if parent is not holder:  # a block of the match: the match is rebuilt around it
+        def swap(xs):
+            return tuple(new if x is holder else x for x in xs)
+        new = replace(parent, actions=swap(parent.actions), results=swap(parent.results), starts=swap(parent.starts))
+    return [new if x is parent else x for x in decls]
+
+
+def _key(holder, parent) -> str:
+    """What a replaced statement's holder is called where readings are compared (E041): the
+    declaration a reading would replace as a whole, or the words of a block no reading can."""
+    return sx.decl_name(parent) or _called(holder)
 
 
 def _replace(decls: list, d: sx.ReplaceDecl, err, ctx: str) -> tuple[list, str]:
     owners = _owners(decls)
     if d.owner:
-        named = [o for o in owners if o.name == d.owner]
+        named = [(h, p) for h, p in owners if _name(h) == d.owner]
         if not named:
-            close = difflib.get_close_matches(d.owner, [o.name for o in owners], n=1)
-            err("E040", f"`replace {d.owner}.{d.label}`: there is no action or routine {d.owner}", d.span,
-                f"did you mean `{close[0]}`?" if close else "name the action or routine that holds the labelled statement", ctx)
+            close = difflib.get_close_matches(d.owner, sorted({n for h, _ in owners if (n := _name(h))}), n=1)
+            err("E040", f"`replace {d.owner}.{d.label}`: there is no action, routine or trigger {d.owner}", d.span,
+                f"did you mean `{close[0]}`?" if close else
+                "name the action, routine or trigger that holds the labelled statement", ctx)
             return decls, ""
         owners = named
-    holding = [o for o in owners if d.label in labels(o.body)]
+    holding = [(h, p) for h, p in owners if d.label in labels(h.body)]
     if not holding:
-        known = sorted({lb for o in owners for lb in labels(o.body)})
+        known = sorted({lb for h, _ in owners for lb in labels(h.body)})
         close = difflib.get_close_matches(d.label, known, n=1)
         where = f" in {d.owner}" if d.owner else ""
         err("E040", f"`replace {_target(d)}`: no statement is labelled {d.label}{where}", d.span,
@@ -213,12 +263,16 @@ def _replace(decls: list, d: sx.ReplaceDecl, err, ctx: str) -> tuple[list, str]:
             ("its labels are " + ", ".join(known) if known else "label the statement first: `LABEL: statement`"), ctx)
         return decls, ""
     if len(holding) > 1:
-        err("E040", f"`replace {d.label}`: {len(holding)} declarations have a statement labelled {d.label} "
-            f"({', '.join(o.name for o in holding)})", d.span, f"write `replace {holding[0].name}.{d.label}`", ctx)
+        names = [_name(h) for h, _ in holding]
+        # a block without a name, or two holders of one name, cannot be told apart by qualifying
+        hint = (f"write `replace {names[0]}.{d.label}`" if None not in names and len(set(names)) == len(names)
+                else "give the statements labels of their own")
+        err("E040", f"`replace {_target(d)}`: {len(holding)} declarations have a statement labelled {d.label} "
+            f"({', '.join(_called(h) for h, _ in holding)})", d.span, hint, ctx)
         return decls, ""
-    owner = holding[0]
+    (owner, parent), = holding
     new = replace(owner, body=_swap(owner.body, d.label, d.body))
-    return [new if x is owner else x for x in decls], sx.decl_name(owner)
+    return _put(decls, owner, parent, new), _key(owner, parent)
 
 
 def _target(d: sx.ReplaceDecl) -> str:
@@ -279,18 +333,19 @@ def _unlabel(body: tuple) -> tuple:
 
 
 def _finish(decls: tuple, err, ctx: str) -> tuple:
-    """The model's declarations as the resolve pass reads them: labels checked, then dropped."""
+    """The model's declarations as the resolve pass reads them: labels checked, then dropped
+    from every block of statements (the resolve pass knows no label)."""
     out = []
     for d in decls:
-        if isinstance(d, (sx.ActionDecl, sx.RoutineDecl)):
+        for h, _ in _owners((d,)):  # a match holds several blocks: d is rebuilt around each in turn
             seen: dict[str, sx.Span] = {}
-            for n in _labelled(d.body):
+            for n in _labelled(h.body):
                 if n.label in seen:
-                    err("E011", f"label {n.label} is used twice in {d.name}", n.span,
-                        f"the first is at {seen[n.label]}; labels name one statement of an action or routine", ctx)
+                    err("E011", f"label {n.label} is used twice in {_called(h)}", n.span,
+                        f"the first is at {seen[n.label]}; a label names one statement of its block", ctx)
                 seen.setdefault(n.label, n.span)
             if seen:
-                d = replace(d, body=_unlabel(d.body))
+                (d,) = _put([d], h, d, replace(h, body=_unlabel(h.body)))
         out.append(d)
     return tuple(out)
 
@@ -320,6 +375,7 @@ def _overlap(x: set, y: set) -> set[str]:
 
 def _shown(t) -> str:
     key, label = (t if isinstance(t, tuple) else (t, ""))
-    kind, _, name = key.partition(":")
-    kind = kind.removesuffix("Decl").lower()
-    return f"{kind} {name}".strip() + (f" (statement {label})" if label else "")
+    if ":" in key or key.endswith("Decl"):
+        kind, _, name = key.partition(":")
+        key = f"{kind.removesuffix('Decl').lower()} {name}".strip()
+    return key + (f" (statement {label})" if label else "")  # else a block's own words (see _key)

@@ -28,6 +28,7 @@ CODES: dict[str, str] = {
     "E015": "value out of range during setup",
     "E016": "missing declaration",
     "E017": "evaluation error",
+    "E018": "too many instances: the parameters give more than a run checks",
     "E020": "unknown finding kind in expect",
     "E021": "an expect records a size or fingerprint it cannot have",
     # composition (checker/frontend/compose.py)

@@ -555,9 +555,34 @@ class Resolver(StepsMixin):
             if ty.kind == "none":
                 ty = OPT_PLAYER
             fitted = [self.coerce(a, ty, "") if ty.kind == "player" else a for a in fitted]
+            if entry.key == "after":
+                self.after_listed(fitted)
         else:
             ty = entry.result
         return T.Call(entry.key, tuple(fitted), ty, span)
+
+    def after_listed(self, args) -> None:
+        """`after(x, a, b, ...)` of literals where x is none of a, b, ...: it would fail in every
+        state (an evaluation error, docs/language.md), so say so before anything is explored."""
+        def literal(a):
+            if isinstance(a, T.Const):
+                return ("const", a.value)
+            if isinstance(a, (T.PlayerName, T.TeamName)):
+                return ("name", a.name)
+            return None
+        keys = [literal(a) for a in args]
+        if None in keys or keys[0] in keys[1:]:
+            return
+        x = args[0]
+        if not isinstance(x, T.Const):
+            shown = x.name
+        elif x.type.kind in ("player", "team"):  # the only constant of these types is none
+            shown = "none"
+        else:
+            shown = x.type.members[x.value] if x.type.kind == "enum" else str(x.value).lower()
+        self.error("E013", f"after({shown}, ...): {shown} is not one of the values listed, so it has no value after it",
+                   args[0].span, "after(x, a, b, ...) is the value that follows x in the list a, b, ...; list x, "
+                   "or test first where x may be another value (`x != none and ...`)")
 
     def check_polarity(self, entry, span, ctx, pol):
         if not ctx.phase or ctx.phase == "trigger":  # a trigger runs once: no fixpoint to depend on

@@ -189,6 +189,8 @@ class Encoder:
             self._fails[key] = any(
                 isinstance(n, T.Narrow) or isinstance(n, T.Arith) and n.op in ("/", "%")
                 or isinstance(n, T.VarRef) and n.index is not None and n.index.type.kind == "int"
+                or isinstance(n, T.Call) and n.func == "after"
+                or isinstance(n, T.Aggregate) and n.kind in ("argmin", "argmax")  # of no values
                 for n in T.walk(e))
         return self._fails[key]
 
@@ -611,6 +613,7 @@ class Encoder:
 
     def b_after(self, e, a, st):
         x, rest = a[0], a[1:]
+        self.fail(self.lit(z3.And(*[x != r for r in rest])))  # a value it does not list, as the explorer
         out = rest[0]
         for i in range(len(rest) - 1, -1, -1):
             out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
