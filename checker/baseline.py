@@ -123,10 +123,12 @@ def apply_baseline(res, path: str) -> list[str]:
     unchecked = dict(res.unchecked_models)
     if res.interrupted:
         unchecked.update((e.model, "the run was interrupted") for e in entries if e.model not in unchecked)
+    for model in res.left_out_models:  # a part selected on purpose says nothing of the rest
+        unchecked.setdefault(model, "")
     unmet, not_checked = apply(res.findings, entries, unchecked)
     assign_fingerprints(unmet)
     res.findings.extend(unmet)
-    res.not_checked.extend(not_checked)
+    res.not_checked.extend(nc for nc in not_checked if nc.why)
     if version != FORMAT_VERSION:
         return [f"{path} is a baseline of format {version}: its fingerprints depended on the folder the run "
                 f"started in and are ignored; refresh it with `rulewright baseline PATHS -o {path}`"]

@@ -78,6 +78,7 @@ class Result:
     unfinished: dict[str, str] = field(default_factory=dict)  # instance label -> why it was not checked to its end
     not_checked: list[NotChecked] = field(default_factory=list)  # expectations the run could not tell
     unchecked_models: dict[str, str] = field(default_factory=dict)  # model -> why it was not checked to its end
+    left_out_models: set[str] = field(default_factory=set)  # models --only/--param selected only a part of
     interrupted: str = ""  # how far an interrupted run got; "" if it ran to its end
     checked: int = 0  # instances whose checks finished
     fail_on: str = "warning"  # the least severity of an unexpected finding that fails the run (--fail-on)
@@ -330,25 +331,26 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
             res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
             continue
         kept.append(f)
-    # a model not checked to its end (a limit hit, interrupted, or only a part of it selected)
-    # cannot tell an unmet expectation; a file not wholly checked cannot compare its readings
+    # a model not checked to its end (a limit hit, interrupted) cannot tell an unmet expectation:
+    # it is not checked; one only a part of which was selected says nothing of it (a deliberate
+    # part is no incomplete run); a file not wholly checked cannot compare its readings
     position = {i: k for k, i in chosen}
     unchecked: dict[str, str] = {}  # model -> why
+    left_out: set[str] = set()  # models --only or --param selected a part of: a part says nothing of the rest
     for i, inst in enumerate(plan.instances):
-        if inst.model_name in unchecked:
-            continue
         if i not in position:
-            unchecked[inst.model_name] = f"{inst.label} was not selected"
-        elif inst.label in unfinished:
+            left_out.add(inst.model_name)
+        elif inst.label in unfinished and inst.model_name not in unchecked:
             unchecked[inst.model_name] = f"{inst.label} was not checked to its end"
     assign_fingerprints(kept)
     models: dict[str, Instance] = {}  # the first chosen instance of each model: its `expect`s
     for _, i in chosen:
         models.setdefault(plan.instances[i].model_name, plan.instances[i])
     unmet, not_checked = _apply_expectations(list(models.values()), kept, unchecked)
-    kept.extend(unmet)
+    kept.extend(f for f in unmet if f.model not in left_out)
     res.not_checked.extend(not_checked)
     res.unchecked_models.update(unchecked)
+    res.left_out_models.update(left_out)
     if not unfinished and len(done) == len(chosen):
         differ = _compare_readings(done, kept)
         assign_fingerprints(differ)
