@@ -55,6 +55,29 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
     assert got[2] == dead
 
 
+def test_a_constraint_that_ties_a_choice_to_a_variable_makes_the_explorer_enumerate_the_choice(tmp_path):
+    # left to Z3, `c` would take `tie` out of the explorer's setup: it would start from x = 0..3
+    spec = tmp_path / "tie.rw"
+    spec.write_text("players 2\nchoice c: 0..3\nvar x: 0..3 = any\nconstraint tie: x == c and c == 0\n"
+                    "action tick progress when x < 3 do x := x + 1; end\n")
+    (inst,) = load_instances(str(spec))
+    assert "c" not in inst.static_choices
+    initial, _ = Machine(inst).initial_states()
+    assert {Machine(inst).values(s)[inst.var("x").offset] for s, _, _ in initial} == {0}
+
+
+def test_a_choice_only_a_trigger_reads_is_explored(tmp_path):
+    spec = tmp_path / "bonus.rw"
+    spec.write_text("players 2\nchoice bonus: 0..2\nvar score(p: player): 0..5 = 0\n"
+                    "action hit(p: player) progress when score[p] < 3 do lose p; end\n"
+                    "trigger reward on lose player p do score[p] := bonus; end\n"
+                    "outcome last: win player p when forall q in players: q == p or lost(q)\n")
+    (inst,) = load_instances(str(spec))
+    assert "bonus" not in inst.static_choices
+    graph = explore(Machine(inst))
+    assert graph.complete and {graph.values(s)[inst.var("bonus").offset] for s in graph.init_ids} == {0, 1, 2}
+
+
 def test_the_replay_confirms_a_true_trace_and_rejects_a_tampered_one():
     inst = load_instances("tests/specs/ring_departed_turn.rw")[0]
     machine = Machine(inst)
