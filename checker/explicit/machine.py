@@ -211,6 +211,9 @@ class Machine:
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
         self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
+        # no setup exists, for a reason outside what the explorer sees: the choices it leaves
+        # to Z3 cannot satisfy their constraints (the engine asks); then no state is initial
+        self.no_setup = False
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -271,6 +274,8 @@ class Machine:
     def initial_states(self, max_states: int = 2_000_000, budget=None):
         """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order; LimitHit
         when there are more than `max_states` or the budget is spent."""
+        if self.no_setup:
+            return [], []
         check = budget.check if budget is not None else _nothing
         inst = self.inst
         partial = [[]]
