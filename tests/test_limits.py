@@ -258,6 +258,28 @@ def test_the_reduced_search_counts_orbits_not_rotated_copies_against_the_state_l
     assert graph.complete and len(graph.states) == 36 and graph.nreal == 256
 
 
+def test_the_graph_command_keeps_to_the_state_limit_inside_one_state(capsys, tmp_path):
+    code = main(["graph", spec(tmp_path, JUMP), "--max-states", "1000"])
+    out = capsys.readouterr()
+    assert code == 3 and "graph incomplete (state limit of 1,000 reached)" in out.err
+    assert out.out.count("[label=") == 1 and out.out.rstrip().endswith("}")  # the one state, unexpanded
+
+
+def test_the_graph_command_stops_drawing_at_the_time_limit_and_prints_a_whole_graph(capsys, tmp_path, monkeypatch):
+    from checker.explicit import explore as explore_module
+    real = explore_module.describe_label
+
+    def slow(graph, lid):  # drawing an edge takes 10 ms: the 212 edges of 4 players take 2 s
+        time.sleep(0.01)
+        return real(graph, lid)
+    monkeypatch.setattr(explore_module, "describe_label", slow)
+    code = main(["graph", spec(tmp_path, MELEE.format(n=4)), "--max-seconds", "0.2"])
+    out = capsys.readouterr()
+    assert code == 3 and "drawing stopped (time limit of 0.2s reached)" in out.err
+    assert out.out.rstrip().endswith("}") and 0 < out.out.count(" -> ") < 212
+    assert out.out.count("[label=") - out.out.count(" -> ") == 136  # every state, then the edges it had time for
+
+
 GROW = """\
 players 2
 var x: 0..999999 = 0
