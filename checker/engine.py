@@ -446,7 +446,9 @@ def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, r
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
+    said = len(res.incomplete)
     out.extend(_contradiction(inst, budget, res))
+    unknown = res.incomplete[said:] if inst.static_choices else []  # no verdict on the choices left to Z3
     if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
         out.extend(_possibles(inst, budget, res))
     machine = _explorer(inst, out)
@@ -459,6 +461,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         except symmetry.Unreduced as exc:  # a check needs the full graph: explore it (docs/checks.md)
             reduction = f"none: {exc}"
             graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+    graph.setup_unknown = "; ".join(unknown)
     if graphs is not None:
         graphs[inst.label] = graph
     reduced = graph.__class__ is symmetry.ReducedGraph

@@ -87,6 +87,9 @@ class Graph:
     stop_reason: str = ""
     seconds: float = 0.0
     hit_rules: set = field(default_factory=set)
+    # why the initial states may be no setup's ("" when they are the setups): Z3 could not tell
+    # whether the choices it alone decides have a value that fits (set by the engine)
+    setup_unknown: str = ""
 
     def label(self, action: int, binding: tuple, hits: tuple) -> int:
         key = (action, binding, hits)
