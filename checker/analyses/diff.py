@@ -286,7 +286,7 @@ def _rel(label: str, path: str) -> str:
 def _strip(text: str, r: Result) -> str:
     for f in r.files:
         text = text.replace(f + " | ", "").replace(f, "")
-    return text
+    return "the model" + text if text.startswith(": ") else text  # (a file without formats or parameters)
 
 
 def _ordered(a: dict, b: dict) -> list[str]:
@@ -379,8 +379,9 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
     va, vb = _View(a, names, intern), _View(b, names, intern)
     views = {"old": va, "new": vb}
     unobs = {v: k for k, v in intern.items()}  # filled lazily below
-    incomplete = "; ".join(f"{which}'s exploration stopped ({g.stop_reason}): only the states it expanded are compared"
-                           for which, g in (("OLD", a), ("NEW", b)) if not g.complete)
+    stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
+    incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
+                  "compared" if stopped else "")
     found: dict[str, Difference] = {}
     out: list[Difference] = []
     try:
