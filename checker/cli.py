@@ -501,9 +501,10 @@ def write_itf(res, folder) -> None:
 
 def cmd_graph(args) -> int:
     from . import engine
-    from .explicit.explore import describe_label
     from .explicit.compiled import machine_for
 
+    limits = _limits(args)
+    budget = Budget(limits)  # of the whole command: the front end, exploring and drawing
     res = engine.Result()
     root = Path(args.include_root) if args.include_root else Path(args.spec).parent
     plan = engine.front_end_file(args.spec, root, res)
@@ -514,29 +515,47 @@ def cmd_graph(args) -> int:
     if not insts:
         print(f"rulewright: no instance of {args.spec} matches {args.instance!r}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    limits = _limits(args)
-    budget = Budget(limits)
-    with watchdog(budget):
-        graph = explore(machine_for(insts[0]), limits, budget)
     inst = insts[0]
-    lines = [f'digraph "{_esc(inst.label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
-    for sid, state in enumerate(graph.states):
-        desc = _state_label(graph, state)
-        shape = ', style=bold' if sid in graph.init_ids else ''
-        if state[-1]:
-            shape += ', peripheries=2'
-        lines.append(f'  s{sid} [label="{desc}"{shape}];')
-    for s, d, lid in graph.edges:
-        text, rules = describe_label(graph, lid)
-        label = text + (f" [{', '.join(rules)}]" if rules else "")
-        style = ", style=dashed" if graph.is_leave(lid) else ""
-        lines.append(f'  s{s} -> s{d} [label="{_esc(label)}"{style}];')
-    lines.append("}")
+    with watchdog(budget):  # exploring leaves some of the time to drawing, as a check leaves it to its checks
+        graph = explore(machine_for(inst), limits, budget.share(engine.EXPLORE_SHARE))
+    lines, stopped = _dot(graph, inst.label, budget)
     _emit("\n".join(lines) + "\n")
-    if not graph.complete:
-        print(f"rulewright: graph incomplete ({graph.stop_reason})", file=sys.stderr)
+    if not graph.complete or stopped:
+        why = "; ".join(w for w in (graph.stop_reason, stopped and f"drawing stopped ({stopped})") if w)
+        print(f"rulewright: graph incomplete ({why})", file=sys.stderr)
         return EXIT_INCOMPLETE
     return EXIT_CLEAN
+
+
+def _dot(graph, label: str, budget: Budget) -> tuple[list[str], str]:
+    """The graph as DOT lines, and why drawing it stopped ("" if it did not): the budget is
+    read every 64 states and edges (a state can have a million edges), and what was drawn
+    stays a whole graph: its states, then the edges between them."""
+    from .explicit.explore import describe_label
+
+    lines = [f'digraph "{_esc(label)}" {{', "  rankdir=LR;", "  node [shape=box, fontsize=9];"]
+    stopped = ""
+    try:
+        with watchdog(budget):
+            for sid, state in enumerate(graph.states):
+                if not sid & 63:
+                    budget.check()
+                desc = _state_label(graph, state)
+                shape = ', style=bold' if sid in graph.init_ids else ''
+                if state[-1]:
+                    shape += ', peripheries=2'
+                lines.append(f'  s{sid} [label="{desc}"{shape}];')
+            for k, (s, d, lid) in enumerate(graph.edges):
+                if not k & 63:
+                    budget.check()
+                text, rules = describe_label(graph, lid)
+                label_text = text + (f" [{', '.join(rules)}]" if rules else "")
+                style = ", style=dashed" if graph.is_leave(lid) else ""
+                lines.append(f'  s{s} -> s{d} [label="{_esc(label_text)}"{style}];')
+    except LimitHit as exc:  # raised before a line was added: the lines so far are whole
+        stopped = str(exc)
+    lines.append("}")
+    return lines, stopped
 
 
 def _state_label(graph, state) -> str:

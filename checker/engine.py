@@ -36,14 +36,14 @@ from .analyses.lint import lint
 from .explicit.explore import Graph, explore
 from .explicit.compiled import machine_for
 from .explicit import symmetry
-from .explicit.machine import Machine
+from .explicit.machine import Machine, reads_static
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
 from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
-from .frontend.typed import model_name
+from .frontend.typed import VarInfo, model_name
 from .symbolic import z3backend
 
 
@@ -486,10 +486,12 @@ def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, r
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
+    said = len(res.incomplete)
     out.extend(_contradiction(inst, budget, res))
+    unknown = res.incomplete[said:] if inst.static_choices else []  # no verdict on the choices left to Z3
     if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
         out.extend(_possibles(inst, budget, res))
-    machine = machine_for(inst)
+    machine = _explorer(inst, out)
     # `rulewright diff` walks the graphs' own edges (checker.analyses.diff): it gets full graphs
     graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
     found, stopped = None, ""
@@ -499,6 +501,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         except symmetry.Unreduced as exc:  # a check needs the full graph: explore it (docs/checks.md)
             reduction = f"none: {exc}"
             graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+    graph.setup_unknown = "; ".join(unknown)
     if graphs is not None:
         graphs[inst.label] = graph
     reduced = graph.__class__ is symmetry.ReducedGraph
@@ -603,8 +606,31 @@ def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding
     rules = [t for d, _ in core for t in d.tags]
     what = "; ".join(sorted({w for _, w in core}))
     subject = tuple(sorted({w.strip("`") for _, w in core}))  # the constraints (by name) that conflict
-    return [Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
-                    tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)]
+    f = Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
+                tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)
+    # a conflict among the choices Z3 alone decides: the explorer, which does not enumerate
+    # them, has initial states all the same, and none of them is a setup's
+    f.context["static_choices"] = any(_reads_static_choice(d) for d, _ in core)
+    return [f]
+
+
+def _explorer(inst: Instance, found: list[Finding]) -> Machine:
+    """The instance's machine for the explorer, given the contradiction check's findings: where
+    the choices Z3 alone decides have no value that satisfies their constraints, no setup
+    exists, and the explorer (which does not enumerate them) must start from no state."""
+    machine = machine_for(inst)
+    machine.no_setup = any(f.kind == "contradiction" and f.context.get("static_choices") for f in found)
+    return machine
+
+
+def _reads_static_choice(d) -> bool:
+    """Whether a declaration of a contradiction's core is about a choice Z3 alone decides (its
+    type, or a constraint that reads one). Such choices are tied to nothing the explorer
+    enumerates (checker.frontend.resolve), so a minimal core with one of them is about them alone."""
+    if isinstance(d, VarInfo):
+        return d.static
+    cond = getattr(d, "cond", None)
+    return cond is not None and reads_static(cond)
 
 
 def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:

@@ -7,7 +7,10 @@ from checker.symbolic import z3backend
 from checker.analyses.checks import run_checks
 from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
+from checker import engine
 from checker.engine import load_instances, replay_finding
+from checker.frontend.diagnostics import SpecError
+from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +56,72 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
     assert got[0] == outcomes
     assert got[1] == gaps
     assert got[2] == dead
+
+
+# every spec of spec/ and every fixture, the ones that reproduce bugs included
+EVERY_SPEC = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "spec").glob("*.rw"))
+                    + list((ROOT / "tests" / "fixtures").rglob("*.rw")))
+SETUPS_LISTED = 2_000  # more setups than this are compared by existence only
+
+
+@pytest.mark.parametrize("path", EVERY_SPEC)
+def test_both_engines_agree_on_whether_a_setup_exists_and_which_setups_there_are(path):
+    # Z3 decides every choice; the explorer enumerates only those the play reads, and takes
+    # the engine's word (the contradiction check) for the others: a setup exists for one
+    # exactly when it exists for the other, with the same values of the explored variables
+    try:
+        insts = load_instances(path)
+    except SpecError:
+        pytest.skip("an input-error fixture")
+    for inst in insts:
+        res = engine.Outcome()
+        found = engine._contradiction(inst, Budget(Limits()), res)
+        if res.incomplete:  # Z3 cannot tell (set-valued choices): nothing to compare
+            continue
+        machine = engine._explorer(inst, found)
+        initial, errors = machine.initial_states()
+        # a setup whose outcome resolution fails is still a setup (Z3 does not resolve outcomes)
+        explored = [tuple(machine.values(s)[:inst.nslots]) for s, _, _ in initial]
+        explored += [tuple(e.values) for e in errors if e.where == "outcome"]
+        assert bool(explored) == (not found), inst.label
+        if inst.model.triggers:  # triggers may change a setup's values before it is a state
+            continue
+        listed = z3backend.setups(inst, SETUPS_LISTED)
+        if listed is not None:
+            assert set(explored) == listed, inst.label
+
+
+def test_a_constraint_that_ties_a_choice_to_a_variable_makes_the_explorer_enumerate_the_choice(tmp_path):
+    # left to Z3, `c` would take `tie` out of the explorer's setup: it would start from x = 0..3
+    spec = tmp_path / "tie.rw"
+    spec.write_text("players 2\nchoice c: 0..3\nvar x: 0..3 = any\nconstraint tie: x == c and c == 0\n"
+                    "action tick progress when x < 3 do x := x + 1; end\n")
+    (inst,) = load_instances(str(spec))
+    assert "c" not in inst.static_choices
+    initial, _ = Machine(inst).initial_states()
+    assert {Machine(inst).values(s)[inst.var("x").offset] for s, _, _ in initial} == {0}
+    assert z3backend.setups(inst, 10) == {tuple(Machine(inst).values(s)[:inst.nslots]) for s, _, _ in initial}
+
+
+def test_a_choice_only_a_trigger_reads_is_explored(tmp_path):
+    spec = tmp_path / "bonus.rw"
+    spec.write_text("players 2\nchoice bonus: 0..2\nvar score(p: player): 0..5 = 0\n"
+                    "action hit(p: player) progress when score[p] < 3 do lose p; end\n"
+                    "trigger reward on lose player p do score[p] := bonus; end\n"
+                    "outcome last: win player p when forall q in players: q == p or lost(q)\n")
+    (inst,) = load_instances(str(spec))
+    assert "bonus" not in inst.static_choices
+    graph = explore(Machine(inst))
+    assert graph.complete and {graph.values(s)[inst.var("bonus").offset] for s in graph.init_ids} == {0, 1, 2}
+
+
+def test_choices_without_any_value_that_fits_leave_the_explorer_no_initial_state():
+    # the team of three cannot register decks (tests/fixtures/contradiction): the explorer does
+    # not enumerate the deck choices, and used to explore the games of teams that cannot exist
+    res = engine.check(["tests/fixtures/contradiction/defect.rw"])
+    sizes = {i.label.rsplit(" | ", 1)[-1]: (i.states, i.complete) for i in res.instances}
+    assert sizes["S=3"] == (0, True) and sizes["S=2"][0] > 0
+    assert [f.kind for f in res.findings] == ["contradiction"]
 
 
 def test_the_replay_confirms_a_true_trace_and_rejects_a_tampered_one():

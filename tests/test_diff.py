@@ -9,6 +9,7 @@ applied to a copy of the spec, so they follow the specs as they evolve.
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -427,3 +428,146 @@ def test_a_reason_only_one_version_can_give_but_never_gives_is_no_difference(tmp
                    encoding="utf-8")
     res = diff(side(old), side(new))
     assert [d for d in res.differences if d.kind in BEHAVIOUR] == []
+
+
+# ---------------------------------------------------------------- versions without a setup
+
+# the deck choices are left to Z3 (no play reads them); with MOST = 2 no deck choice fits
+DECKS = """document { 1: "decks" 2: "turns" 3: "deck minimum" }
+players 2
+choice copies(p: player) [1]: 0..4
+constraint at_most [1]: sum(p in players: copies[p]) <= {most}
+constraint at_least [{least_rule}]: forall p in players: copies[p] >= 2
+var hits [2]: 0..3 = 0
+action hit [2] progress when hits < 3 do hits := hits + 1; end
+outcome done [2]: win player p when hits >= {win} and p == P1
+"""
+
+
+def decks(tmp_path: Path, name: str, most: int = 2, win: int = 3, least_rule: str = "1") -> Path:
+    p = tmp_path / name
+    p.write_text(DECKS.replace("{most}", str(most)).replace("{win}", str(win)).replace("{least_rule}", least_rule),
+                 encoding="utf-8")
+    return p
+
+
+def test_an_edit_beside_a_contradiction_compares_the_contradictions_not_plays_of_no_setup(tmp_path, capsys):
+    # neither version has a setup: its games are nobody's, and no play of them is compared
+    old, new = decks(tmp_path, "old.rw"), decks(tmp_path, "new.rw", win=2)
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and res.disagreements == [] and res.incomplete == []
+    assert [d for d in res.differences if d.behaviour] == []
+    assert res.same_contradictions == [("", "no setup satisfies all of: `at_least`; `at_most`")]
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "contradiction unchanged: no setup satisfies all of: `at_least`; `at_most`" in out
+    assert "Z3 replay" not in out
+
+
+def test_a_contradiction_of_other_rules_is_a_contradiction_difference_not_a_behaviour_change(tmp_path):
+    old, new = decks(tmp_path, "old.rw"), decks(tmp_path, "new.rw", least_rule="3")
+    res = diff(side(old), side(new))
+    (d,) = [d for d in res.differences if d.kind == "contradiction"]
+    assert d.side == "both" and not d.behaviour and set(d.rules) == {"1", "3"}
+    assert d.summary.startswith("contradiction changed: OLD: no setup satisfies all of:")
+    assert res.exit_code() == 0
+
+
+def test_a_version_that_lost_every_setup_differs_at_the_setup_citing_the_conflicting_rules(tmp_path):
+    old, new = decks(tmp_path, "old.rw", most=4), decks(tmp_path, "new.rw", most=2)
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and res.disagreements == []
+    (d,) = [d for d in res.differences if d.behaviour]  # the setup says it all: no outcome differences besides
+    assert d.kind == "setup" and d.side == "old" and "NEW admits no setup" in d.summary
+    assert "1" in d.rules and d.replay == "confirmed"
+
+
+@pytest.mark.slow
+def test_the_riftbound_victory_score_edit_is_a_change_of_behaviour_beside_its_reviewed_contradictions(tmp_path):
+    # issue 20: `>=` to `>` in victory_score used to end in 14 replays FAILED (exit 4), from the
+    # games of battlefield readings that have no setup
+    mutant = mutate(tmp_path, RIFTBOUND, "points[t] >= V", "points[t] > V")
+    res = diff(side(RIFTBOUND), side(mutant))
+    assert res.exit_code() == 1 and res.disagreements == [] and res.incomplete == []
+    assert not any(d.replay.startswith("FAILED") or d.old_replay.startswith("FAILED") for d in res.differences)
+    assert any(d.kind == "outcome" and d.side == "old" and "A and A1 and A2 win" in d.summary for d in res.undeclared)
+    unchanged = {label.split(" | V=")[0] for label, _ in res.same_contradictions}
+    assert unchanged == {"battlefields | reading provided_to_game", "battlefields | reading deck_holds_one"}
+
+
+# ---------------------------------------------------------------- one budget for the whole diff
+
+def test_the_two_checks_and_the_comparison_share_the_diffs_time_limit(tmp_path, monkeypatch):
+    from checker.analyses import diff as diff_module
+    given, parts = [], []
+    real_check, real_compare = diff_module.check_spec, diff_module.compare_graphs
+
+    def check(paths, limits, *args):
+        given.append(limits.max_seconds)
+        return real_check(paths, limits, *args)
+
+    def compare(a, b, limits, replay, budget):
+        parts.append(budget.deadline)
+        return real_compare(a, b, limits, replay, budget)
+    monkeypatch.setattr(diff_module, "check_spec", check)
+    monkeypatch.setattr(diff_module, "compare_graphs", compare)
+    old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
+    start = time.perf_counter()
+    res = diff(side(old), side(new), Limits(max_seconds=50))
+    assert res.exit_code() == 1
+    assert given[0] == 20 and given[1] <= 50 * 2 / 3  # each version 40%, NEW also what OLD left of its own
+    assert parts and all(deadline <= start + 50 + 0.5 for deadline in parts)  # (the diff started after `start`)
+
+
+def test_the_time_limit_is_said_as_each_versions_part_of_the_diffs(tmp_path):
+    # 200 players: one state takes longer than the whole diff may
+    text = "players 200\nvar turn: player = P1\nvar life(p: player): 0..2 = 2\n" \
+           "action hit(p: player, q: player) progress when p == turn and q != p and in_game(q) do\n" \
+           "  life[q] := life[q] - 1;\n  turn := next_in_game(turn);\nend\n" \
+           "outcome dead: lose player p when life[p] <= 0\n"
+    old = tmp_path / "old.rw"
+    old.write_text(text, encoding="utf-8")
+    res = diff(side(old), side(old), Limits(max_seconds=2))
+    assert res.exit_code() == 3 and res.differences == []
+    assert any(line.startswith("OLD: ") and "OLD's part (0.8s) of the diff's time limit of 2s" in line
+               for line in res.incomplete), res.incomplete
+    assert any(line.startswith("NEW: ") for line in res.incomplete)
+
+
+def test_an_instance_one_version_did_not_check_is_not_compared_and_not_missing(tmp_path, monkeypatch):
+    from checker import runner
+    old = tmp_path / "old.rw"
+    old.write_text(SMALL.replace("players 3", "param N in 3..4\nplayers N").replace("{guard}", "true"), encoding="utf-8")
+    real = runner.Shares.next
+    runs = []
+
+    def next_share(self, waiting, running=0):  # NEW's run (the second) has no time for its second instance
+        if waiting == 2:
+            runs.append(self)
+        return None if len(runs) == 2 and waiting == 1 and self is runs[1] else real(self, waiting, running)
+    monkeypatch.setattr(runner.Shares, "next", next_share)
+    res = diff(side(old), side(old))
+    assert [d for d in res.differences if d.kind == "instance"] == []
+    assert "N=4: not compared: NEW did not check it" in res.incomplete
+    assert res.compared == 1 and res.exit_code() == 3
+
+
+def test_an_instance_whose_choices_z3_could_not_decide_is_not_compared(tmp_path, monkeypatch):
+    from checker.symbolic import z3backend
+    monkeypatch.setattr(z3backend, "contradiction", lambda inst, ms=0: ("unknown", "timeout"))
+    old, new = decks(tmp_path, "old.rw"), decks(tmp_path, "new.rw", win=2)
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 3 and res.disagreements == [] and res.differences == []
+    assert "not compared: Z3 could not tell whether OLD has a setup at all (timeout))" in "; ".join(res.incomplete)
+
+
+def test_findings_of_a_model_a_version_did_not_see_whole_are_neither_added_nor_fixed(tmp_path):
+    # NEW's ten initial states use up the state limit before the invariant breaks: that
+    # it found no invariant does not mean it is fixed
+    old = small(tmp_path, "old.rw", extra="invariant few [2]: hits < 2\n")
+    new = small(tmp_path, "new.rw", extra="invariant few [2]: hits < 2\nvar noise [1]: 0..9 = any\n")
+    res = diff(side(old), side(new), Limits(max_states=12))
+    assert any(f.kind == "invariant" for f in res.old_check.findings)
+    assert not any(f.kind == "invariant" for f in res.new_check.findings)
+    assert [d for d in res.differences if d.kind == "finding"] == []
+    assert res.exit_code() == 3

@@ -212,6 +212,82 @@ def test_the_state_limit_applies_to_setup_enumeration(capsys, tmp_path):
     assert code == 3 and "exploration stopped (more than 1,000 initial states)" in text
 
 
+# one state with a million successors: a parameter over 0..10^8 (issue 20's L1 reproducer)
+JUMP = "players 2\nvar x: 0..999999 = 0\naction jump(k: 0..100000000) when x == 0 and k < 1000000 do x := k; end\n"
+
+
+@pytest.mark.parametrize("machine_class", [Machine, CompiledMachine])
+def test_the_state_limit_stops_one_states_successors_before_they_are_all_built(tmp_path, machine_class):
+    inst = engine.load_instances(spec(tmp_path, JUMP))[0]
+    graph = explore(machine_class(inst), Limits(max_states=1000, max_seconds=600))
+    assert not graph.complete and graph.stop_reason == "state limit of 1,000 reached"
+    assert graph.expanded == 0 and len(graph.states) == 1 and len(graph.edges) == 0  # unexpanded and whole
+
+
+def test_a_check_with_max_states_1000_ends_with_what_it_reached_when_one_state_has_a_million_successors(capsys, tmp_path):
+    code, text, _ = run(capsys, spec(tmp_path, JUMP), "--max-states", "1000", "--jobs", "1")
+    assert code == 3 and "exploration stopped (state limit of 1,000 reached) after 1 states" in text
+
+
+@pytest.mark.parametrize("machine_class", [Machine, CompiledMachine])
+def test_the_explorer_never_holds_more_states_than_the_limit_and_both_machines_stop_at_the_same_one(tmp_path,
+                                                                                                 machine_class):
+    inst = engine.load_instances(spec(tmp_path, MELEE.format(n=4)))[0]
+    whole = explore(Machine(inst))
+    for limit in (5, 17, 50):
+        graph = explore(machine_class(inst), Limits(max_states=limit))
+        assert not graph.complete and graph.stop_reason == f"state limit of {limit} reached"
+        assert len(graph.states) <= limit
+        # breadth first, so what it holds is the whole graph's first states; the state it
+        # stopped at is the first whose new successors did not fit
+        assert [whole.values(i) for i in range(len(graph.states))] == [graph.values(i) for i in range(len(graph.states))]
+        assert len(set(whole.init_ids) | {d for s, d, _ in whole.edges if s <= graph.expanded}) > limit
+
+
+def test_the_reduced_search_reads_the_state_limit_inside_one_state(tmp_path):
+    from checker.explicit import symmetry
+    path = spec(tmp_path, "players 4\nvar life(p: player): 0..1 = 1\nvar x: 0..999999 = 0\n"
+                          "action jump(p: player, k: 0..100000000) when life[p] == 1 and x == 0 and k < 1000000 do x := k; end\n")
+    inst = engine.load_instances(path)[0]
+    machine = CompiledMachine(inst)
+    graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, 4), Limits(max_states=1000, max_seconds=600))
+    assert not graph.complete and graph.stop_reason == "state limit of 1,000 reached"
+    assert graph.expanded == 0 and len(graph.states) == 1
+
+
+def test_the_reduced_search_counts_orbits_not_rotated_copies_against_the_state_limit(tmp_path):
+    from checker.explicit import symmetry
+    # 8 seats, each alive or not: 36 orbits of 256 states; one death from the start is 8 rotated
+    # copies of one orbit
+    inst = engine.load_instances(spec(tmp_path, "players 8\nvar life(p: player): 0..1 = 1\n"
+                                                "action die(p: player) when life[p] == 1 do life[p] := 0; end\n"))[0]
+    machine = CompiledMachine(inst)
+    graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, 8), Limits(max_states=36))
+    assert graph.complete and len(graph.states) == 36 and graph.nreal == 256
+
+
+def test_the_graph_command_keeps_to_the_state_limit_inside_one_state(capsys, tmp_path):
+    code = main(["graph", spec(tmp_path, JUMP), "--max-states", "1000"])
+    out = capsys.readouterr()
+    assert code == 3 and "graph incomplete (state limit of 1,000 reached)" in out.err
+    assert out.out.count("[label=") == 1 and out.out.rstrip().endswith("}")  # the one state, unexpanded
+
+
+def test_the_graph_command_stops_drawing_at_the_time_limit_and_prints_a_whole_graph(capsys, tmp_path, monkeypatch):
+    from checker.explicit import explore as explore_module
+    real = explore_module.describe_label
+
+    def slow(graph, lid):  # drawing an edge takes 10 ms: the 212 edges of 4 players take 2 s
+        time.sleep(0.01)
+        return real(graph, lid)
+    monkeypatch.setattr(explore_module, "describe_label", slow)
+    code = main(["graph", spec(tmp_path, MELEE.format(n=4)), "--max-seconds", "0.2"])
+    out = capsys.readouterr()
+    assert code == 3 and "drawing stopped (time limit of 0.2s reached)" in out.err
+    assert out.out.rstrip().endswith("}") and 0 < out.out.count(" -> ") < 212
+    assert out.out.count("[label=") - out.out.count(" -> ") == 136  # every state, then the edges it had time for
+
+
 GROW = """\
 players 2
 var x: 0..999999 = 0
@@ -235,10 +311,10 @@ def test_the_memory_limit_stops_exploration_with_what_was_reached(capsys, tmp_pa
 def run_out_of_memory_with_3_players(monkeypatch) -> None:
     """Both machines raise MemoryError when asked for the successors of a 3-player state."""
     for machine_class in (Machine, CompiledMachine):
-        def successors(self, state, budget=None, real=machine_class.successors):
+        def successors(self, state, budget=None, room=None, real=machine_class.successors):
             if self.inst.nplayers == 3:
                 raise MemoryError
-            return real(self, state, budget)
+            return real(self, state, budget, room)
         monkeypatch.setattr(machine_class, "successors", successors)
 
 

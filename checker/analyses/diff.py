@@ -22,22 +22,36 @@ reachable in one version and not the other are reported besides, with the shorte
 reaches them. Findings of the two checks are matched by model, kind and rules: added, fixed or
 changed (same kind and rules, another message).
 
+An instance neither version has a setup for (a contradiction, or no initial state) has no
+play to compare: its contradictions are, by the rules in conflict ("contradiction unchanged",
+or a `contradiction` difference, informational). One that only one version has a setup for
+differs at the setup.
+
 Each play is replayed by the Z3 engine in the version that allows it (its setup by
 `z3backend.setup_admits`, its steps by `z3backend.replay`). A difference is declared when a
 `changes [ids] "why"` note of the new version's model cites one of its rules, or when its
-fingerprint is in an accepted-differences file. A search that hit a limit makes the verdict
-incomplete, unless a difference was found anyway.
+fingerprint is in an accepted-differences file.
+
+`--max-seconds` is the whole diff's: each version's check gets SIDE_SHARE of it (what OLD
+leaves goes to NEW), the comparisons what is left, shared among the instances as they come.
+An instance one version did not check, or whose initial states may be no setup's (Z3 could not
+tell whether the choices it decides fit), is not compared; one whose exploration or
+comparison stopped at a limit is incomplete: a difference found among the fully expanded
+states is still real, the absence of one is not claimed, and neither are findings added or
+fixed in a model some of whose instances were not seen to the end.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections import deque
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
-from ..engine import Result, check as check_spec
+from ..engine import Result, check as check_spec, front_end
 from ..frontend import syntax as sx
 from ..explicit.explore import Graph, describe_action, rules_of
+from ..frontend.instances import Instance
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import z3backend
 from .findings import Finding, TraceStep
@@ -50,8 +64,11 @@ KINDS = {  # kind: what it says (behaviour kinds make `diff` fail unless declare
     "outcome": "an outcome reachable in one version and not in the other",
     "instance": "an instance (format, reading, parameter values) only one version has",
     "finding": "a finding added, fixed or changed (informational: `check` judges findings)",
+    "contradiction": "an instance neither version has a setup for, whose conflicting rules changed "
+                     "(informational: neither allows any play)",
 }
 BEHAVIOUR = ("setup", "play", "outcome", "instance")
+SIDE_SHARE = 0.4  # of the diff's time, each version's check; the comparisons get the rest (a fifth at least)
 
 
 @dataclass
@@ -92,6 +109,7 @@ class DiffResult:
     incomplete: list[str] = field(default_factory=list)
     unused_notes: list[str] = field(default_factory=list)  # `changes` notes that declare nothing
     compared: int = 0  # instances compared
+    same_contradictions: list[tuple[str, str]] = field(default_factory=list)  # (instance, contradiction) of both
 
     @property
     def diagnostics(self) -> list:
@@ -123,39 +141,141 @@ class DiffResult:
 
 def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = Limits(), replay: bool = True,
          accepted: dict[str, str] | None = None) -> DiffResult:
-    """Compare two spec files, each given as (path, include root, name to show)."""
+    """Compare two spec files, each given as (path, include root, name to show), within one
+    budget: `limits.max_seconds` bounds both checks and the comparison together."""
     res = DiffResult(old[2], new[2])
+    total = limits.max_seconds
+    deadline = time.perf_counter() + total
     graphs_old: dict[str, Graph] = {}
     graphs_new: dict[str, Graph] = {}
-    res.old_check = check_spec([old[0]], limits, replay, graphs_old, old[1])
+    shares = {}
+    shares["OLD"] = _share(limits, deadline, SIDE_SHARE)
+    res.old_check = check_spec([old[0]], shares["OLD"], replay, graphs_old, old[1])
     if res.old_check.diagnostics:
         return res
-    res.new_check = check_spec([new[0]], limits, replay, graphs_new, new[1])
+    shares["NEW"] = _share(limits, deadline, SIDE_SHARE / (1 - SIDE_SHARE))  # its share, and what OLD left
+    res.new_check = check_spec([new[0]], shares["NEW"], replay, graphs_new, new[1])
     if res.new_check.diagnostics:
         return res
     for which, r in (("OLD", res.old_check), ("NEW", res.new_check)):
-        res.incomplete.extend(f"{which}: {_strip(why, r)}" for why in r.incomplete)
+        part = f"{which}'s part ({shares[which].max_seconds:g}s) of the diff's time limit of {total:g}s"
+        res.incomplete.extend(f"{which}: {_strip(_in_diff(why, shares[which].max_seconds, part), r)}"
+                              for why in r.incomplete)
         if r.interrupted:
             res.incomplete.append(f"{which}: {r.interrupted}")
+    # every instance of each version, checked or not (the front end is deterministic: the
+    # checks' labels are these)
+    i_old, i_new = _instances(old), _instances(new)
     g_old = {_rel(label, old[0]): g for label, g in graphs_old.items()}
     g_new = {_rel(label, new[0]): g for label, g in graphs_new.items()}
+    unseen = {"OLD": _unseen(res.old_check, old[0], i_old, g_old), "NEW": _unseen(res.new_check, new[0], i_new, g_new)}
+    labels = _ordered(i_old, i_new)
+    now = time.perf_counter()
+    budget = Budget(limits, now, seconds=max(deadline - now, 0.001), why=f"the diff's time limit of {total:g}s reached")
     raw: list[Difference] = []
-    for label in _ordered(g_old, g_new):
-        a, b = g_old.get(label), g_new.get(label)
-        if a is None or b is None:
-            g = a or b
-            raw.append(_instance_difference(label, g, "new" if a is None else "old"))
+    for k, label in enumerate(labels):
+        if label not in i_old or label not in i_new:
+            raw.append(_instance_difference(label, i_old.get(label) or i_new[label], "new" if label not in i_old else "old"))
             continue
-        found, why = compare_graphs(a, b, limits, replay)
+        a, b = g_old.get(label), g_new.get(label)
+        why = _not_comparable(a, b)
+        if why:
+            res.incomplete.append(f"{label or 'the model'}: not compared: {why}")
+            continue
+        contra = (_contradiction_of(res.old_check, old[0], label), _contradiction_of(res.new_check, new[0], label))
+        if _no_setup(a) and _no_setup(b):  # no play in either: their contradictions are what can differ
+            d = _contradiction_difference(label, a, contra)
+            res.compared += 1
+            if d is None:
+                res.same_contradictions.append((label, contra[1].message if contra[1] else "no initial state"))
+            else:
+                raw.append(d)
+            continue
+        left = len(labels) - k  # (at most: instances only one version has take no time)
+        seconds = budget.remaining() / left
+        part = budget.part(seconds, f"its share ({seconds:.3g}s) of the diff's time limit of {total:g}s ran out")
+        found, why = compare_graphs(a, b, limits, replay, part)
         res.compared += 1
         for d in found:
             d.instances = [label]
+            if d.kind == "setup":  # "the other admits no setup": its conflicting rules are the difference's too
+                other = contra[1] if d.side == "old" else contra[0]
+                if other is not None and not (b if d.side == "old" else a).init_ids:
+                    d.rules = tuple(dict.fromkeys(d.rules + other.rules))
         raw.extend(found)
         if why:
             res.incomplete.append(f"{label or 'the model'}: {why}")
-    res.differences = _group(raw) + finding_differences(res.old_check, old[0], res.new_check, new[0])
-    _declare(res, g_old, g_new, accepted or {})
+    partly_seen = {_rel(i.model_name, path) for which, insts, path in (("OLD", i_old, old[0]), ("NEW", i_new, new[0]))
+                   for label, i in insts.items() if label in unseen[which]}
+    res.differences = _group(raw) + finding_differences(res.old_check, old[0], res.new_check, new[0], partly_seen)
+    _declare(res, i_old, i_new, accepted or {})
     return res
+
+
+def _share(limits: Limits, deadline: float, fraction: float) -> Limits:
+    """The limits of one version's check: `fraction` of the diff's time left (the states and
+    memory limits are the same: per instance, and of the whole process)."""
+    left = deadline - time.perf_counter()
+    return replace(limits, max_seconds=round(max(left * fraction, 0.001), 3))
+
+
+def _in_diff(why: str, seconds: float, part: str) -> str:
+    """A check's message about its time limit, said as its part of the diff's."""
+    return why.replace(f"the run's time limit of {seconds:g}s", part).replace(f"time limit of {seconds:g}s", part)
+
+
+def _instances(side: tuple[str, str, str]) -> dict[str, Instance]:
+    """Every instance of a version by its label without the file's path (its check may not
+    have got to all of them)."""
+    plans = front_end([side[0]], Result(), side[1])
+    return {_rel(inst.label, side[0]): inst for plan in plans for inst in plan.instances}
+
+
+def _unseen(r: Result, path: str, insts: dict[str, Instance], graphs: dict[str, Graph]) -> set[str]:
+    """The instances a version's check did not see to the end: not checked, explored only in
+    part, or stopped in some other phase (a line of its incomplete list names them)."""
+    out = {label for label in insts if graphs.get(label) is None or not graphs[label].complete}
+    for line in r.incomplete:
+        line = _rel(line, path)
+        out.update(label for label in insts if line.startswith(f"{label}: "))
+    return out
+
+
+def _not_comparable(a: Graph | None, b: Graph | None) -> str:
+    """Why two graphs of an instance cannot be compared at all ("" if they can)."""
+    for which, g in (("OLD", a), ("NEW", b)):
+        if g is None:
+            return f"{which} did not check it"
+        if g.setup_unknown:
+            return f"Z3 could not tell whether {which} has a setup at all ({g.setup_unknown.rsplit(': ', 1)[-1]})"
+        if not g.init_ids and not g.complete:
+            return f"{which} stopped before its initial states were known ({g.stop_reason})"
+    return ""
+
+
+def _no_setup(g: Graph) -> bool:
+    """No setup at all: no initial state, and every one was looked for."""
+    return g.complete and not g.init_ids
+
+
+def _contradiction_of(r: Result, path: str, label: str) -> Finding | None:
+    """The contradiction a version's check found in an instance, if any."""
+    for f in r.findings:
+        if f.kind == "contradiction" and label in {_rel(i, path) for i in (f.instances or [f.instance])}:
+            return f
+    return None
+
+
+def _contradiction_difference(label: str, g: Graph, contra: tuple) -> Difference | None:
+    """Two versions without a setup: None when the same rules conflict, else the change."""
+    def what(f: Finding | None) -> tuple:
+        return (f.subject, f.rules) if f is not None else ((), ())
+    if what(contra[0]) == what(contra[1]):
+        return None
+    said = [f.message if f is not None else "no initial state (every setup fails)" for f in contra]
+    rules = tuple(dict.fromkeys(r for f in contra if f is not None for r in f.rules))
+    return Difference("contradiction", "both", _model(g), f"contradiction changed: OLD: {said[0]}; NEW: {said[1]}",
+                      rules, ("contradiction", what(contra[0])[0], what(contra[1])[0]), instances=[label])
 
 
 def _rel(label: str, path: str) -> str:
@@ -166,7 +286,7 @@ def _rel(label: str, path: str) -> str:
 def _strip(text: str, r: Result) -> str:
     for f in r.files:
         text = text.replace(f + " | ", "").replace(f, "")
-    return text
+    return "the model" + text if text.startswith(": ") else text  # (a file without formats or parameters)
 
 
 def _ordered(a: dict, b: dict) -> list[str]:
@@ -186,8 +306,8 @@ def _group(raw: list[Difference]) -> list[Difference]:
     return list(groups.values())
 
 
-def _instance_difference(label: str, g: Graph, side: str) -> Difference:
-    m = g.machine.inst.model
+def _instance_difference(label: str, inst: Instance, side: str) -> Difference:
+    m = inst.model
     tags = tuple(dict.fromkeys(t for f in m.spec.formats if f.name == m.format for t in f.tags))
     return Difference("instance", side, _rel(m.name, m.path), f"only {side.upper()} has the instance {label or 'the model'}",
                       tags, (label,), instances=[label])
@@ -249,16 +369,19 @@ def observed_names(a: Graph, b: Graph) -> set[str]:
     return (names(a) & names(b)) | {name for _, name, key in RESULT_ROWS if key in used}
 
 
-def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True) -> tuple[list[Difference], str]:
-    """The differences of one instance's two graphs (OLD `a`, NEW `b`), and why the search is
-    incomplete ("" if it is not)."""
-    budget = Budget(limits)
+def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
+                   budget: Budget | None = None) -> tuple[list[Difference], str]:
+    """The differences of one instance's two graphs (OLD `a`, NEW `b`) within `budget` (by
+    default one of `limits`), and why the comparison is incomplete ("" if it is not)."""
+    budget = budget or Budget(limits)
     intern: dict = {}
     names = observed_names(a, b)
     va, vb = _View(a, names, intern), _View(b, names, intern)
     views = {"old": va, "new": vb}
     unobs = {v: k for k, v in intern.items()}  # filled lazily below
-    incomplete = "" if a.complete and b.complete else "an exploration stopped at a limit"
+    stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
+    incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
+                  "compared" if stopped else "")
     found: dict[str, Difference] = {}
     out: list[Difference] = []
     try:
@@ -306,12 +429,13 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True) -> t
                         found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
                                                        other, parent, unobs)
             out.extend(_merged(found))
-            out.extend(_outcome_differences(va, vb, names))
+            if a.init_ids and b.init_ids:  # (without a setup on one side, the setup difference says it all)
+                out.extend(_outcome_differences(va, vb, names))
             for d in out:
                 if d.trace is not None:
-                    d.replay = _replay(views["new" if d.side == "both" else d.side].g, d.trace) if replay else "not run"
+                    d.replay = _replay(views["new" if d.side == "both" else d.side].g, d.trace, budget) if replay else "not run"
                 if d.old_trace is not None:
-                    d.old_replay = _replay(va.g, d.old_trace) if replay else "not run"
+                    d.old_replay = _replay(va.g, d.old_trace, budget) if replay else "not run"
     except LimitHit as exc:
         out.extend(found[s] for s in ("old", "new") if s in found and found[s] not in out)
         return out, f"the comparison stopped ({exc})"
@@ -452,11 +576,12 @@ def _outcome_differences(va: _View, vb: _View, names) -> list[Difference]:
     return out
 
 
-def _replay(g: Graph, trace: list[TraceStep]) -> str:
+def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
     """The play re-executed by the Z3 engine: its setup, then every step."""
     inst = g.machine.inst
     try:
-        problem = z3backend.setup_admits(inst, g.values(trace[0].sid))
+        budget.check()
+        problem = z3backend.setup_admits(inst, g.values(trace[0].sid), max(1, int(budget.remaining() * 1000)))
         if not problem:
             steps = [z3backend.ReplayStep(g.values(x.sid), *g.labels[y.lid][:2], g.values(y.sid))
                      for x, y in zip(trace, trace[1:])]
@@ -472,12 +597,16 @@ def _replay(g: Graph, trace: list[TraceStep]) -> str:
 
 # ---------------------------------------------------------------- findings
 
-def finding_differences(old: Result, old_path: str, new: Result, new_path: str) -> list[Difference]:
-    """Findings added, fixed or changed, matched by model, kind and rules (not by line)."""
+def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
+                        unseen: set[str] = frozenset()) -> list[Difference]:
+    """Findings added, fixed or changed, matched by model, kind and rules (not by line); none
+    in the `unseen` models (some instance of them was not checked to the end in one version:
+    what it did not find there is not known to be absent)."""
     def table(r: Result, path: str) -> dict[tuple, list[Finding]]:
         t: dict[tuple, list[Finding]] = {}
         for f in r.findings:
-            t.setdefault((_rel(f.model, path), f.kind, f.rules), []).append(f)
+            if _rel(f.model, path) not in unseen:
+                t.setdefault((_rel(f.model, path), f.kind, f.rules), []).append(f)
         return t
 
     def text(f: Finding, path: str) -> str:
@@ -511,7 +640,7 @@ def _finding_difference(how, side, model, kind, rules, f_old, f_new, path, summa
 
 # ---------------------------------------------------------------- declared changes
 
-def _declare(res: DiffResult, g_old: dict[str, Graph], g_new: dict[str, Graph], accepted: dict[str, str]) -> None:
+def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Instance], accepted: dict[str, str]) -> None:
     """Mark each difference declared by an accepted fingerprint or a `changes` note of its model.
 
     A note declares a difference whose rules it cites. A difference need not cite the rule that
@@ -522,9 +651,9 @@ def _declare(res: DiffResult, g_old: dict[str, Graph], g_new: dict[str, Graph], 
     notes: dict[str, tuple] = {}
     covered: dict[str, bool] = {}
     every: list = []
-    old_models = {_rel(g.machine.inst.model.name, g.machine.inst.model.path): g.machine.inst.model for g in g_old.values()}
-    for g in g_new.values():
-        m = g.machine.inst.model
+    old_models = {_rel(i.model.name, i.model.path): i.model for i in i_old.values()}
+    for i in i_new.values():
+        m = i.model
         name = _rel(m.name, m.path)
         if name in notes:
             continue

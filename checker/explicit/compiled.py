@@ -23,7 +23,7 @@ from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _
 from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
 from .compile import lost_mask, result_mask
 from ..limits import GENERATED
-from .machine import Machine, Step, _nothing, _size, _static_domain
+from .machine import Machine, Room, Step, _nothing, _size, _static_domain
 
 PAD = "    "
 
@@ -361,14 +361,21 @@ class CompiledMachine(Machine):
         states, errors = super().initial_states(max_states, budget)
         return [(self.pack(s), hits, conflict) for s, hits, conflict in states], errors
 
-    def successors(self, state: tuple, budget=None) -> list:
+    def successors(self, state: tuple, budget=None, room: Room | None = None) -> list:
         """Every step out of `state`, as `Machine.successors` gives them, in the same order; a
         step that goes through is a tuple ((action, binding, hits), target, conflict), its first
-        part the graph's label key, one that fails a `Step`."""
-        check = budget.check if budget is not None else _nothing
-        steps: list = []
+        part the graph's label key, one that fails a `Step`. The generated code reads `check`
+        (the budget, or `room`, which reads it too) every 256 bindings and before each
+        resolution computed."""
+        if room is None:
+            steps: list = []
+            check = budget.check if budget is not None else _nothing
+        else:
+            steps, check = room.open(), room.check
         for fn in self._action_fns:
             fn(state, steps, check)
+        if room is not None and len(steps) > room.left:  # the last steps, after the last read
+            room.count()
         return steps
 
     def _resolve_packed(self, key, hits, vals):

@@ -5,8 +5,9 @@ The search keeps plain tuples, lists and a dict (networkx would make it about 10
 order makes every parent chain a shortest trace. A state, time or memory limit stops the
 search and marks the graph incomplete; checks then report only what the explored part proves.
 The budget is read before every state and, inside one state, every few bindings
-(`Machine.successors`): a state whose successors were not all computed is left unexpanded, so
-the graph is consistent wherever the search stopped.
+(`Machine.successors`), and so is the state limit (`Room`): a state whose successors were not
+all computed, or whose new successors would take the graph past the limit, is left unexpanded,
+so the graph is consistent wherever the search stopped.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from ..limits import Budget, LimitHit, Limits
-from .machine import Machine
+from .machine import Machine, Room
 
 __all__ = ["Graph", "Limits", "explore", "sccs", "describe_label", "describe_action", "rules_of"]
 
@@ -86,6 +87,9 @@ class Graph:
     stop_reason: str = ""
     seconds: float = 0.0
     hit_rules: set = field(default_factory=set)
+    # why the initial states may be no setup's ("" when they are the setups): Z3 could not tell
+    # whether the choices it alone decides have a value that fits (set by the engine)
+    setup_unknown: str = ""
 
     def label(self, action: int, binding: tuple, hits: tuple) -> int:
         key = (action, binding, hits)
@@ -190,16 +194,18 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
     states, index_get, label_get = g.states, g.index.get, g.label_index.get
     add_src, add_dst, add_lid = g.edges.src.append, g.edges.dst.append, g.edges.lid.append
     successors, conflicts, max_states = machine.successors, g.conflicts, limits.max_states
+    room = Room(g.index, max_states, budget.check)
     while queue_pos < len(states):
-        if len(states) > max_states:
+        if len(states) > max_states:  # (only more initial states than that)
             g.complete = False
-            g.stop_reason = f"state limit of {max_states:,} reached"
+            g.stop_reason = room.why
             break
         sid = queue_pos
         state = states[sid]
         try:
             budget.check()
-            steps = () if state[-1] else successors(state, budget)  # an ended game has no successors
+            room.left = max_states - len(states)
+            steps = () if state[-1] else successors(state, budget, room)  # an ended game has no successors
         except LimitHit as exc:  # this state stays unexpanded: everything before it is whole
             g.complete = False
             g.stop_reason = str(exc)

@@ -211,6 +211,9 @@ class Machine:
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
         self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
+        # no setup exists, for a reason outside what the explorer sees: the choices it leaves
+        # to Z3 cannot satisfy their constraints (the engine asks); then no state is initial
+        self.no_setup = False
 
     def _binders(self, params) -> list[Bound]:
         out = []
@@ -271,6 +274,8 @@ class Machine:
     def initial_states(self, max_states: int = 2_000_000, budget=None):
         """([(state, hits of outcome rules, conflict)], [SetupError]) in a fixed order; LimitHit
         when there are more than `max_states` or the budget is spent."""
+        if self.no_setup:
+            return [], []
         check = budget.check if budget is not None else _nothing
         inst = self.inst
         partial = [[]]
@@ -330,14 +335,18 @@ class Machine:
             out.append((tuple(c.vals) + (c.out, c.tout, end), tuple(c.hits), conflict))
         return out, errors
 
-    def successors(self, state: tuple, budget=None) -> list[Step]:
+    def successors(self, state: tuple, budget=None, room: Room | None = None) -> list[Step]:
         """Every step out of `state`; LimitHit if the budget runs out (read before every step
         taken and every 256 bindings: one state of 200 players has 40,000 bindings, and each
-        step resolves the outcomes of every player)."""
+        step resolves the outcomes of every player) or, given a `room` (which reads the budget
+        for it), its new targets do not fit there."""
         k = self.inst.nslots
         reader = Ctx(state, state[k], state[k + 1])
-        steps: list[Step] = []
-        check = budget.check if budget is not None else _nothing
+        if room is None:
+            steps: list[Step] = []
+            check = budget.check if budget is not None else _nothing
+        else:
+            steps, check = room.open(), room.check
         for ai, a in enumerate(self.actions):
             cells = a.cells
             failed: list = []
@@ -388,6 +397,8 @@ class Machine:
                 steps.append(Step(ai, binding, vals + (out, tout, end), body_hits + more_hits, conflict=conflict))
             for binding, exc in failed:  # a parameter's domain without a value fails the step, as a guard does
                 steps.append(Step(ai, binding, None, (), str(exc), exc.span, "evaluation-error", "domain"))
+        if room is not None and len(steps) > room.left:  # the last steps, after the last read
+            room.count()
         return steps
 
     # ------------------------------------------------------------ events and triggers
@@ -757,6 +768,57 @@ class Machine:
 
 def _nothing() -> None:
     pass
+
+
+class Room:
+    """The state limit, read while one state's successors are computed.
+
+    A parameter over 0..10^8 gives one state a hundred million successors: reading the limit
+    only between states would build them all first. An explorer hands `successors` a Room
+    (`left`: the states the graph may still take, set before each state) and reads its budget
+    through it (`budget_check`): wherever the successors read the budget they read the room too,
+    and once the state has more steps than there is room for, its new targets (not in the
+    graph's `index`, by `key` where the graph keys states by another form) are counted, each
+    step once. More of them than there is room for raises LimitHit: the state stays unexpanded
+    and the graph holds at most `max_states` states besides the initial ones. The search loop
+    runs this for every state, so far from the limit it costs one comparison, and the steps'
+    list is the room's, emptied for each state, not a new one."""
+    __slots__ = ("index", "key", "left", "why", "steps", "budget_check", "at", "new", "check")
+
+    def __init__(self, index: dict, max_states: int, budget_check=None, key=None):
+        self.index, self.key, self.left = index, key, max_states
+        self.why = f"state limit of {max_states:,} reached"
+        self.steps: list = []
+        self.budget_check = budget_check or _nothing
+        self.at, self.new = 0, None
+        self.check = self._check  # bound once, not per state
+
+    def open(self) -> list:
+        """The empty list of steps of the next state (`successors` fills it)."""
+        if self.new is not None:  # a count was made for the last state
+            self.at, self.new = 0, None
+        self.steps.clear()
+        return self.steps
+
+    def _check(self) -> None:
+        self.budget_check()
+        if len(self.steps) > self.left:  # fewer steps than room: nothing to count yet
+            self.count()
+
+    def count(self) -> None:
+        steps, index, key = self.steps, self.index, self.key
+        new = self.new if self.new is not None else set()
+        for i in range(self.at, len(steps)):
+            step = steps[i]
+            target = step[1] if step.__class__ is tuple else step.target
+            if target is None:  # a step that failed leads nowhere
+                continue
+            k = target if key is None else key(target)
+            if k not in index:
+                new.add(k)
+        self.at, self.new = len(steps), new
+        if len(new) > self.left:
+            raise LimitHit(self.why)
 
 
 def _holds(cond, c: Ctx) -> bool:

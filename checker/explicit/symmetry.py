@@ -37,6 +37,7 @@ from array import array
 from ..frontend import typed as T
 from ..limits import Budget, LimitHit, Limits
 from .explore import LIVE_EVERY, Graph, rules_of, sccs
+from .machine import Room
 
 # built-ins that commute with a rotation of the seats (without teams); anything else refuses
 ROTATION_SAFE = frozenset({
@@ -378,17 +379,19 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
     add_src, add_dst, add_lid, add_volt = g.edges.src.append, g.edges.dst.append, g.edges.lid.append, g.volt.append
     successors, conflicts, max_states = machine.successors, g.conflicts, limits.max_states
     orbit, rhos = g.orbit, g.rho
+    room = Room(g.index, max_states, budget.check, key=lambda target: canon(target)[0])  # the index holds canonical forms
     queue_pos = 0
     while queue_pos < len(states):
-        if len(states) > max_states:
+        if len(states) > max_states:  # (only more initial states than that)
             g.complete = False
-            g.stop_reason = f"state limit of {max_states:,} reached"
+            g.stop_reason = room.why
             break
         sid = queue_pos
         state = states[sid]
         try:
             budget.check()
-            steps = () if state[-1] else successors(state, budget)
+            room.left = max_states - len(states)
+            steps = () if state[-1] else successors(state, budget, room)
         except LimitHit as exc:
             g.complete = False
             g.stop_reason = str(exc)

@@ -1379,13 +1379,38 @@ def _pick(entries, args):
 
 
 def _dynamic_names(decls, lets) -> set[str]:
-    """Names read by anything that runs during play (lets followed through)."""
-    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.TriggerDecl, sx.ActiveDecl, sx.ProcedureDecl,
-                                                sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl))]
-    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.ActiveDecl, sx.ProcedureDecl,
-                                                sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl, sx.InitDecl,
-                                                sx.PhasesDecl, sx.WhenPhaseDecl, sx.MatchDecl))]  # (these run in play too)
+    """Names read by anything that runs during play (lets followed through), and the choices a
+    constraint ties to them.
+
+    A choice nothing of the play reads is left to Z3 (static): the explorer neither enumerates
+    it nor evaluates the constraints that read it. A constraint that reads such a choice and
+    also a variable (or a choice the play reads) constrains the explored state through it
+    (`x == c and c == 0`), so the explorer would start from states no setup admits: its
+    choices are explored too, until no constraint ties a static choice to an explored name.
+    What stays static is then independent of the explored state, and the contradiction check
+    alone decides whether some value of it satisfies its constraints."""
+    roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.TriggerDecl, sx.ActiveDecl,
+                                                sx.ProcedureDecl, sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl,
+                                                sx.InitDecl, sx.PhasesDecl, sx.WhenPhaseDecl,
+                                                sx.MatchDecl))]  # (these run in play too)
     roots += [d.init for d in decls if isinstance(d, sx.VarDecl) and d.init is not None]
+    found = _names_read(roots, lets)
+    choices = {d.name for d in decls if isinstance(d, sx.VarDecl) and d.is_choice}
+    variables = {d.name for d in decls if isinstance(d, sx.VarDecl) and not d.is_choice}
+    constraints = [_names_read([d.cond], lets) for d in decls if isinstance(d, sx.ConstraintDecl)]
+    grown = True
+    while grown:
+        grown = False
+        explored = variables | (choices & found)
+        for names in constraints:
+            if names & explored and names & choices - found:
+                found |= names & choices
+                grown = True
+    return found
+
+
+def _names_read(roots, lets) -> set[str]:
+    """Every name the nodes `roots` read or assign, through the lets they call."""
     found: set[str] = set()
     todo = list(roots)
     seen_lets: set[str] = set()

@@ -56,6 +56,10 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
             else:
                 out.append(f"  play in {d.side.upper()} ({len(d.trace)} steps; Z3 replay: {d.replay or 'not run'}):")
             out.extend(_steps(d.trace))
+    for what, where in _same_contradictions(res):
+        out.append("")
+        out.append(f"contradiction unchanged: {what}")
+        out.append(f"  in: {where}")
     out.append("")
     for why in res.incomplete:
         out.append(f"incomplete: {_shown(why, display)}")
@@ -68,6 +72,17 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
                + (f" ({declared} declared)" if declared else "") + f", {findings} finding difference(s)")
     out.append("result: " + RESULT[res.exit_code()])
     return "\n".join(out) + "\n"
+
+
+def _same_contradictions(res: DiffResult) -> list[tuple[str, str]]:
+    """(contradiction, where) for the instances neither version has a setup for, with the same
+    rules in conflict: one entry per model and contradiction, its instances listed as `_where` does."""
+    groups: dict[tuple, list[str]] = {}
+    for label, what in res.same_contradictions:
+        model = label.rsplit(" | ", 1)[0] if " | " in label else ""
+        groups.setdefault((model, what), []).append(label)
+    return [(what, _where(Difference("contradiction", "both", model, what, (), (), instances=labels)))
+            for (model, what), labels in groups.items()]
 
 
 def _shown(s: str, display: dict[str, str] | None) -> str:
@@ -111,6 +126,7 @@ def as_json(res: DiffResult, display: dict[str, str] | None = None) -> str:
         "diagnostics": [{"code": d.code, "message": d.message, "file": _shown(d.span.file, display),
                          "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
         "differences": [difference_json(d, display) for d in res.differences],
+        "unchanged_contradictions": [{"contradiction": what, "in": where} for what, where in _same_contradictions(res)],
         "incomplete": [_shown(w, display) for w in res.incomplete],
         "unused_notes": [_shown(n, display) for n in res.unused_notes],
         # an accepted-differences file for --accept: every behaviour difference of this run

@@ -1322,7 +1322,6 @@ def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = Non
         return max(1, int((deadline - time.monotonic()) * 1000))
 
     enc = Encoder(inst)
-    model = inst.model
     s = z3.Solver()
     s.set(unsat_core=True)
     tracked = {}
@@ -1334,26 +1333,7 @@ def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = Non
         labels.append(label)
         s.add(z3.Implies(label, formula))
 
-    for name, var in inst.static_choices.items():
-        if var.type.kind == "set":
-            raise Unsupported("set-valued choices")
-        terms = [_fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
-        enc.static[name] = terms
-        for t in terms:
-            track(var.info, enc.in_type(var, t), f"the type of {name}")
-    st = SymState({}, [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
-    for v in inst.vars:
-        terms = [_fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
-        st.vals[v.name] = terms
-        for j, t in enumerate(terms):
-            track(v.info, enc.in_type(v, t), f"the type of {v.name}")
-            if v.info.init is not None:
-                env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
-                value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
-                track(v.info, z3.And(z3.Not(err), _eq(t, value)), f"the initial value of {v.name}")
-    for d in model.inits + model.constraints:
-        value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
-        track(d, z3.And(z3.Not(err), value), f"`{d.name}`")
+    st = _setup_rules(inst, enc, track)
     if asked is not None:  # a `possible` property: asked of every setup, never in a core
         value, err = enc.checked(lambda: enc.expr(asked, st, bound or {}))
         s.add(z3.Not(err), value)
@@ -1381,6 +1361,73 @@ def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = Non
             seen.add(key)
             out.append(item)
     return ("unsat", out)
+
+
+def _setup_rules(inst: Instance, enc: Encoder, add) -> SymState:
+    """What a setup must satisfy, each rule as `add(declaration, formula, what)`: every static
+    choice and variable in its type, every variable equal to its initial value (without an
+    evaluation error), every `init` and `constraint`. The state holds fresh terms for the
+    variables (the static choices are in `enc.static`)."""
+    for name, var in inst.static_choices.items():
+        if var.type.kind == "set":
+            raise Unsupported("set-valued choices")
+        terms = [_fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
+        enc.static[name] = terms
+        for t in terms:
+            add(var.info, enc.in_type(var, t), f"the type of {name}")
+    st = SymState({}, [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
+    for v in inst.vars:
+        terms = [_fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
+        st.vals[v.name] = terms
+        for j, t in enumerate(terms):
+            add(v.info, enc.in_type(v, t), f"the type of {v.name}")
+            if v.info.init is not None:
+                env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
+                value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
+                add(v.info, z3.And(z3.Not(err), _eq(t, value)), f"the initial value of {v.name}")
+    for d in inst.model.inits + inst.model.constraints:
+        value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
+        add(d, z3.And(z3.Not(err), value), f"`{d.name}`")
+    return st
+
+
+def setups(inst: Instance, limit: int, timeout_ms: int = 10_000):
+    """The variables' values of every setup Z3 finds (each a tuple of slots, laid out as the
+    explorer's states are), the static choices being whatever completes them: what the
+    explorer's initial states must be before outcome resolution. None when there are more
+    than `limit`, or Z3 cannot tell within `timeout_ms` (the whole enumeration)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    enc = Encoder(inst)
+    s = z3.Solver()
+    st = _setup_rules(inst, enc, lambda decl, formula, what: s.add(formula))
+    terms = [t for v in inst.vars for t in st.vals[v.name]]
+    out: set[tuple] = set()
+    while True:
+        s.set(timeout=max(1, int((deadline - time.monotonic()) * 1000)))
+        r = s.check()
+        if r == z3.unsat:
+            return out
+        if r == z3.unknown or len(out) >= limit:
+            return None
+        m = s.model()
+        values = tuple(_slot_value(m, t) for t in terms)
+        out.add(values)
+        s.add(z3.Or(*[z3.Not(_eq(t, _slot_term(t, x))) for t, x in zip(terms, values)]) if terms else FALSE)
+
+
+def _slot_value(m, t):
+    """A variable's slot in a model, as the explorer holds it (a set of players is a mask)."""
+    if isinstance(t, SymSet):
+        return sum(1 << p for p, e in enumerate(t.elems) if z3.is_true(m.eval(e, model_completion=True)))
+    v = m.eval(t, model_completion=True)
+    return z3.is_true(v) if z3.is_bool(v) else v.as_long()
+
+
+def _slot_term(t, x):
+    """A concrete slot `x` as a term comparable with the variable's term `t`."""
+    if isinstance(t, SymSet):
+        return SymSet([z3.BoolVal(bool(x >> p & 1)) for p in range(len(t.elems))], t.kind)
+    return z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x)
 
 
 def setup_admits(inst: Instance, state: tuple, timeout_ms: int = 10_000) -> str:
