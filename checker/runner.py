@@ -116,7 +116,7 @@ def run(labels: list[str], make_task: Callable, run_here: Callable, run_task: Ca
     """Check instances 0..len(labels)-1: `make_task(k, share)` builds instance k's task when it
     starts, `run_here(task)` checks it in this process, `run_task(task)` (a module-level
     function, sent by reference) in a worker; `done(k, outcome)` receives each result (a
-    second one replaces the first, see `_schedule`), `missed(k, why)` each instance not checked
+    later one replaces the earlier, see `_schedule`), `missed(k, why)` each instance not checked
     (the run's time ran out before it started, or its worker process died). KeyboardInterrupt
     goes on up after the results already back were handed to `done`."""
     n = len(labels)
@@ -165,25 +165,27 @@ def _context():
     return ctx
 
 
-RETRY_GAIN = 2.0  # a second try must have at least this many times the first one's time
+RETRY_GAIN = 2.0  # another try must have at least this many times the last one's time
 
 
 def _schedule(pool, labels, make_task, done, missed, shares: Shares, progress) -> None:
-    """Every instance once with its fair share; then, with the time the run has left, a second
+    """Every instance once with its fair share; then, with the time the run has left, another
     try for those whose share ran out (outcome.short_of_time) if that gives each at least
-    RETRY_GAIN times its first share. The first round guarantees every instance its fair
-    share; the second keeps a run that fits in its limit from reporting an instance incomplete
-    only because it started early, before the others had shown how little they need."""
-    first: dict[int, float] = {}
-    retry = _round(pool, labels, range(len(labels)), make_task, done, missed, shares, progress, first)
-    seconds = shares.offer(len(retry)) if retry else 0.0
-    if seconds > 0:
-        again = [k for k in retry if RETRY_GAIN * first[k] <= seconds]
-        if again:
-            _round(pool, labels, again, make_task, done, None, shares, progress, first)
+    RETRY_GAIN times its last share, and so on while it does. The first round guarantees every
+    instance its fair share; the others keep a run that fits in its limit from reporting an
+    instance incomplete only because it started early, before the others had shown how little
+    they need. (Each round at least doubles a share, and the run's time is finite: the rounds end.)"""
+    last: dict[int, float] = {}  # instance -> the share of its latest try
+    retry = _round(pool, labels, range(len(labels)), make_task, done, missed, shares, progress, last)
+    while retry:
+        seconds = shares.offer(len(retry))
+        again = [k for k in retry if seconds > 0 and RETRY_GAIN * last[k] <= seconds]
+        if not again:
+            break
+        retry = _round(pool, labels, again, make_task, done, None, shares, progress, last)
 
 
-def _round(pool, labels, order, make_task, done, missed, shares: Shares, progress, first: dict) -> list[int]:
+def _round(pool, labels, order, make_task, done, missed, shares: Shares, progress, last: dict) -> list[int]:
     """Check the instances of `order`, as many at a time as the pool has slots; the ones whose
     share of the time ran out, to try again."""
     waiting = deque(order)
@@ -218,7 +220,7 @@ def _round(pool, labels, order, make_task, done, missed, shares: Shares, progres
                     waiting.clear()
                     break
                 k = waiting.popleft()
-                first.setdefault(k, share.seconds)
+                last[k] = share.seconds
                 if progress is not None:
                     progress.started(k, labels[k])
                 given[k] = share
