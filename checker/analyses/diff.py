@@ -52,7 +52,7 @@ from ..engine import Result, check as check_spec, front_end
 from ..frontend import syntax as sx
 from ..explicit.explore import Graph, describe_action, rules_of
 from ..frontend.instances import Instance
-from ..limits import Budget, LimitHit, Limits, watchdog
+from ..limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
 from ..symbolic import z3backend
 from .findings import Finding, TraceStep
 from .traces import RESULT_ROWS, build_trace, show, state_values
@@ -145,15 +145,17 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
     budget: `limits.max_seconds` bounds both checks and the comparison together."""
     res = DiffResult(old[2], new[2])
     total = limits.max_seconds
-    deadline = time.perf_counter() + total
+    # CPU time, as for `check` (checker.limits): both versions are checked in this thread
+    deadline = cpu_seconds() + total
+    wall_deadline = time.perf_counter() + limits.wall_seconds
     graphs_old: dict[str, Graph] = {}
     graphs_new: dict[str, Graph] = {}
     shares = {}
-    shares["OLD"] = _share(limits, deadline, SIDE_SHARE)
+    shares["OLD"] = _share(limits, deadline, wall_deadline, SIDE_SHARE)
     res.old_check = check_spec([old[0]], shares["OLD"], replay, graphs_old, old[1])
     if res.old_check.diagnostics:
         return res
-    shares["NEW"] = _share(limits, deadline, SIDE_SHARE / (1 - SIDE_SHARE))  # its share, and what OLD left
+    shares["NEW"] = _share(limits, deadline, wall_deadline, SIDE_SHARE / (1 - SIDE_SHARE))  # its share, and what OLD left
     res.new_check = check_spec([new[0]], shares["NEW"], replay, graphs_new, new[1])
     if res.new_check.diagnostics:
         return res
@@ -170,8 +172,8 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
     g_new = {_rel(label, new[0]): g for label, g in graphs_new.items()}
     unseen = {"OLD": _unseen(res.old_check, old[0], i_old, g_old), "NEW": _unseen(res.new_check, new[0], i_new, g_new)}
     labels = _ordered(i_old, i_new)
-    now = time.perf_counter()
-    budget = Budget(limits, now, seconds=max(deadline - now, 0.001), why=f"the diff's time limit of {total:g}s reached")
+    budget = Budget(limits, seconds=max(deadline - cpu_seconds(), 0.001), why=f"the diff's time limit of {total:g}s reached",
+                    wall=max(wall_deadline - time.perf_counter(), 0.001))
     raw: list[Difference] = []
     for k, label in enumerate(labels):
         if label not in i_old or label not in i_new:
@@ -212,11 +214,13 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
     return res
 
 
-def _share(limits: Limits, deadline: float, fraction: float) -> Limits:
-    """The limits of one version's check: `fraction` of the diff's time left (the states and
-    memory limits are the same: per instance, and of the whole process)."""
-    left = deadline - time.perf_counter()
-    return replace(limits, max_seconds=round(max(left * fraction, 0.001), 3))
+def _share(limits: Limits, deadline: float, wall_deadline: float, fraction: float) -> Limits:
+    """The limits of one version's check: `fraction` of the diff's CPU time left, within the
+    wall-clock time left (the states and memory limits are the same: per instance, and of the
+    whole process)."""
+    left = deadline - cpu_seconds()
+    return replace(limits, max_seconds=round(max(left * fraction, 0.001), 3),
+                   max_wall_seconds=round(max(wall_deadline - time.perf_counter(), 0.001), 3))
 
 
 def _in_diff(why: str, seconds: float, part: str) -> str:
