@@ -3,6 +3,7 @@ instance, measure the CPU time a run took."""
 from __future__ import annotations
 
 import resource
+import time
 
 from checker import engine
 from checker.engine import load_instances
@@ -32,3 +33,11 @@ def cpu_time() -> float:
     machine, where wall time stretches."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def burn_cpu(seconds: float) -> None:
+    """Spend `seconds` of this thread's CPU time: how a test makes work slow for a limit that
+    counts CPU time (a sleep spends none)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass

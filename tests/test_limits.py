@@ -22,7 +22,7 @@ from checker.explicit.machine import Machine
 from checker.frontend.instances import MAX_PLAYERS
 from checker.limits import Budget, LimitHit, Limits, default_memory_mib, rss_mib, watchdog
 
-from checking import cpu_time
+from checking import burn_cpu, cpu_time
 
 # a turn-based duel among N players: one state has N*(N-1) bindings, each resolving outcomes for
 # every player against every opponent, so with N = 200 one state takes about half a second
@@ -277,8 +277,8 @@ def test_the_graph_command_stops_drawing_at_the_time_limit_and_prints_a_whole_gr
     from checker.explicit import explore as explore_module
     real = explore_module.describe_label
 
-    def slow(graph, lid):  # drawing an edge takes 10 ms: the 212 edges of 4 players take 2 s
-        time.sleep(0.01)
+    def slow(graph, lid):  # drawing an edge takes 10 ms of CPU: the 212 edges of 4 players take 2 s
+        burn_cpu(0.01)  # not sleep: the limit is CPU time, and a sleeping run only meets the wall-clock bound
         return real(graph, lid)
     monkeypatch.setattr(explore_module, "describe_label", slow)
     code = main(["graph", spec(tmp_path, MELEE.format(n=4)), "--max-seconds", "0.2"])
@@ -420,7 +420,7 @@ def test_an_interrupted_run_prints_the_findings_of_the_instances_it_finished(tmp
     proc = subprocess.Popen([sys.executable, "-m", "checker", "check", path, "--jobs", jobs], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(4)  # start-up and N=3 take about one second
+        time.sleep(8)  # start-up and N=3 take about one second of CPU; a loaded machine stretches it
         assert proc.poll() is None
         start = time.perf_counter()
         proc.send_signal(getattr(signal, sig))
