@@ -24,13 +24,12 @@ import os
 import stat
 
 from .frontend.diagnostics import Diagnostic, SpecError
-from .frontend.includes import Outside, kind_of, resolve_within
+from .frontend.includes import Outside, mib, kind_of, read_regular, resolve_within
 from .frontend.syntax import Span
 
 MAX_CONFIG_BYTES = 1 << 20     # pyproject.toml: a few KiB in practice
 MAX_BASELINE_BYTES = 16 << 20  # one line per finding: about 100,000 findings
 
-_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -42,15 +41,15 @@ def read_bytes(path: str, limit: int, what: str, hint: str, at: Span | None = No
     """The content of the regular file at `path`, at most `limit` bytes, or a SpecError at `at`
     (default: the file itself). With `tree`, `path` must lie in that folder tree."""
     at = at or Span(path, 0, 0, 0, 0)
-    flags = _READ
+    follow = tree is None  # the user's own path: their symlinks are theirs to follow
     try:
         if tree is None:
-            st = os.stat(path)  # the user's own path: their symlinks are theirs to follow
+            st = os.stat(path)
         else:
             if os.path.commonpath([os.path.abspath(path), os.path.abspath(tree)]) != os.path.abspath(tree):
                 raise Outside(0)
             path, st = resolve_within(path, tree, os.path.realpath(tree))
-            flags |= _NOFOLLOW  # `path` is real now: a symlink appearing there is refused
+            # `path` is real now: read_regular refuses a symlink appearing there
     except Outside as exc:
         raise _refuse("E004", f"{what} leads outside the folder tree {tree!r}{' through a symlink' if exc.links else ''}",
                       at, hint)
@@ -61,19 +60,9 @@ def read_bytes(path: str, limit: int, what: str, hint: str, at: Span | None = No
     if not stat.S_ISREG(st.st_mode):
         raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint)
     if st.st_size > limit:
-        raise _refuse("E004", f"{what} is larger than {_size(limit)}, the limit for it", at, hint)
-    try:
-        fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as fh:
-            now = os.fstat(fh.fileno())
-            if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-                raise _refuse("E004", f"{what} changed while it was being read", at, "run again")
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise _refuse("E002", f"{what} cannot be read: {_why(exc)}", at, hint)
-    if len(data) > limit:  # it grew, or its size said 0 (a file of /proc)
-        raise _refuse("E004", f"{what} is larger than {_size(limit)}, the limit for it", at, hint)
-    return data
+        raise _refuse("E004", f"{what} is larger than {mib(limit)}, the limit for it", at, hint)
+    return read_regular(path, st, what, at, limit=limit, follow=follow,
+                        too_large="the limit for it", hint=hint)
 
 
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -172,10 +161,6 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 def _entry(mode: int) -> str:
     return "a symlink" if stat.S_ISLNK(mode) else kind_of(mode)
-
-
-def _size(n: int) -> str:
-    return f"{n >> 20} MiB"
 
 
 def _refuse(code: str, message: str, at: Span, hint: str) -> SpecError:

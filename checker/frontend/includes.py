@@ -70,7 +70,7 @@ class SpecTree:
             text = self.buffers[real]
             self.charge(len(text.encode("utf-8", "surrogatepass")), what, at)
             return text, real
-        data = _read_regular(real, st, what, at)
+        data = read_regular(real, st, what, at)
         self._charge(len(data), what, at)  # what was read: a file may report size 0 yet hold bytes
         return decode(data, shown), real
 
@@ -95,7 +95,7 @@ class SpecTree:
         if not stat.S_ISREG(st.st_mode):
             raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, "only regular files are read as specs")
         if st.st_size > MAX_FILE_BYTES:
-            raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+            raise _refuse("E004", f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
                           "split it into several files")
         return st, real
 
@@ -111,7 +111,7 @@ class SpecTree:
     def charge(self, size: int, what: str, at: Span) -> None:
         """Count a spec text read from elsewhere (an editor's buffer) against the limits."""
         if size > MAX_FILE_BYTES:
-            raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+            raise _refuse("E004", f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
                           "split it into several files")
         self._charge(size, what, at)
 
@@ -119,7 +119,7 @@ class SpecTree:
         self.files += 1
         self.bytes += size
         if self.files > MAX_SPEC_FILES or self.bytes > MAX_SPEC_BYTES:
-            raise _refuse("E004", f"{what} goes past the limit of {MAX_SPEC_FILES} files and {_mib(MAX_SPEC_BYTES)} "
+            raise _refuse("E004", f"{what} goes past the limit of {MAX_SPEC_FILES} files and {mib(MAX_SPEC_BYTES)} "
                           f"for one spec with its includes", at, "include each file once, from one place")
 
 
@@ -183,13 +183,19 @@ def resolve_within(path: str, root: str, real_root: str) -> tuple[str, os.stat_r
     return current, st if st is not None else os.lstat(current)
 
 
-def _read_regular(real: str, st: os.stat_result, what: str, at: Span) -> bytes:
-    """Read a file already checked to be regular; re-checked on the open descriptor, in case it was swapped."""
+_OPEN_REGULAR = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_regular(path: str, st: os.stat_result, what: str, at: Span, *, limit: int = MAX_FILE_BYTES,
+                 follow: bool = False, too_large: str = "the limit for one spec file",
+                 hint: str = "split it into several files") -> bytes:
+    """Read a file already checked to be regular (`st`), re-checked on the open descriptor in
+    case it was swapped, at most `limit` bytes. Also read_bytes' reader (checker.files)."""
     # O_NONBLOCK: should a pipe appear here after the stat, opening it must not wait for a writer;
-    # O_NOFOLLOW: `real` has no symlinks left, so one appearing now is refused.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    # O_NOFOLLOW (unless `follow`): `path` has no symlinks left, so one appearing now is refused.
+    flags = _OPEN_REGULAR | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
-        fd = os.open(real, flags)
+        fd = os.open(path, flags)
     except OSError as exc:
         raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
                       "check the file's permissions")
@@ -198,13 +204,12 @@ def _read_regular(real: str, st: os.stat_result, what: str, at: Span) -> bytes:
             now = os.fstat(fh.fileno())
             if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
                 raise _refuse("E004", f"{what} changed while it was being read", at, "run again on a folder nobody is changing")
-            data = fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
                       "check the file and the disk")
-    if len(data) > MAX_FILE_BYTES:  # it grew, or it is a file (like those in /proc) whose size says 0
-        raise _refuse("E004", f"{what} is larger than {_mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
-                      "split it into several files")
+    if len(data) > limit:  # it grew, or it is a file (like those in /proc) whose size says 0
+        raise _refuse("E004", f"{what} is larger than {mib(limit)}, {too_large}", at, hint)
     return data
 
 
@@ -237,7 +242,7 @@ def kind_of(mode: int) -> str:
     return "a special file"
 
 
-def _mib(n: int) -> str:
+def mib(n: int) -> str:
     return f"{n >> 20} MiB"
 
 
