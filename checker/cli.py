@@ -588,7 +588,7 @@ def cmd_coverage(args) -> int:
 def cmd_diff(args) -> int:
     from contextlib import ExitStack
 
-    from .analyses.diff import diff, load_accepted
+    from .diff import diff, load_accepted
     from .frontend.revision import RevisionError, materialize, split
     from .outputs import diff_report
 

@@ -492,7 +492,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
         out.extend(_possibles(inst, budget, res))
     machine = _explorer(inst, out)
-    # `rulewright diff` walks the graphs' own edges (checker.analyses.diff): it gets full graphs
+    # `rulewright diff` walks the graphs' own edges (checker.diff): it gets full graphs
     graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
     found, stopped = None, ""
     if graph.__class__ is symmetry.ReducedGraph:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.analyses.diff import BEHAVIOUR, diff
+from checker.diff import BEHAVIOUR, diff
 from checker.cli import main
 from checker.limits import Limits
 
@@ -498,7 +498,7 @@ def test_the_riftbound_victory_score_edit_is_a_change_of_behaviour_beside_its_re
 # ---------------------------------------------------------------- one budget for the whole diff
 
 def test_the_two_checks_and_the_comparison_share_the_diffs_time_limit(tmp_path, monkeypatch):
-    from checker.analyses import diff as diff_module
+    from checker import diff as diff_module
     given, parts = [], []
     real_check, real_compare = diff_module.check_spec, diff_module.compare_graphs
 

@@ -166,6 +166,24 @@ def test_the_explicit_and_symbolic_engines_never_import_each_other_and_the_front
             assert b.startswith("checker.frontend") or b == "checker", (a, b)
 
 
+# The pipeline's floors, lowest first: a module imports only from its own floor or below.
+FLOORS = [("checker.frontend",), ("checker.explicit", "checker.symbolic"), ("checker.analyses",),
+          ("checker.engine",), ("checker.diff",), ("checker.outputs", "checker.lsp"), ("checker.cli",)]
+
+
+def _floor(module: str) -> int | None:
+    for i, names in enumerate(FLOORS):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return i
+    return None  # limits, files, runner...: helpers beside the pipeline
+
+
+def test_no_import_runs_back_up_the_pipeline():
+    back = [(a, b) for a, b in _import_graph().edges
+            if _floor(a) is not None and _floor(b) is not None and _floor(b) > _floor(a)]
+    assert back == []
+
+
 # ---------------------------------------------------------------- disagreement is never silent
 
 def test_a_counterexample_the_replay_rejects_is_a_disagreement_with_its_own_exit_code(monkeypatch, capsys):

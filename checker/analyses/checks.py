@@ -198,7 +198,7 @@ class Explored:
         Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
         if self.reduced:
             found = symmetry.lasso(self, nodes, start, allowed, required)
-            return found and found[:3]
+            return found and (build_trace(self.graph, found[0]),) + found[1:3]
         out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes and (allowed is None or allowed(lid))]
                for u in nodes}
         adj = {u: [v for v, _ in vs] for u, vs in out.items()}
@@ -580,7 +580,8 @@ def _starvation_reduced(x: Explored) -> list[Finding]:
     found = symmetry.lasso(x, waiting, required=g.is_progress, per_player=True)
     if found is None:
         return []
-    trace, loop_start, _, entry, nodes = found
+    path, loop_start, _, entry, nodes = found
+    trace = build_trace(g, path)
     starved = sorted(symmetry.player_orbits(g, {q for _, q in nodes}))
     d = m.active[0]
     rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]

@@ -491,7 +491,7 @@ def lasso(x, nodes, start=None, allowed=None, required=None, per_player: bool = 
     when one exists in the full graph. Which one the full search would show depends on the
     real ids of states the reduced search never stores, so the rules the finding cites are
     exact only when every qualifying SCC cites the same rules and every cycle in it must cite
-    them all; otherwise `Unreduced`. Returns (trace, loop start, its SCC, the SCC's entry, the
+    them all; otherwise `Unreduced`. Returns (path of (state id, label id) pairs, loop start, its SCC, the SCC's entry, the
     nodes of every qualifying SCC). With `per_player`, the search runs on pairs (state, a
     player's seat relative to the state) and `nodes` is a predicate of (sid, seat)."""
     g = x.graph
@@ -566,8 +566,8 @@ def lasso(x, nodes, start=None, allowed=None, required=None, per_player: bool = 
         qpath = [(u, v, lid, volt[u, v, lid]) for u, v, lid in qpath]
     else:  # (u, q) -> (v, q - h)
         qpath = [(u, v, lid, (u[1] - v[1]) % n) for u, v, lid in qpath]
-    trace, loop_start = _lift(x, entry, qpath)
-    return trace, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
+    path, loop_start = _lift(x, entry, qpath)
+    return path, loop_start, comp, entry, set().union(*(c for _, _, c, _ in found))
 
 
 def _depths(g) -> list:
@@ -676,7 +676,9 @@ def _real_cycle(inside: dict, volt: dict, n: int, entry, qpath: list, key_edge) 
 def _lift(x, entry, qpath):
     """The real lasso: the BFS path to the entry's representative, then the quotient cycle
     walked on real states (each step the real successor by the rotated action, checked to land
-    in the next orbit), repeated until it is back at the entry's real state. `qpath` holds
+    in the next orbit), repeated until it is back at the entry's real state: the path as
+    (state id, label id) pairs (real states beyond the quotient get ids EXTRA + i), and the
+    index where the loop starts. `qpath` holds
     (u, v, label, h): from the real state rotate(u, a) the step leads to rotate(v, a + h)."""
     g, m = x.graph, x.machine
     rot = g.rot
@@ -700,8 +702,7 @@ def _lift(x, entry, qpath):
             cur = target
             if cur == start_state:
                 path.append((_sid(entry), rlid))
-                from ..analyses.traces import build_trace  # the analyses import the explorer, not the reverse
-                return build_trace(g, path), len(prefix) - 1
+                return path, len(prefix) - 1
             g.extra.append(cur)
             path.append((EXTRA + len(g.extra) - 1, rlid))
     raise AssertionError("the lifted cycle did not close")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..analyses.diff import DiffResult, Difference
+from ..diff import DiffResult, Difference
 from ..frontend.diagnostics import render_all
 
 RESULT = {0: "the same behaviour", 1: "behaviour changed", 2: "bad input", 3: "incomplete",

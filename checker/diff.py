@@ -48,14 +48,14 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
-from ..engine import Result, check as check_spec, front_end
-from ..frontend import syntax as sx
-from ..explicit.explore import Graph, describe_action, rules_of
-from ..frontend.instances import Instance
-from ..limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
-from ..symbolic import z3backend
-from .findings import Finding, TraceStep
-from .traces import RESULT_ROWS, build_trace, show, state_values
+from .engine import Result, check as check_spec, front_end
+from .frontend import syntax as sx
+from .explicit.explore import Graph, describe_action, rules_of
+from .frontend.instances import Instance
+from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
+from .symbolic import z3backend
+from .analyses.findings import Finding, TraceStep
+from .analyses.traces import RESULT_ROWS, build_trace, show, state_values
 
 BUILTIN_OBSERVED = ("out_of_game", "teams_out", "game")
 KINDS = {  # kind: what it says (behaviour kinds make `diff` fail unless declared)
