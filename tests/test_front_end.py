@@ -10,8 +10,9 @@ import pytest
 
 from checker import engine
 from checker.cli import main
+from checker.explicit import codegen
 from checker.explicit import compile as explicit
-from checker.frontend import builtins, typed
+from checker.frontend import builtins, dispatch, typed
 from checker.outputs import report
 from checker.symbolic import z3backend
 
@@ -97,22 +98,42 @@ invariant small: hits < 2
 
 # ---------------------------------------------------------------- one IR, two engines
 
+# The engines: (name, walker class, prefix of expression handlers, built-ins it may leave out)
+ENGINES = [("closures", explicit.Compiler, "e_", frozenset()),
+           ("generated successors", codegen.Generator, "x_", builtins.STEP_ONLY),
+           ("Z3", z3backend.Encoder, "z_", frozenset())]
+
+
 @pytest.mark.parametrize("kind", [k.__name__ for k in typed.EXPR_KINDS])
-def test_every_expression_kind_is_handled_by_both_engines(kind):
-    assert hasattr(explicit.Compiler, "e_" + kind)
-    assert hasattr(z3backend.Encoder, "z_" + kind)
+@pytest.mark.parametrize("engine_name, walker, prefix, _", ENGINES, ids=[e[0] for e in ENGINES])
+def test_every_expression_kind_is_handled_by_every_engine(kind, engine_name, walker, prefix, _):
+    assert callable(getattr(walker, prefix + kind, None)), f"{engine_name} has no {prefix}{kind}"
 
 
-def test_every_statement_kind_is_handled_by_both_engines():
+def test_every_statement_kind_is_handled_by_every_engine():
     names = {k.__name__ for k in typed.STMT_KINDS}
     assert names <= {n[2:] for n in dir(explicit.Compiler) if n.startswith("s_")}
+    assert names <= {n[2:] for n in dir(codegen.Generator) if n.startswith("s_")}
     encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/z3backend.py").read_text()))
     assert all(f"T.{n}" in encoded for n in names)
 
 
-def test_every_built_in_is_implemented_by_both_engines():
+def test_every_built_in_is_implemented_by_every_engine():
+    for _, walker, _, exempt in ENGINES:
+        assert {k for k in builtins.BY_KEY if callable(getattr(walker, "b_" + k, None))} | exempt == set(builtins.BY_KEY)
     assert explicit.handled_builtins() == set(builtins.BY_KEY)
     assert z3backend.handled_builtins() == set(builtins.BY_KEY)
+
+
+@pytest.mark.parametrize("walker, prefix", [(explicit.Compiler, "e_"), (codegen.Generator, "x_")])
+def test_an_engine_missing_a_handler_stops_at_its_dispatch_table(walker, prefix):
+    for kind in typed.EXPR_KINDS:
+        crippled = type("Crippled", (walker,), {prefix + kind.__name__: None})
+        with pytest.raises(dispatch.Unhandled, match=prefix + kind.__name__):
+            dispatch.by_kind(crippled, prefix, typed.EXPR_KINDS)
+    crippled = type("Crippled", (walker,), {"b_left": None})
+    with pytest.raises(dispatch.Unhandled, match="b_left"):
+        dispatch.by_builtin(crippled, "b_", builtins.BY_KEY)
 
 
 def test_every_typed_node_kind_has_children_for_walks():

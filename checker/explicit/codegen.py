@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..frontend import builtins as bi
+from ..frontend import dispatch
 from ..frontend import typed as T
 from ..frontend.instances import Instance, Var
 from .compile import DREW, WON, Compiler, Ctx, EvalError
@@ -116,7 +117,7 @@ class Generator:
         folded = self.fold(e)
         if folded is not None:
             return folded
-        return getattr(self, "x_" + type(e).__name__)(e)
+        return _EXPR[type(e)](self, e)
 
     def fold(self, e) -> str | None:
         """The literal of an expression that reads neither the state nor a binder (`N - 1`,
@@ -341,7 +342,7 @@ class Generator:
         return f"({self.entry(f)} & {self.expr(e.domain.set)}).bit_count()"
 
     def x_Call(self, e):
-        return getattr(self, "b_" + e.func)(e, [self.expr(a) for a in e.args])
+        return _BUILTIN[e.func](self, e, [self.expr(a) for a in e.args])
 
     # ---------------------------------------------------------- built-ins (checker.frontend.builtins)
     def b_team(self, e, a):
@@ -480,7 +481,7 @@ class Generator:
         if isinstance(s, T.If):  # a tagged `if` applies when one of its branches is taken
             return self.s_If(s, pad)
         lines = [f"{pad}hits.append({_lit(s.rule)})"] if s.rule is not None else []
-        return lines + getattr(self, "s_" + type(s).__name__)(s, pad)
+        return lines + _STMT[type(s)](self, s, pad)
 
     def s_Assign(self, s, pad):
         f = self.by_name[s.var]
@@ -585,6 +586,12 @@ class Generator:
         line = f"{pad}{fact} |= 1 << {self.expr(s.subject)}"
         self.wrote(fact)
         return [line]
+
+
+# lost_now() is exempt: outcome rules and triggers run in the closures, never in generated code
+_EXPR = dispatch.by_kind(Generator, "x_", T.EXPR_KINDS)
+_STMT = dispatch.by_kind(Generator, "s_", T.STMT_KINDS)
+_BUILTIN = dispatch.by_builtin(Generator, "b_", bi.BY_KEY, exempt=bi.STEP_ONLY)
 
 
 def written_vars(body) -> set[str]:

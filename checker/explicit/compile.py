@@ -13,6 +13,7 @@ sees them, and the outcome facts of the step.
 from __future__ import annotations
 
 from ..frontend import builtins as bi
+from ..frontend import dispatch
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 
@@ -163,7 +164,7 @@ class Compiler:
 
     # ------------------------------------------------------------ expressions
     def expr(self, e):
-        return getattr(self, "e_" + type(e).__name__)(e)
+        return _EXPR[type(e)](self, e)
 
     def e_Const(self, e):
         v = e.value
@@ -372,7 +373,7 @@ class Compiler:
         return agg
 
     def e_Call(self, e):
-        return getattr(self, "b_" + e.func)(e, [self.expr(a) for a in e.args])
+        return _BUILTIN[e.func](self, e, [self.expr(a) for a in e.args])
 
     # ------------------------------------------------------------ built-ins (checker.frontend.builtins)
     def b_team(self, e, args):
@@ -554,7 +555,7 @@ class Compiler:
         rid = s.rule
         if isinstance(s, T.If):  # a tagged `if` applies when one of its branches is taken, not when it is evaluated
             return self.s_If(s, rid)
-        f = getattr(self, "s_" + type(s).__name__)(s)
+        f = _STMT[type(s)](self, s)
         if rid is None:
             return f
 
@@ -653,6 +654,11 @@ class Compiler:
         return outcome
 
 
+_EXPR = dispatch.by_kind(Compiler, "e_", T.EXPR_KINDS)
+_STMT = dispatch.by_kind(Compiler, "s_", T.STMT_KINDS)
+_BUILTIN = dispatch.by_builtin(Compiler, "b_", bi.BY_KEY)
+
+
 def handled_builtins() -> set[str]:
     """The built-in keys this engine implements (a test compares them with the table)."""
-    return {k for k in bi.BY_KEY if hasattr(Compiler, "b_" + k)}
+    return set(_BUILTIN)

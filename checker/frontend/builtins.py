@@ -98,3 +98,6 @@ for _b in TABLE:
 # `p: player` and `t: team` read as "every player" and "every team" in a binder's domain
 NAMES["player"] = BY_KEY["players"]
 NAMES["team"] = BY_KEY["teams"]
+# the built-ins that read the step being settled: outcome rules and triggers only (the resolver
+# refuses them elsewhere), so an engine that runs neither need not implement them
+STEP_ONLY = frozenset(b.key for b in TABLE if b.name == "lost_now")
