@@ -128,7 +128,9 @@ class Budget:
     def part(self, seconds: float, why: str) -> "Budget":
         if seconds >= self.cpu_left():
             return self
-        return self._derived(seconds, seconds * WALL_FACTOR, self.memory, why, cpu_seconds(), time.perf_counter())
+        # the part's wall-clock bound stretches as the whole budget's does (--max-wall-seconds)
+        stretch = self.wall / self.seconds if self.seconds > 0 else WALL_FACTOR
+        return self._derived(seconds, seconds * stretch, self.memory, why, cpu_seconds(), time.perf_counter())
 
     def cpu_left(self) -> float:
         return self.start + self.seconds - cpu_seconds()

@@ -528,7 +528,7 @@ def test_the_time_limit_is_said_as_each_versions_part_of_the_diffs(tmp_path):
            "outcome dead: lose player p when life[p] <= 0\n"
     old = tmp_path / "old.rw"
     old.write_text(text, encoding="utf-8")
-    res = diff(side(old), side(old), Limits(max_seconds=2))
+    res = diff(side(old), side(old), Limits(max_seconds=2, max_wall_seconds=600))  # the CPU limit, even under load
     assert res.exit_code() == 3 and res.differences == []
     assert any(line.startswith("OLD: ") and "OLD's part (0.8s) of the diff's time limit of 2s" in line
                for line in res.incomplete), res.incomplete
