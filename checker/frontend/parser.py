@@ -10,56 +10,15 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import syntax as ir
-from .grammar import grammar_path as _grammar_path
 from .diagnostics import Diagnostic, SpecError, remember_source
-from .grammar import check_tree
+from .grammar import check_tree, lark_parser
 from .includes import SpecTree
-
-
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
-    # lark's own cache=True would unpickle a predictably named file in the shared temp folder,
-    # which anyone can plant. Building the tables takes about 0.2 s per process, a tenth of a
-    # small run, so they are cached only in a folder that only this user can write (or not at all).
-    return Lark(_grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=_private_cache_file() or False)
-
-
-def _private_cache_file() -> str | None:
-    """A cache file name in a folder only the current user can write, or None if there is no
-    such folder. Lark stores the grammar's hash in the file and rebuilds when it differs."""
-    import hashlib
-    import os
-    import stat
-    import sys
-
-    import lark
-
-    if not hasattr(os, "getuid") or os.environ.get("RULEWRIGHT_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "rulewright")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-            return None
-        digest = hashlib.sha256(_grammar_path().read_bytes()).hexdigest()[:16]
-        name = os.path.join(folder, f"grammar-{digest}-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.cache")
-        if os.path.lexists(name):
-            st = os.lstat(name)
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-                return None
-        return name
-    except OSError:
-        return None
 
 
 def _span(file: str, meta) -> ir.Span:
@@ -809,7 +768,7 @@ def _label(message: str) -> tuple[str, str]:
 
 def _pretty_terminal(name: str) -> str:
     try:
-        pattern = _lark().get_terminal(name).pattern
+        pattern = lark_parser().get_terminal(name).pattern
         if pattern.type == "str":
             return f"`{pattern.value}`"
     except Exception:
@@ -823,7 +782,7 @@ def parse_text(text: str, file: str) -> list:
     """Parse one file's text into a list of top-level items (IR nodes and markers)."""
     remember_source(file, text)
     try:
-        tree = _lark().parse(text)
+        tree = lark_parser().parse(text)
     except UnexpectedInput as exc:
         message, hint = _friendly(exc, text)
         line = getattr(exc, "line", 1) or 1
