@@ -13,7 +13,8 @@ from . import syntax as ir
 from .to_syntax_base import SyntaxBuilder, Tags, unquote
 
 
-# the statement nodes a body is made of (a trigger tells its `when` condition from them)
+# the statement nodes a body is made of (an action, a trigger or a game start tells its
+# condition from them)
 _STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt, ir.Labelled)
 
 
@@ -47,8 +48,7 @@ class Rules(SyntaxBuilder):
                 leave = True
             elif isinstance(c, _Edge) and c == "match":
                 match_action = True
-            elif isinstance(c, (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt,
-                                ir.Labelled)):
+            elif isinstance(c, _STMTS):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
