@@ -181,7 +181,9 @@ class Budget:
 # find their paths with checker.analyses.paths instead).
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
     ("explicit", "compile.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"), ("symbolic", "z3backend.py"),
-    ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py")))
+    ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py"),
+    ("analyses", "explored.py"), ("analyses", "state_checks.py"), ("analyses", "cycle_checks.py"),
+    ("analyses", "graph_checks.py")))
 TICK = 0.1  # seconds between the watchdog's looks
 RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
 GRACE = 0.5  # how far past the deadline it lets the cooperative checks stop things first

@@ -205,6 +205,23 @@ def test_no_import_runs_back_up_the_pipeline():
     assert back == []
 
 
+def test_each_transformer_method_is_defined_once_and_reads_the_node_position():
+    # ToIR is one lark Transformer put together from mixins: a rule's method defined in two of
+    # them would depend on their order, and lark's v_args wraps only the methods a class defines
+    # itself, so a mixin without the decorator would get its children without `meta`
+    from checker.frontend.to_syntax import ToIR
+    parts = [c for c in ToIR.__mro__ if c.__module__.startswith("checker.frontend.to_syntax")]
+    assert len(parts) > 2
+    where: dict[str, list[str]] = {}
+    for part in parts:
+        for name, value in vars(part).items():
+            if not name.startswith("_") and callable(value):
+                where.setdefault(name, []).append(part.__name__)
+                assert getattr(value, "visit_wrapper", None) is not None, (part.__name__, name)
+    assert {n: ps for n, ps in where.items() if len(ps) > 1} == {}
+    assert {"start", "action_decl", "assign", "ite", "tags"} <= set(where)
+
+
 # ---------------------------------------------------------------- disagreement is never silent
 
 def test_a_counterexample_the_replay_rejects_is_a_disagreement_with_its_own_exit_code(monkeypatch, capsys):

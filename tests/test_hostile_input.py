@@ -74,7 +74,7 @@ class _Payload:
 def test_a_pickle_planted_where_lark_caches_its_tables_is_never_loaded(tmp_path, monkeypatch):
     from lark import Lark
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
-    grammar_text = parser._grammar_path().read_text(encoding="utf-8")
+    grammar_text = grammar.grammar_path().read_text(encoding="utf-8")
     # how rulewright used to build its parser: lark names the cache file after the grammar's hash
     old = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True, cache=True)
     Lark(grammar_text, **old)
@@ -92,11 +92,11 @@ def test_a_pickle_planted_where_lark_caches_its_tables_is_never_loaded(tmp_path,
     plant()  # again: lark rewrote the cache after the payload failed to load as tables
     before = {p: p.read_bytes() for p in tmp_path.iterdir()}
 
-    parser._lark.cache_clear()
+    grammar.lark_parser.cache_clear()
     try:
         parser.parse_text("players 2\nvar x: bool = false\n", "t.rw")
     finally:
-        parser._lark.cache_clear()
+        grammar.lark_parser.cache_clear()
     assert not marker.exists()
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # and nothing is written there either
 
@@ -458,7 +458,7 @@ def test_no_bundled_spec_comes_near_the_nesting_limit():
     deepest = 0
     for path in files:
         try:
-            tree = parser._lark().parse(path.read_text(encoding="utf-8"))
+            tree = grammar.lark_parser().parse(path.read_text(encoding="utf-8"))
         except Exception:  # the fixtures of syntax errors
             continue
         stack = [(tree, -1)]
@@ -490,17 +490,17 @@ def test_the_grammar_cache_lives_only_where_no_one_else_can_write(tmp_path, monk
     # the parser tables are cached in a folder of the user's own, mode 0700; a folder or file
     # that others could have written is never read (lark would unpickle it)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    name = parser._private_cache_file()
+    name = grammar._private_cache_file()
     folder = tmp_path / "rulewright"
     assert name is not None and Path(name).parent == folder and (folder.stat().st_mode & 0o777) == 0o700
     folder.chmod(0o777)
-    assert parser._private_cache_file() is None
+    assert grammar._private_cache_file() is None
     folder.chmod(0o700)
     Path(name).write_bytes(b"planted")
     Path(name).chmod(0o666)
-    assert parser._private_cache_file() is None
+    assert grammar._private_cache_file() is None
     Path(name).chmod(0o600)
-    assert parser._private_cache_file() == name
+    assert grammar._private_cache_file() == name
 
 
 # The fuzz campaign's reproducers (../shared/repros, copied to tests/hostile): each gives a

@@ -1,5 +1,5 @@
-"""The grammar file, its keywords, and limits on a parse tree, checked before anything
-recursive walks it.
+"""The grammar file, its keywords, the LALR parser built from it (its tables cached only where
+no one else can write), and limits on a parse tree, checked before anything recursive walks it.
 
 Lark's LALR parser is iterative, but its Transformer (and every pass over the IR after it)
 recurses once or more per level of nesting, so 500 nested `not` end in RecursionError. The
@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Token, Tree
+from lark import Lark, Token, Tree
 
 from .diagnostics import Diagnostic, SpecError
 from .syntax import Span
@@ -38,6 +38,45 @@ def grammar_path() -> Path:
         if candidate.exists():
             return candidate
     raise FileNotFoundError("rulewright.lark not found next to the checker package")
+
+
+@lru_cache(maxsize=1)
+def lark_parser() -> Lark:
+    # lark's own cache=True would unpickle a predictably named file in the shared temp folder,
+    # which anyone can plant. Building the tables takes about 0.2 s per process, a tenth of a
+    # small run, so they are cached only in a folder that only this user can write (or not at all).
+    return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True, cache=_private_cache_file() or False)
+
+
+def _private_cache_file() -> str | None:
+    """A cache file name in a folder only the current user can write, or None if there is no
+    such folder. Lark stores the grammar's hash in the file and rebuilds when it differs."""
+    import hashlib
+    import os
+    import stat
+    import sys
+
+    import lark
+
+    if not hasattr(os, "getuid") or os.environ.get("RULEWRIGHT_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "rulewright")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            return None
+        digest = hashlib.sha256(grammar_path().read_bytes()).hexdigest()[:16]
+        name = os.path.join(folder, f"grammar-{digest}-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.cache")
+        if os.path.lexists(name):
+            st = os.lstat(name)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+        return name
+    except OSError:
+        return None
 
 
 @lru_cache(maxsize=1)

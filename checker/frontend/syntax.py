@@ -3,9 +3,9 @@ not yet checked.
 
 Every node is a frozen dataclass carrying the `Span` of the text it came from; spans are left
 out of equality so two specs that say the same thing compare equal wherever they were written.
-The parser (`checker.frontend.parser`) is the only producer; the resolve pass
-(`checker.frontend.resolve`) turns it into the typed IR (`checker.frontend.typed`) that the
-engines read. Lints and coverage read it directly.
+The parser (`checker.frontend.parser`, with its Transformer in `checker.frontend.to_syntax`) is
+the only producer; the resolve pass (`checker.frontend.resolve`) turns it into the typed IR
+(`checker.frontend.typed`) that the engines read. Lints and coverage read it directly.
 """
 from __future__ import annotations
 

@@ -1,0 +1,158 @@
+"""The checks on cycles: game actions that can repeat forever (a loop no game action can end,
+a livelock without progress, a procedure without bound, a player never active on a cycle).
+Each reports a lasso: the shortest way to the cycle, then the cycle.
+
+Part of the ordered tuple `checker.analyses.checks.CHECKS`.
+"""
+from __future__ import annotations
+
+from ..explicit.explore import describe_label
+from ..explicit import symmetry
+from .explored import Explored, phase_citations
+from .findings import Finding
+from .traces import build_trace
+
+
+def doomed_states(x: Explored) -> list[int]:
+    """Running states with a game move from which no sequence of game actions ends the game."""
+    g = x.graph
+    # one backward search from every ended state at once
+    preds: dict[int, list[int]] = {}
+    for s, d, lid in g.edges:
+        if not g.is_leave(lid):
+            preds.setdefault(d, []).append(s)
+    can_end: set[int] = set(x.terminal)
+    todo = list(can_end)
+    while todo:
+        for p in preds.get(todo.pop(), ()):
+            if p not in can_end:
+                can_end.add(p)
+                todo.append(p)
+    return [i for i in x.running if i not in can_end and i in x.has_game_move]
+
+
+def check_forced_loop(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.complete:
+        return []
+    if x.machine.model.loop_draws:
+        # `loop_draws`: a loop no game action can leave is the draw the rules declare, not a
+        # defect; a loop a player can leave by a game action was never a forced loop
+        return []
+    doomed = doomed_states(x)
+    if not doomed:
+        return []
+    found = x.lasso(set(doomed), doomed[0])
+    if found is None:
+        return []
+    trace, loop_start, comp = found
+    phase_rules, phase_spans = phase_citations(x, sorted(comp))
+    cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules
+    doomed_set = set(doomed)
+    leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in doomed_set)
+    how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
+    return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
+                      phase_spans + x.action_spans(trace, loop_start + 1), trace, loop_start,
+                      detail=f"{x.weight(doomed)} state(s) cannot reach an end of the game; the shortest is shown",
+                      key="forced-loop", size=x.weight(doomed))]
+
+
+def check_livelock(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not any(a.progress for a in m.actions):
+        return []
+    running = set(x.running)
+    if m.model.loop_draws and g.complete:  # a loop no game action can leave is a draw by rule
+        running -= set(doomed_states(x))
+    found = x.lasso(running, allowed=lambda lid: not g.is_progress(lid))
+    if found is None:
+        return []
+    trace, loop_start, _ = found
+    rules = [r for st in trace[loop_start + 1:] for r in st.rules]
+    return [x.finding("livelock", "game actions can repeat forever without any progress action",
+                      rules, x.action_spans(trace, loop_start + 1), trace, loop_start, key="livelock")]
+
+
+def check_unbounded_procedure(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    out = []
+    for d, f in m.procedures:
+        inside = {i for i in x.running if f(m.reader(g.states[i]))}
+        if not inside:
+            continue
+        found = x.lasso(inside, required=g.is_progress)
+        if found is None:
+            continue
+        trace, loop_start, comp = found
+        exits = sorted({lid for s in comp for t, lid in x.game_out(s) if t not in comp})
+        if exits:
+            how = "players can leave it by " + ", ".join(sorted({describe_label(g, l)[0].split("(")[0] for l in exits}))
+        else:
+            how = "no game action leaves it"
+        phase_rules, phase_spans = phase_citations(x, sorted(comp))
+        out.append(x.finding("unbounded-procedure", f"procedure `{d.name}` can repeat without bound; {how}",
+                             list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules,
+                             [d.span] + phase_spans,
+                             trace, loop_start, key=d.name, subject=[d.name]))
+    return out
+
+
+def check_starvation(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if m.active is None:
+        return []
+    inst = x.inst
+    out = []
+    starved = []
+    if x.reduced:
+        return _starvation_reduced(x)
+    for p in range(inst.nplayers):
+        x.tick()
+        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
+        nodes &= x.on_cycles  # a cycle among them is one among the running states (the rest is no help)
+        if not nodes:
+            continue
+        found = x.lasso(nodes, required=g.is_progress)
+        if found is None:
+            continue
+        starved.append(inst.players[p])
+        if out:
+            continue  # one trace per instance shows the defect; the detail names every starved player
+        trace, loop_start, _ = found
+        d = m.active[0]
+        rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
+        out.append(x.finding("starvation", f"{inst.players[p]} stays in the game but is never active on this cycle",
+                             rules, [d.span] + x.action_spans(trace, loop_start + 1)[:1], trace, loop_start,
+                             key="starvation"))
+    if out and len(starved) > 1:
+        out[0].detail = f"players who can be starved this way: {', '.join(starved)}"
+    if out:
+        out[0].size = len(starved)
+    return out
+
+
+def _starvation_reduced(x: Explored) -> list[Finding]:
+    """Starvation on a reduced graph: the player is carried along each edge (pairs of a state
+    and a seat relative to it), so a cycle found is a real cycle on which that one player is
+    never active; the players who can be starved are the rotations of those on such cycles."""
+    g, m, inst = x.graph, x.machine, x.inst
+    running = set(x.running)
+
+    def waiting(sid, q):
+        return sid in running and not (g.states[sid][-3] >> q) & 1 and not m.is_active(g.states[sid], q)
+
+    found = symmetry.lasso(x, waiting, required=g.is_progress, per_player=True)
+    if found is None:
+        return []
+    path, loop_start, _, entry, nodes = found
+    trace = build_trace(g, path)
+    starved = sorted(symmetry.player_orbits(g, {q for _, q in nodes}))
+    d = m.active[0]
+    rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
+    f = x.finding("starvation", f"{inst.players[entry[1]]} stays in the game but is never active on this cycle",
+                  rules, [d.span] + x.action_spans(trace, loop_start + 1)[:1], trace, loop_start, key="starvation")
+    if len(starved) > 1:
+        f.detail = f"players who can be starved this way: {', '.join(inst.players[p] for p in starved)}"
+    f.size = len(starved)
+    return [f]
+

@@ -1,0 +1,219 @@
+"""The checks over the whole graph: what no reachable state or play shows (an outcome no one
+can reach, a rule that never applies, a `reachable` property never reached, a player never
+active) and what only a whole play shows (a game that ends with players still in it without
+an outcome, a complete play that skips a player). Claims about every state run only on a
+completely explored graph.
+
+Part of the ordered tuple `checker.analyses.checks.CHECKS`.
+"""
+from __future__ import annotations
+
+from ..explicit import symmetry
+from .explored import Explored
+from .findings import Finding
+from .traces import build_trace
+
+
+def check_unreachable_outcome(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    inst = x.inst
+    wp = wt = 0
+    for s in g.states:
+        end = s[-1]
+        if end and end[0] != "gap":
+            wp |= end[0]
+            wt |= end[1]
+    if x.reduced:  # a rotation of a state where P1 wins is one where P2 wins...
+        wp = symmetry.all_rotations(g, wp)
+    out = []
+    for r in m.outcomes:
+        if r.kind != "win":
+            continue
+        names, mask = (inst.players, wp) if r.subject == "player" else (inst.teams, wt)
+        never = [names[i] for i in range(len(names)) if not mask >> i & 1]
+        if never:
+            who = ", ".join(never)
+            out.append(x.finding("unreachable-outcome",
+                                 f"{'team ' if r.subject == 'team' else ''}{who} can never win (rule `{r.decl.name}`)",
+                                 r.decl.tags, [r.decl.span],
+                                 detail=f"checked all {x.nstates:,} reachable states", key=f"{r.decl.name}:{len(never)}",
+                                 subject=[r.decl.name], size=len(never)))
+    return out
+
+
+def check_dead_rules(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    out = []
+    for rid, rule in enumerate(m.rules):
+        if rid in g.hit_rules:
+            continue
+        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
+                "trigger": "trigger", "phase": "phase", "game": "game result"}[rule.kind]
+        label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
+        message = f"{what} {label} never applies in any reachable state"
+        if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs
+            message = (f"`{rule.name}` never runs in any reachable state" if rule.name.startswith("when ")
+                       else f"phase `{rule.name}` never ends in any reachable state")
+        out.append(x.finding("dead-rule", message,
+                             rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}",
+                             subject=[rule.name if rule.kind != "statement" else f"{rule.name} statement"]))
+    return out
+
+
+def check_reachable_properties(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    out = []
+    for d, binders, f in m.reachables:
+        missing = []
+        for binding in m.bindings(binders, m.reader(g.states[0]) if g.states else None):
+            ok = False
+            # on a reduced graph, the property holds for `binding` in a rotation of a state iff
+            # it holds for the binding rotated back in the state itself
+            tries = [binding] if not x.reduced else \
+                list(dict.fromkeys(g.rot.rotate_binding_of(binders, binding, r) for r in g.rot.rs))
+            for i, state in enumerate(g.states):
+                x.tick(i)
+                for b in tries:
+                    m.bind(binders, b)
+                    if f(m.reader(state)):
+                        ok = True
+                        break
+                if ok:
+                    break
+            if not ok:
+                missing.append(", ".join(f"{b.binder.name}={m.show(b.binder.type, v)}" for b, v in zip(binders, binding)))
+        if missing:
+            which = f" for {'; '.join(missing)}" if binders else ""
+            out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
+                                 detail=f"checked all {x.nstates:,} reachable states", key=f"{d.name}:{len(missing)}",
+                                 subject=[d.name], size=len(missing)))
+    return out
+
+
+def check_player_without_outcome(x: Explored) -> list[Finding]:
+    """The game ended with a winner while players still in it neither won, lost nor drew.
+
+    With two sides a win for one is a loss for the other (every rules text we have read means
+    so); what is reported is a win that leaves two or more sides without an outcome, or any
+    side when the format allows several winners (`winners many`)."""
+    g, inst, m = x.graph, x.inst, x.machine
+    for sid, state in enumerate(g.states):
+        end = state[-1]
+        if not end or end[0] == "gap" or end[2]:
+            continue
+        wp, wt, _ = end
+        if not (wp or wt):  # ended by `finish`: nobody is meant to have an outcome
+            continue
+        left = [p for p in range(inst.nplayers) if not (state[-3] >> p) & 1 and not (wp >> p) & 1
+                and not (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
+        sides = {inst.team_of[p] if inst.has_teams else p for p in left}
+        if len(sides) < (1 if m.winners_many else 2):
+            continue
+        who = ", ".join(inst.players[p] for p in left)
+        rules = x.last_rules(sid)
+        spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
+            or [r.decl.span for r in m.outcomes if r.kind == "win"][:1] or [inst.spec.span]
+        return [x.finding("player-without-outcome",
+                          f"the game ends ({inst.describe_end(end)}) but {who} "
+                          f"{'are' if len(left) > 1 else 'is'} still in it with no outcome",
+                          rules, spans, x.trace_to(sid), key="without-outcome")]
+    return []
+
+
+def check_never_active(x: Explored) -> list[Finding]:
+    """Players never active in any reachable state; in a finite game, players who stay in the
+    game yet are never active on some complete play."""
+    g, m, inst = x.graph, x.machine, x.inst
+    if m.active is None or not g.complete:
+        return []
+    d = m.active[0]
+    running = x.running
+    never = []
+    for p in range(inst.nplayers):
+        x.tick()
+        if not any(x.is_active(i, p) for i in running):
+            never.append(p)
+    if x.reduced:  # a player active somewhere: every rotation of them too
+        active = symmetry.player_orbits(g, set(range(inst.nplayers)) - set(never))
+        never = [p for p in never if p not in active]
+    out = []
+    if never and running:
+        out.append(x.finding("never-active", f"{', '.join(inst.players[p] for p in never)} "
+                             f"{'are' if len(never) > 1 else 'is'} never active in any reachable state",
+                             d.tags, [d.span], detail=f"checked all {x.nstates:,} reachable states",
+                             key="never", size=len(never)))
+    if x.has_cycle():
+        return out  # with cycles, the starvation check speaks about plays that never end
+    if x.reduced and len(never) < inst.nplayers:  # (a quotient is acyclic exactly when the full graph is)
+        raise symmetry.Unreduced("the complete plays of a finite game are searched on the full graph")
+    succ: dict[int, list] = {}
+    for s, t, lid in g.edges:
+        if not g.is_leave(lid):
+            succ.setdefault(s, []).append((t, lid))
+    for p in range(inst.nplayers):
+        if p in never:
+            continue
+        found = _skipped_play(x, p, succ)
+        if found is None:
+            continue
+        trace = build_trace(g, found)
+        out.append(x.finding("never-active", f"{inst.players[p]} stays in the game to its end but is never active "
+                             "on this complete play, while another player is active twice",
+                             list(d.tags) + [r for st in trace for r in st.rules],
+                             [d.span] + x.action_spans(trace)[:1], trace, key="complete-play",
+                             subject=["complete play"], size=1))
+        break  # one trace shows the defect
+    return out
+
+
+def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
+    """The shortest complete play (game actions from an initial state to an ended game) on which
+    p stays in the game and is never active while some other player becomes active a second
+    time: the turn went round without p. A game that ends before the turn has come round at
+    all (a first-turn win) skips nobody. Returns [(state, label)] or None."""
+    g, m, inst = x.graph, x.machine, x.inst
+
+    def active(i):
+        return frozenset(q for q in range(inst.nplayers) if x.is_active(i, q))
+
+    def waiting(i):
+        return not (g.states[i][-3] >> p) & 1 and not g.states[i][-1] and p not in active(i)
+
+    # a search node: (state, players who have been active, whether one became active again)
+    start = [(i, active(i), False) for i in g.init_ids if waiting(i)]
+    parent = {node: None for node in start}
+    queue = list(start)
+    while queue and len(parent) < limit:
+        nxt = []
+        for j, node in enumerate(queue):
+            x.tick(j)
+            s, seen, again = node
+            now = active(s)
+            for t, lid in sorted(succ.get(s, ())):
+                state = g.states[t]
+                if state[-1]:
+                    if again and state[-1][0] != "gap" and not (state[-3] >> p) & 1:
+                        path, cur = [(t, lid)], node
+                        while parent[cur] is not None:
+                            prev, plid = parent[cur]
+                            path.append((cur[0], plid))
+                            cur = prev
+                        path.append((cur[0], -1))
+                        return list(reversed(path))
+                    continue
+                if not waiting(t):
+                    continue
+                later = active(t)
+                child = (t, seen | later, again or bool((later - now) & seen))
+                if child not in parent:
+                    parent[child] = (node, lid)
+                    nxt.append(child)
+        queue = nxt
+    return None
+

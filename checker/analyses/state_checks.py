@@ -1,0 +1,148 @@
+"""The checks on single states: a reachable state that is wrong by itself (conflicting
+outcomes, a game that must end without an outcome rule, no game action possible, a step that
+overflows or cannot be evaluated, an invariant that does not hold). Each reports the shortest
+such state, with the trace to it.
+
+Part of the ordered tuple `checker.analyses.checks.CHECKS`.
+"""
+from __future__ import annotations
+
+from ..explicit.compile import EvalError
+from ..explicit.explore import describe_action, rules_of
+from .explored import Explored, phase_citations
+from .findings import Finding, TraceStep
+
+
+def check_outcome_conflict(x: Explored) -> list[Finding]:
+    g = x.graph
+    if not g.conflicts:
+        return []
+    sid = min(g.conflicts)
+    msg = g.conflicts[sid]
+    rules = x.last_rules(sid)
+    # at the outcome rules that fired in the last step, then the statements and action that decided the rest
+    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
+    return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
+                      detail=f"{x.weight(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
+                      key="conflict", size=x.weight(g.conflicts))]
+
+
+def check_outcome_gap(x: Explored) -> list[Finding]:
+    g = x.graph
+    gaps = [i for i, s in enumerate(g.states) if s[-1] and s[-1][0] == "gap"]
+    if not gaps:
+        return []
+    sid = gaps[0]
+    why = g.states[sid][-1][1]
+    # at the rule that says the game must end, the outcome rules that fired in the last step, and its action
+    spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
+    spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]
+    rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
+    # the `ends` declaration that says so, or the built-in reason without the player's name
+    builtin = "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
+    subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
+    what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
+    return [x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
+                      x.trace_to(sid), detail=f"{x.weight(gaps)} such state(s); the shortest is shown", key=why,
+                      subject=subject, size=x.weight(gaps))]
+
+
+def check_deadlock(x: Explored) -> list[Finding]:
+    g = x.graph
+    failed = {s for s, _ in g.errors}  # a step that fails is reported as such, not as a deadlock
+    stuck = [i for i in x.running if i not in x.has_game_move and i not in failed]
+    if not stuck:
+        return []
+    sid = stuck[0]
+    only_leave = any(s == sid for s, _, lid in g.edges)
+    note = " (players can only leave the game from here)" if only_leave else ""
+    active = [p for p in range(x.inst.nplayers) if x.is_active(sid, p)]
+    who = ", ".join(x.inst.players[p] for p in active) or "nobody"
+    trace = x.trace_to(sid)
+    phase_rules, phase_spans = phase_citations(x, [sid])
+    start_rules, start_spans = _between_games(x, sid)
+    phase_rules += start_rules
+    if start_spans:  # a match: the players are between games and no game can start
+        note = f"; the players are between games and no next game can start{note}"
+    spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
+    what = "the match" if x.inst.model.match is not None else "the game"
+    return [x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
+                      list(x.last_rules(sid)) + phase_rules, spans, trace,
+                      detail=f"{x.weight(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=x.weight(stuck))]
+
+
+def _failing_steps(x: Explored, kind: str) -> list[Finding]:
+    """The shortest step that fails with `kind` (overflow or evaluation-error), from the setup
+    or from a reachable state; the failing step is the trace's last and is replayed too."""
+    g, m = x.graph, x.machine
+    setup = [e for e in g.setup_errors if e.kind == kind]
+    steps = [(src, st) for src, st in g.errors if st.error_kind == kind]
+    nsteps = x.weight([src for src, _ in steps])  # a failing step of a state fails in each of its rotations
+    if setup:
+        e = setup[0]
+        trace = [TraceStep(0, "setup", (), (), (), f"fails ({e.where}): {e.message}")]
+        f = x.finding(kind, e.message, (), [e.span], trace, key=e.message.split(" is ")[0],
+                      detail=f"{len(setup) + nsteps} failing setup(s) or step(s); a failing setup is shown",
+                      subject=[e.message.split(" is ")[0]], size=len(setup) + nsteps)
+        f.context = {"setup_error": e}
+        return [f]
+    if not steps:
+        return []
+    src, step = min(steps, key=lambda e: e[0])
+    trace = x.trace_to(src)
+    name = describe_action(m, step.action, step.binding)
+    trace.append(TraceStep(len(trace), name, rules_of(m, step.hits), (), (), f"fails ({step.where}): {step.error}"))
+    spans = [step.error_span] if step.error_span else [m.actions[step.action].decl.span]
+    f = x.finding(kind, step.error, rules_of(m, step.hits), spans, trace,
+                  detail=f"{nsteps} failing step(s); the shortest is shown", key=step.error.split(" would")[0],
+                  subject=[name.split("(")[0]], size=nsteps)
+    f.context = {"failing_step": (src, step)}
+    return [f]
+
+
+def check_overflow(x: Explored) -> list[Finding]:
+    return _failing_steps(x, "overflow")
+
+
+def check_evaluation_errors(x: Explored) -> list[Finding]:
+    return _failing_steps(x, "evaluation-error")
+
+
+def check_invariants(x: Explored) -> list[Finding]:
+    out = []
+    g, m = x.graph, x.machine
+    for d, f in m.invariants:
+        for sid, state in enumerate(g.states):
+            x.tick(sid)
+            try:
+                holds = f(m.reader(state))
+            except EvalError as exc:  # the property has no value here: say where, with the way there
+                trace = x.trace_to(sid)
+                trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
+                f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
+                              list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}", subject=[d.name], size=1)
+                f.context = {"failing_condition": (d.cond, g.values(sid))}
+                out.append(f)
+                break
+            if not holds:
+                out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
+                                     list(d.tags) + list(x.last_rules(sid)), [d.span],
+                                     x.trace_to(sid), key=d.name, subject=[d.name]))
+                break
+    return out
+
+
+def _between_games(x: Explored, sid: int) -> tuple[list[str], list]:
+    """In a match stuck between games: (the tags of `game starts`, where it is), else ([], [])."""
+    m = x.inst.model
+    if m.match is None or not x.graph.values(sid)[x.inst.var("between_games").offset]:
+        return [], []
+    start = [a.decl for a in x.machine.actions if a.decl.name == "next_game"]
+    return [t for a in start for t in m.rules[a.rule].tags], [a.span for a in start]
+
+
+def _decl_rules(decls) -> list[str]:
+    out = []
+    for d in decls:
+        out.extend(d.tags)
+    return out
