@@ -180,7 +180,8 @@ class Budget:
 # left a half-imported networkx that broke every later instance of the process; the checks
 # find their paths with checker.analyses.paths instead).
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
-    ("explicit", "compile.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"), ("symbolic", "z3backend.py"),
+    ("explicit", "compile.py"), ("explicit", "machine.py"), ("explicit", "outcomes.py"), ("explicit", "compiled.py"),
+    ("symbolic", "z3backend.py"),
     ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py"),
     ("analyses", "explored.py"), ("analyses", "state_checks.py"), ("analyses", "cycle_checks.py"),
     ("analyses", "graph_checks.py")))
