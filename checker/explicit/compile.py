@@ -257,7 +257,7 @@ class Compiler(BuiltinClosures, StatementClosures):
             return min(vals) if kind == "min" else max(vals)
         return agg
 
-    def e_Call(self, e):
+    def e_Call(self, e):  # the handlers, `b_<key>`: compile_builtins
         return _BUILTIN[e.func](self, e, [self.expr(a) for a in e.args])
 
     # ------------------------------------------------------------ statements (the handlers: compile_stmts)

@@ -19,7 +19,8 @@ import re
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
-from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
+from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Generator, written_vars
+from .packing import Field, _lit
 from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
 from .compile import lost_mask, result_mask
 from ..limits import GENERATED
