@@ -178,10 +178,12 @@ class Budget:
 # left a half-imported networkx that broke every later instance of the process; the checks
 # find their paths with checker.analyses.paths instead).
 # (The closures are compile.py and its parts, whose closures run in the search: the built-ins,
-# the statements and the values they compute with.)
+# the statements and the values they compute with; the generated code's helpers are
+# codegen_runtime.py.)
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
     ("explicit", "compile.py"), ("explicit", "compile_builtins.py"), ("explicit", "compile_stmts.py"),
-    ("explicit", "values.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"), ("symbolic", "z3backend.py"),
+    ("explicit", "values.py"), ("explicit", "machine.py"), ("explicit", "compiled.py"),
+    ("explicit", "codegen_runtime.py"), ("symbolic", "z3backend.py"),
     ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py")))
 TICK = 0.1  # seconds between the watchdog's looks
 RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
