@@ -128,7 +128,7 @@ def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_succes
 
 
 # Seat windows and the nearest marked seat (codegen's seat_window and nearest_seat) compile to
-# masks; players leave, so the seat functions walk a ring with gaps (compiled._ring's bit search).
+# masks; players leave, so the seat functions walk a ring with gaps (codegen_runtime._ring's bit search).
 WINDOWS = """param N in 3..5
 param W in 0..8
 players N
@@ -175,7 +175,7 @@ def test_the_seat_helpers_agree_with_their_definitions_at_every_table_size(tmp_p
     import random
 
     from checker.explicit.compile import ring_step
-    from checker.explicit.compiled import _ring
+    from checker.explicit.codegen_runtime import _ring
     spec = tmp_path / "s.rw"
     spec.write_text("param N in 1..11\nplayers N\nvar x: 0..1 = 0\naction a when x < 1 do x := 1; end\n", encoding="utf-8")
     rnd = random.Random(5)

@@ -1,11 +1,16 @@
-"""One table of the language's semantics, evaluated by both engines.
+"""One table of the language's semantics, evaluated by every engine: three columns.
 
 Each row is an expression or a statement in the surface language, the model and the state it
 is evaluated in, and the value the language (docs/language.md) gives it. The front end types
-the text once; the explicit engine (a `Compiler` closure on a `Ctx`) and the Z3 engine (an
-`Encoder` term on `state_to_sym` of the same state) each evaluate that one typed node, and both
-must give the row's value. The Z3 engine runs each row twice: building terms as bounded model
-checking does, and folding them to literals as the replay of a trace does (`Encoder(fold=True)`):
+the text once; the closures (a `Compiler` closure on a `Ctx`), the generated successors (the
+Python source a `Generator` writes for the node, run on the packed state in the namespace the
+compiled machine gives its own code) and the Z3 engine (an `Encoder` term on `state_to_sym` of
+the same state) each evaluate that one typed node, and all three must give the row's value.
+The Z3 engine runs each row twice: building terms as bounded model checking does, and folding
+them to literals as the replay of a trace does (`Encoder(fold=True)`); the generated successors
+likewise run each row as the explorer generates it ("folded": closed subexpressions computed
+once, at generation, by the closures) and with that folding off ("terms"), so that the
+generator's own handlers compute constant rows too:
 
 
 - expressions: a bool, an int, a player, team or enumeration member by name, "none", a set
@@ -25,7 +30,10 @@ import z3
 import pytest
 
 from checker.engine import load_instances
+from checker.explicit.codegen import BODY_FACTS, Generator, written_vars
+from checker.explicit.codegen_runtime import namespace
 from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
+from checker.explicit.compiled import CompiledMachine
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
 from checker.symbolic.z3backend import Encoder, SymSet, _concrete, state_to_sym, statement_hits
@@ -848,6 +856,91 @@ def eval_statements(inst, body, slots, out, tout, facts, fold=False):
     return mine, theirs, error, overflow
 
 
+# ---- the generated successors (checker.explicit.codegen), the third column
+# The explorer's fast machine runs no closures: it runs source a `Generator` writes per
+# instance, on packed states. The smallest honest harness: the row's node compiled by a
+# Generator into one function of the packed state (the same locals `x<entry>`, `out`, `tout`
+# an action's function unpacks), executed in the namespace `codegen_runtime.namespace` gives a
+# compiled machine's code; the state packed, and a statement's post state unpacked, by the
+# compiled machine's own generated `pack` and `unpack`. The step's outcome facts are what a
+# body reads (`BODY_FACTS`: locals, set here from the row's state); a guard reads literal 0s,
+# the same values wherever a state has no facts of the step, and the facts rows need a body.
+# What an action's function adds around its body (binding loops, the guard's shortcuts, the
+# resolution key) is tests/test_compiled.py's: it explores every spec with both machines.
+
+class Unfolded(Generator):
+    """The generator with the folding of closed subexpressions to literals turned off: the
+    handlers (`x_Arith`, `b_left`...) then compute what the closures would have folded."""
+
+    def fold(self, e):
+        return None
+
+
+def generated_only(node) -> str:
+    """Why the generated successors never run `node`, or "" where they may. lost_now()
+    (builtins.STEP_ONLY) is read only by outcome rules and triggers, which the closures run
+    when a step is settled (CompiledMachine hands settling to Machine.settle): the generator
+    has no handler for it, by design (codegen's `_BUILTIN` exempts it)."""
+    if any(isinstance(n, T.Call) and n.func in bi.STEP_ONLY for n in T.walk(node)):
+        return "reads lost_now(), which only the settling of a step (the closures) evaluates"
+    return ""
+
+
+def _generated_function(inst, gen, lines: list[str]):
+    """`probe(state, lp, lt, wp, wt, dp, dt)`: `lines` after the packed state's unpacking."""
+    header = ", ".join([f"x{f.entry}" for f in gen.fields] + ["out", "tout", "_end"])
+    src = "\n".join(["def probe(state, lp, lt, wp, wt, dp, dt):", f"    {header}, = state"] + lines)
+    ns = namespace(inst, gen, {}, None)
+    exec(compile(src, "<semantics table: generated>", "exec"), ns)  # noqa: S102 - the generator's own source
+    return ns["probe"]
+
+
+def _generated_args(inst, m, slots, out, tout, facts) -> tuple:
+    packed = m.pack(tuple(slots) + (out, tout, ()))
+    lp, lt = _masks(inst, facts["lost"])
+    wp, wt = _masks(inst, facts["won"])
+    dp, dt = _masks(inst, facts["drew"])
+    return packed, lp, lt, wp, wt, dp, dt
+
+
+def generated_expression(inst, node, slots, out, tout, facts, fold=True):
+    """The generated code's value of an expression, or ERROR, in words."""
+    m = CompiledMachine(inst)
+    gen = Generator(inst) if fold else Unfolded(inst)
+    gen.facts = BODY_FACTS
+    probe = _generated_function(inst, gen, [f"    return {gen.expr(node)}"])
+    try:
+        return in_words(inst, node.type, probe(*_generated_args(inst, m, slots, out, tout, facts)))
+    except EvalError:
+        return ERROR
+
+
+def generated_statements(inst, body, slots, out, tout, facts, fold=True):
+    """The generated body's post state and facts, or ERROR / OVERFLOW: the body as an action's
+    function runs it, on copies `y<entry>` of the entries it writes, its hits in `hits`."""
+    m = CompiledMachine(inst)
+    gen = Generator(inst) if fold else Unfolded(inst)
+    written = written_vars(body)
+    gen.written = {f"x{f.entry}": f"y{f.entry}" for f in gen.fields if f.var.name in written}
+    gen.facts = BODY_FACTS
+    gen.places = {}
+    lines = [f"    {y} = {x}" for x, y in gen.written.items()]
+    lines += ["    hits = []", "    xp = xt = 0", "    draw = fin = False"]
+    lines += gen.stmts(body, "    ")
+    post = "".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") + ", " for f in gen.fields)
+    lines.append(f"    return ({post}out, tout, _end), hits, lp, lt, wp, wt, dp, dt, xp, xt, draw, fin")
+    probe = _generated_function(inst, gen, lines)
+    try:
+        post, hits, lp, lt, wp, wt, dp, dt, xp, xt, draw, fin = probe(*_generated_args(inst, m, slots, out, tout, facts))
+    except Overflow:
+        return OVERFLOW
+    except EvalError:
+        return ERROR
+    return {**state_in_words(inst, m.unpack(post)[:-3]), "lost": _names(inst, lp, lt), "won": _names(inst, wp, wt),
+            "draw": draw, "finish": fin, "rules": _tags(inst, hits), "drew": _names(inst, dp, dt),
+            "left": _names(inst, xp, xt)}
+
+
 def _tags(inst, rids) -> set:
     return {t for r in rids for t in inst.model.rules[r].tags}
 
@@ -860,22 +953,37 @@ def _names(inst, pmask, tmask):
 
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("model, state, text, expected", _params())
-def test_both_engines_give_the_documented_value(probe, model, state, text, expected, fold):
+def test_every_engine_gives_the_documented_value(probe, model, state, text, expected, fold):
     inst, node = probe(model, text)
     slots, out, tout, facts = make_state(inst, model, state)
+    # the generated successors' column, where they may run the row (`generated_only` says why not)
+    skip_generated = generated_only(node)
     if not is_statement(text):
         explicit, symbolic = eval_expression(inst, node, slots, out, tout, facts, fold)
         assert same(explicit, expected), f"explicit engine: {explicit!r}"
+        if not skip_generated:
+            generated = generated_expression(inst, node, slots, out, tout, facts, fold)
+            assert same(generated, expected), f"generated successors: {generated!r}"
         assert same(symbolic, expected), f"Z3 engine: {symbolic!r}"
         return
     explicit, symbolic, error, overflow = eval_statements(inst, node, slots, out, tout, facts, fold)
+    generated = None if skip_generated else generated_statements(inst, node, slots, out, tout, facts, fold)
     if expected in (ERROR, OVERFLOW):
         assert explicit == expected, f"explicit engine: {explicit!r}"
+        assert skip_generated or generated == expected, f"generated successors: {generated!r}"
         assert (error if expected == ERROR else overflow) is True, f"Z3 engine: error={error} overflow={overflow}"
         return
     want = expected_after(inst, slots, expected)
     assert explicit == want, f"explicit engine: {explicit!r}"
+    assert skip_generated or generated == want, f"generated successors: {generated!r}"
     assert symbolic == want, f"Z3 engine: {symbolic!r}"
+
+
+def test_the_generated_column_skips_only_the_rows_it_never_runs(probe):
+    # every row the generated successors skip reads lost_now(), and every row that reads it is
+    # skipped: the third column leaves out nothing else, silently or not
+    skipped = {text for model, _, text, *_ in ROWS if generated_only(probe(model, text)[1])}
+    assert skipped == {text for _, _, text, *_ in ROWS if "lost_now" in text}
 
 
 def same(got, want) -> bool:
@@ -908,10 +1016,15 @@ def test_the_table_has_at_least_100_rows_over_every_model_and_state():
 
 # ---------------------------------------------------------------- steps with triggers
 # A statement row run as a whole step: the body, then outcome resolution and the triggers'
-# rounds (docs/language.md, "Events and triggers"). Both engines settle the step (the explicit
+# rounds (docs/language.md, "Events and triggers"). Each engine settles the step (the explicit
 # `Machine.settle`, Z3's `Encoder.settle`) and must give the row's state: the changed
 # variables, who is `out`, the `end` ("running", or who won) and the tags of the triggers and
 # tagged statements that ran (`rules`), or OVERFLOW when a trigger's assignment is out of type.
+# The generated successors never settle a step themselves: outcome rules and triggers are run
+# by the closures (`Machine.settle`, which the compiled machine calls through `resolve`). Their
+# column here is the compiled machine's own step, whose body is generated code and whose
+# settling is the closures': it checks the body and the hand-over (the packed state, the
+# resolution's key, the variables the triggers wrote coming back packed), not settling again.
 
 EVENTS_MODEL = """
 players 4
@@ -993,17 +1106,34 @@ def _settled_symbolic(inst, out, fold):
             "rules": _tags(inst, statement_hits(inst, st))}
 
 
+def _settled_generated(inst, out):
+    """The compiled machine's one step out of the state (see above: its settling is the closures')."""
+    m = CompiledMachine(inst)
+    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
+    (step,) = m.successors(m.pack(tuple(slots) + (out, 0, ())))
+    if step.__class__ is not tuple:  # a failing step
+        return OVERFLOW if step.error_kind == "overflow" else ERROR
+    (_, _, hits), target, _ = step
+    vals = m.unpack(target)
+    end = vals[-1]
+    won = {p for i, p in enumerate(inst.players) if end and end[0] >> i & 1}
+    return {**state_in_words(inst, vals[:-3]), "out": _names(inst, vals[-3], 0), "end": ",".join(sorted(won)) or "running",
+            "rules": _tags(inst, [r for r in hits if inst.model.rules[r].kind in ("statement", "trigger")])}
+
+
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
-def test_both_engines_settle_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
+def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
     inst = event_probe(text)
     out = _masks(inst, EVENT_STATES[state])[0]
     explicit, symbolic = _settled_explicit(inst, out), _settled_symbolic(inst, out, fold)
+    generated = _settled_generated(inst, out)
     if expected == OVERFLOW:
-        assert explicit == OVERFLOW and symbolic == OVERFLOW, (explicit, symbolic)
+        assert explicit == OVERFLOW and generated == OVERFLOW and symbolic == OVERFLOW, (explicit, generated, symbolic)
         return
     slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
     want = {**state_in_words(inst, slots), "out": set(EVENT_STATES[state]), "end": "running", "rules": set()}
     want.update(expected)
     assert explicit == want, f"explicit engine: {explicit!r}"
+    assert generated == want, f"generated successors: {generated!r}"
     assert symbolic == want, f"Z3 engine: {symbolic!r}"

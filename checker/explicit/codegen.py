@@ -7,12 +7,10 @@ node, bindings are nested `for` loops, and a binding whose guard needs a marker 
 the seats that hold one. The two are the same semantics (tests/test_compiled.py compares them
 on every fixture and bundled spec); `compile.py` stays the reference and the fallback.
 
-Packed states. A state is a tuple with one entry per variable, then the players out, the
-teams out and the end marker. A scalar variable's entry is its value; an indexed variable's
-entry is one integer: a bit per index for booleans, else a field of `width` bits per index
-holding `value - low`. Equality and hashing of packed states are those of the slot tuples
-(the packing is one-to-one), a state costs a few integers instead of one slot per seat, and
-`mk[s]` is a shift and a mask.
+A state is packed (checker.explicit.packing says how). `Generator` is three parts: the
+expressions here, the built-ins (`BuiltinSource`, codegen_builtins) and the statements
+(`StatementSource`, codegen_stmts); the dispatch (`expr`, `stmt`) and its tables stay here,
+built from the combined class and checked complete at import.
 
 Why generating source is safe with hostile specs: the source holds only identifiers this module
 makes up (`x3`, `b12`, helper names), integer and boolean literals, and operators. No name,
@@ -22,60 +20,25 @@ or a bool before it is written. Nothing is read from or written to disk.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from ..frontend import builtins as bi
 from ..frontend import dispatch
 from ..frontend import typed as T
-from ..frontend.instances import Instance, Var
-from .compile import DREW, WON, Compiler, Ctx, EvalError
+from ..frontend.instances import Instance
+from .codegen_builtins import BuiltinSource
+from .codegen_stmts import StatementSource
+from .compile import Compiler, Ctx, EvalError
+from .packing import Field, _lit, layout
 
 
 class CannotCompile(Exception):
     """The instance is run by the closure engine instead (too deeply nested for Python's parser)."""
 
 
-@dataclass(frozen=True)
-class Field:
-    """How one variable lives in a packed state."""
-    var: Var
-    entry: int  # its position in the packed tuple
-    kind: str  # scalar | bits (an indexed boolean) | fields (an indexed value of `width` bits)
-    width: int = 0
-    low: int = 0  # the value stored as 0 in a field
-    mask: int = 0  # (1 << width) - 1
-
-
-def layout(inst: Instance) -> list[Field]:
-    out = []
-    for j, v in enumerate(inst.vars):
-        if v.count == 1 and not v.indexed:
-            out.append(Field(v, j, "scalar"))
-        elif v.type.kind == "bool":
-            out.append(Field(v, j, "bits", 1, 0, 1))
-        else:
-            low = v.type.low if v.type.kind == "int" else -1 if v.type.optional else 0
-            count = v.type.count(inst.nplayers, inst.nteams) + (1 if v.type.optional else 0)
-            width = max(1, (count - 1).bit_length())
-            out.append(Field(v, j, "fields", width, low, (1 << width) - 1))
-    return out
-
-
-def _lit(v) -> str:
-    """A literal of the generated source: only ints and bools ever get here (see the module doc)."""
-    if v.__class__ is bool:
-        return "True" if v else "False"
-    if v.__class__ is int:
-        return str(v)
-    raise AssertionError(f"not a literal of generated code: {v!r}")
-
-
 GUARD_FACTS = {"lp": "0", "lt": "0", "wp": "0", "wt": "0", "dp": "0", "dt": "0"}
 BODY_FACTS = {"lp": "lp", "lt": "lt", "wp": "wp", "wt": "wt", "dp": "dp", "dt": "dt"}
 
 
-class Generator:
+class Generator(BuiltinSource, StatementSource):
     """Python source for one instance's expressions and statements (a walker: `x_<Kind>` per
     expression kind, `s_<Kind>` per statement kind, `b_<key>` per built-in)."""
 
@@ -341,136 +304,10 @@ class Generator:
             return ""
         return f"({self.entry(f)} & {self.expr(e.domain.set)}).bit_count()"
 
-    def x_Call(self, e):
+    def x_Call(self, e):  # the handlers, `b_<key>`: codegen_builtins
         return _BUILTIN[e.func](self, e, [self.expr(a) for a in e.args])
 
-    # ---------------------------------------------------------- built-ins (checker.frontend.builtins)
-    def b_team(self, e, a):
-        return f"TEAM_OF[{a[0]}]"
-
-    def b_seat(self, e, a):
-        return a[0]
-
-    def b_player_at(self, e, a):
-        return f"({a[0]} % {self.n})"
-
-    def b_left(self, e, a):
-        return f"(({a[0]} + {a[1]}) % {self.n})"
-
-    def b_right(self, e, a):
-        return f"(({a[0]} - {a[1]}) % {self.n})"
-
-    def b_next(self, e, a):
-        return f"(({a[0]} + 1) % {self.n})"
-
-    def b_across(self, e, a):
-        return f"(({a[0]} + {self.n // 2}) % {self.n})"
-
-    def b_dist(self, e, a):
-        return f"_dist({a[0]}, {a[1]})"
-
-    def b_dist_left(self, e, a):
-        return f"(({a[1]} - {a[0]}) % {self.n})"
-
-    def b_members(self, e, a):
-        return f"MEMBERS[{a[0]}]"
-
-    def b_opponents(self, e, a):
-        if self.inst.has_teams:
-            return f"({self.all} & ~MEMBERS[TEAM_OF[{a[0]}]])"
-        return f"({self.all} & ~(1 << {a[0]}))"
-
-    def b_teammates(self, e, a):
-        if self.inst.has_teams:
-            return f"_teammates({a[0]})"
-        return f"({a[0]} and 0)"
-
-    def b_next_in_game(self, e, a):
-        return f"_ring({a[0]}, 1, 1, out, {self.n})"
-
-    def b_prev_in_game(self, e, a):
-        return f"_ring({a[0]}, 1, -1, out, {self.n})"
-
-    def b_left_in_game(self, e, a):
-        return f"_ring({a[0]}, {a[1]}, 1, out, {self.n})"
-
-    def b_dist_in_game(self, e, a):
-        return f"_dist_in_game({a[0]}, {a[1]}, out, {self.n})"
-
-    def b_in_game_player(self, e, a):
-        return f"(not (out >> {a[0]}) & 1)"
-
-    def b_in_game_team(self, e, a):
-        return f"_team_in_game({a[0]}, out, tout)"
-
-    # statuses: above its low bits the mask of players out says why they left (compile.DREW...)
-    def b_lost_player(self, e, a):
-        # (nobody out without losing, the common case, needs no call)
-        lost = f"(out if out <= {self.all} else _lost(out, {self.n}))"
-        return f"((({lost} | {self.facts['lp']}) >> {a[0]}) & 1 == 1)"
-
-    def b_lost_team(self, e, a):
-        return f"(((_lost(tout, {self.inst.nteams}) | {self.facts['lt']}) >> {a[0]}) & 1 == 1)"
-
-    def b_won_player(self, e, a):
-        return f"((({self.facts['wp']} | _result(out, {self.n}, {WON})) >> {a[0]}) & 1 == 1)"
-
-    def b_won_team(self, e, a):
-        return f"((({self.facts['wt']} | _result(tout, {self.inst.nteams}, {WON})) >> {a[0]}) & 1 == 1)"
-
-    def b_drew_player(self, e, a):
-        return f"((({self.facts['dp']} | _result(out, {self.n}, {DREW})) >> {a[0]}) & 1 == 1)"
-
-    def b_drew_team(self, e, a):
-        return f"((({self.facts['dt']} | _result(tout, {self.inst.nteams}, {DREW})) >> {a[0]}) & 1 == 1)"
-
-    def b_size(self, e, a):
-        return f"len({a[0]})" if e.args[0].type.elem.kind == "int" else f"{a[0]}.bit_count()"
-
-    def b_abs(self, e, a):
-        return f"abs({a[0]})"
-
-    def b_min(self, e, a):
-        return f"min({', '.join(a)})"
-
-    def b_max(self, e, a):
-        return f"max({', '.join(a)})"
-
-    def b_after(self, e, a):
-        sid = self.span_id(e.span, e.args[0].type)  # the type its error shows the value in
-        return f"_after({a[0]}, ({', '.join(a[1:])},), {sid})"
-
-    def b_players(self, e, a):
-        return _lit(self.all)
-
-    def b_remaining(self, e, a):
-        return f"({self.all} & ~out)"
-
-    def b_teams(self, e, a):
-        return _lit((1 << self.inst.nteams) - 1)
-
-    def b_game_over(self, e, a):
-        return "False"  # never within a step: an ended game has no successors
-
-    def b_game_drawn(self, e, a):
-        return "False"
-
-    def b_game_finished(self, e, a):
-        return "False"
-
-    def b_game_won(self, e, a):
-        return "False"
-
-    def b_nplayers(self, e, a):
-        return _lit(self.n)
-
-    def b_nteams(self, e, a):
-        return _lit(self.inst.nteams)
-
-    def b_team_size(self, e, a):
-        return _lit(self.n // self.inst.nteams if self.inst.nteams else 1)
-
-    # ---------------------------------------------------------- statements
+    # ---------------------------------------------------------- statements (the handlers: codegen_stmts)
     def stmts(self, body, pad: str) -> list[str]:
         lines = []
         for s in body:
@@ -482,110 +319,6 @@ class Generator:
             return self.s_If(s, pad)
         lines = [f"{pad}hits.append({_lit(s.rule)})"] if s.rule is not None else []
         return lines + _STMT[type(s)](self, s, pad)
-
-    def s_Assign(self, s, pad):
-        f = self.by_name[s.var]
-        v, vt = f.var, f.var.type
-        x = self.written.get(f"x{f.entry}")
-        assert x is not None, "the body's written entries are collected before it is generated"
-        val = self.fresh("v")
-        lines = [f"{pad}{val} = {self.expr(s.value)}"]  # the value first, then the index, as the closures do
-        if f.kind == "bits" and s.value.__class__ is T.Const:
-            lines = []  # a constant: nothing to evaluate first (the statement below writes it)
-        k = None
-        if s.index is not None:
-            k, line = self.place(self.offset(f, s.index, s.span), pad)
-            lines += line
-        check = self.contains(vt, val)
-        if check:
-            self.names.append((v, s.span))
-            site = len(self.names) - 1
-            lines.append(f"{pad}if not ({check}): _overflow({site}, {k if k else -1}, {val})")
-        self.wrote(x)
-        if f.kind == "scalar":
-            lines.append(f"{pad}{x} = {val}")
-        elif f.kind == "bits" and s.value.__class__ is T.Const:  # `mk[s] := true`: no test of the value
-            lines.append(f"{pad}{x} = {x} | (1 << {k})" if s.value.value else f"{pad}{x} = {x} & ~(1 << {k})")
-        elif f.kind == "bits":
-            lines.append(f"{pad}{x} = ({x} | (1 << {k})) if {val} else ({x} & ~(1 << {k}))")
-        else:
-            sh = f"({k} * {f.width})"
-            lines.append(f"{pad}{x} = ({x} & ~({f.mask} << {sh})) | (({val} - {_lit(f.low)}) << {sh})")
-        return lines
-
-    def place(self, src: str, pad: str) -> tuple[str, list[str]]:
-        """(local, lines) for an assignment's place: the local that already holds `src` on this
-        path, or a new one. Reusing it is exact: the same source over locals none of which was
-        written since gives the same value, and had it failed the step would have ended there."""
-        k = self.places.get(src)
-        if k is not None:
-            return k, []
-        k = self.places[src] = self.fresh("k")
-        return k, [f"{pad}{k} = {src}"]
-
-    def wrote(self, local: str) -> None:
-        """`local` is assigned: a place computed from it is stale."""
-        word = re.compile(rf"\b{re.escape(local)}\b")
-        self.places = {src: k for src, k in self.places.items() if not word.search(src)}
-
-    def contains(self, vt, val: str) -> str:
-        """The source of `VarType.contains` for one type ("" where the type cannot be left)."""
-        if vt.kind == "bool":
-            return ""  # every boolean expression of generated code gives a bool
-        if vt.kind == "int":
-            return f"{_lit(vt.low)} <= {val} <= {_lit(vt.high)}"
-        if vt.kind in ("player", "team"):
-            top = self.n if vt.kind == "player" else self.inst.nteams
-            return f"{-1 if vt.optional else 0} <= {val} < {top}"
-        if vt.kind == "enum":
-            return f"0 <= {val} < {len(vt.members)}"
-        return f"0 <= {val} < {1 << self.n}"
-
-    def s_If(self, s, pad):
-        """A tagged `if` hits its rule in each branch it runs (an `else` with statements is a
-        branch), as `Compiler.s_If` does."""
-        hit = [f"{pad}    hits.append({_lit(s.rule)})"] if s.rule is not None else []
-        lines = []
-        before = self.places  # each branch starts from the places computed before the `if`
-        for i, (cond, body) in enumerate(s.branches):
-            lines.append(f"{pad}{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
-            self.places = dict(before)
-            lines += hit + self.stmts(body, pad + "    ")
-        if s.otherwise:
-            lines.append(f"{pad}else:")
-            self.places = dict(before)
-            lines += hit + self.stmts(s.otherwise, pad + "    ")
-        self.places = {}  # after it, a place may hold either branch's value or none
-        return lines
-
-    def s_Forall(self, s, pad):
-        lines = [f"{pad}for {self.x_BinderRef(s.binder)} in list({self.domain(s.domain)}):"]
-        self.places = {}  # a turn of the loop may write what an earlier place read
-        lines += self.stmts(s.body, pad + "    ")
-        self.places = {}
-        return lines
-
-    def s_Block(self, s, pad):
-        return self.stmts(s.body, pad)
-
-    def s_LetStmt(self, s, pad):
-        name = self.x_BinderRef(s.binder)
-        line = f"{pad}{name} = {self.expr(s.value)}"
-        self.wrote(name)
-        return [line]
-
-    def s_OutcomeStmt(self, s, pad):
-        if s.kind == "draw" and s.subject is None:
-            self.wrote("draw")
-            return [f"{pad}draw = True"]
-        if s.kind == "finish":
-            self.wrote("fin")
-            return [f"{pad}fin = True"]
-        team = s.subject.type.kind == "team"
-        fact = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}[s.kind] + ("t" if team else "p")
-        line = f"{pad}{fact} |= 1 << {self.expr(s.subject)}"
-        self.wrote(fact)
-        return [line]
 
 
 # lost_now() is exempt: outcome rules and triggers run in the closures, never in generated code

@@ -19,11 +19,12 @@ import re
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance
-from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Field, Generator, _lit, written_vars
-from .compile import Compiler, Ctx, EvalError, Overflow, after_in, best_of, dist_in_game, mask_of, ring_step
-from .compile import lost_mask, result_mask
 from ..limits import GENERATED
-from .machine import Machine, Room, Step, _nothing, _size, _static_domain
+from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Generator, written_vars
+from .codegen_runtime import namespace
+from .compile import Compiler, Ctx, EvalError, Overflow
+from .machine import Machine, Room, _nothing, _size, _static_domain
+from .packing import Field, _lit
 
 PAD = "    "
 
@@ -77,139 +78,21 @@ class CompiledMachine(Machine):
         self._last_packed, self._last_values = None, ()
         self.pack = ns["pack"]
 
-    # ------------------------------------------------------------ the generated code's world
+    # ------------------------------------------------------------ the generated code's world (codegen_runtime)
     def _namespace(self) -> dict:
-        inst, spans, names = self.inst, self.gen.spans, self.gen.names
-        n = inst.nplayers
-        members = tuple(inst.members_mask(t) for t in range(inst.nteams))
-        fields = self.fields
-
-        def _ix(i, base, count, sid):
-            if not 0 <= i - base < count:
-                raise EvalError(f"index {i} of {spans[sid][1]} is outside its range", spans[sid][0])
-            return i - base
-
-        def _narrow(v, sid):
-            if v < 0:
-                raise EvalError(spans[sid][1], spans[sid][0])
-            return v
-
-        def _div(a, d, sid):
-            if d == 0:
-                raise EvalError("division by zero", spans[sid][0])
-            return a // d
-
-        def _mod(a, d, sid):
-            if d == 0:
-                raise EvalError("division by zero", spans[sid][0])
-            return a % d
-
-        def _overflow(site, k, v):
-            var, span = names[site]
-            key = var.name if k < 0 or not var.indexed else f"{var.name}[{var.index_keys(inst)[k]}]"
-            raise Overflow(key, v * var.step if var.step != 1 else v, span)  # the value the document would see (`in steps of`)
-
-        def _after(x, vals, sid):
-            return after_in(x, vals, spans[sid][0], spans[sid][1], inst.show)
-
-        def _arg(pairs, sign, empty_ok, sid):
-            best = best_of(pairs, sign)
-            if best is None:
-                if empty_ok:
-                    return -1
-                raise EvalError(spans[sid][1], spans[sid][0])
-            return best
-
-        def _teammates(p):
-            return members[inst.team_of[p]] & ~(1 << p)
-
-        def _team_in_game(t, out, tout):
-            return not (tout >> t) & 1 and (members[t] & ~out) != 0
-
-        def _dist(p, q):
-            return min((q - p) % n, (p - q) % n)
-
-        every = (1 << n) - 1
-
-        def _seats(lo, hi, s, direction):
-            """The mask of the seats s + direction * k for k in lo..hi (codegen's seat windows)."""
-            if hi < lo:
-                return 0
-            w = hi - lo + 1
-            if w >= n:
-                return every
-            m = ((1 << w) - 1) << ((s + lo) % n if direction > 0 else (s - hi) % n)
-            return (m | (m >> n)) & every
-
-        def _nearest(lo, hi, s, direction, v, c):
-            """min over k in lo..hi of (k if seat s + direction * k is marked in v else c); 0 for
-            no k, as min(..., default=0) gives (codegen's nearest_seat)."""
-            if hi < lo:
-                return 0
-            m = _seats(lo, hi, s, direction)
-            if lo == 0:  # from s itself: the mask rotated so that the seats that way are its bits in order
-                top = min(hi, n - 1)
-                if direction > 0:  # bit k: seat s + k
-                    r = ((v >> s) | (v << (n - s))) & every & ((2 << top) - 1)
-                    k = (r & -r).bit_length() - 1
-                else:  # bit n - 1 - k: seat s - k
-                    sh = (s + 1) % n
-                    r = ((v >> sh) | (v << (n - sh))) & every & ~((1 << (n - 1 - top)) - 1)
-                    k = n - r.bit_length()
-                if not r:
-                    return c
-                return k if v & m == m or k <= c else c
-            for k in range(lo, min(hi, lo + n - 1) + 1):  # after n values of k the seats repeat
-                if (v >> ((s + direction * k) % n)) & 1:
-                    return k if v & m == m or k <= c else c
-            return c
-
-        def _unbits(x, count):
-            return [(x >> i) & 1 == 1 for i in range(count)]
-
-        def _unfields(x, count, width, mask, low):
-            return [((x >> (i * width)) & mask) + low for i in range(count)]
-
-        def _packbits(vals):
-            m = 0
-            for i, v in enumerate(vals):
-                if v:
-                    m |= 1 << i
-            return m
-
-        def _packfields(vals, width, low):
-            m = 0
-            for i, v in enumerate(vals):
-                m |= (v - low) << (i * width)
-            return m
-
-        return {
-            "__builtins__": {"range": range, "list": list, "sorted": sorted, "frozenset": frozenset, "len": len,
-                             "sum": sum, "min": min, "max": max, "abs": abs, "all": all, "any": any, "bool": bool,
-                             "tuple": tuple, "str": str},
-            "EvalError": EvalError, "Overflow": Overflow, "Step": Step,
-            "TEAM_OF": tuple(inst.team_of), "MEMBERS": members,
-            "_ix": _ix, "_narrow": _narrow, "_div": _div, "_mod": _mod, "_overflow": _overflow, "_arg": _arg,
-            "_teammates": _teammates, "_team_in_game": _team_in_game, "_after": _after, "_dist": _dist,
-            "_ring": _ring, "_dist_in_game": dist_in_game,
-            "_member": lambda x, s: x >= 0 and (s >> x) & 1 == 1,
-            "_mask_of": mask_of, "_bits": _bits, "_count": _count,
-            "_seats": _seats, "_covers": lambda v, m: v & m == m, "_nearest": _nearest,
-            "_unbits": _unbits, "_unfields": _unfields, "_packbits": _packbits, "_packfields": _packfields,
-            "RESOLVED": self._resolved_packed, "resolve": self._resolve_packed,
-            "_lost": lost_mask, "_result": result_mask,
-            "FIELDS": fields,
-        }
+        return namespace(self.inst, self.gen, self._resolved_packed, self._resolve_packed)
 
     # ------------------------------------------------------------ generated sources
     def _state_names(self) -> str:
         return ", ".join([f"x{f.entry}" for f in self.fields] + ["out", "tout", "_end"])
 
     def _action_source(self, ai: int, a) -> str:
+        """The function `a<ai>(state, steps, check)`, appending every step of action `a` out of
+        a packed state to `steps` in the closures' order: its bindings' loops, the guard, the
+        body and the outcome resolution, each written by a method below."""
         gen = self.gen
         decl = a.decl
         lines = [f"def a{ai}(state, steps, check):", f"{PAD}{self._state_names()}, = state"]
-        binders = [b for b, _ in decl.params]
         statics = [_static_values(self.comp, d) for _, d in decl.params]
         all_static = all(s is not None for s in statics)
         conjuncts = _conjuncts(decl.guard)
@@ -218,7 +101,7 @@ class CompiledMachine(Machine):
         lines.append(f"{PAD}failed = []")
         lines.append(f"{PAD}count = 0")
         pad = PAD
-        names = [gen.x_BinderRef(b) for b in binders]
+        names = [gen.x_BinderRef(b) for b, _ in decl.params]
         # conjuncts that read no argument and cannot fail, before any that may: tested once per
         # state (the state is the same for every binding), and not again per binding
         hoisted = _hoistable(decl, conjuncts) if all_static else []
@@ -231,12 +114,32 @@ class CompiledMachine(Machine):
         same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
         if same_resolution:
             lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0)", f"{PAD}known = RESOLVED.get(key)"]
-        if not binders:  # one binding, (); a loop all the same, so that `continue` means "next"
+        if not decl.params:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
         if all_static and any(_size(v) == 0 for v in statics):
             return "\n".join(lines + [f"{PAD}return  # a parameter's domain is empty in this instance"])
         implied: list = list(hoisted)  # guard conjuncts every binding the masks give satisfies
+        loops, pad = self._binding_loops(decl, statics, all_static, conjuncts, names, implied, pad)
+        lines += loops
+        binding = "(" + "".join(f"{x}, " for x in names) + ")"
+        lines += self._guard_test(ai, decl, conjuncts, implied, binding, pad)
+        body, fixed_hits, post, seen = self._body_lines(ai, a, binding, pad, same_resolution)
+        lines += body
+        lines += self._resolution_lines(ai, binding, pad, same_resolution, fixed_hits, post, seen)
+        lines += [f"{PAD}for pre, exc in failed:",
+                  f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
+        return "\n".join(lines)
+
+    def _binding_loops(self, decl, statics: list, all_static: bool, conjuncts: list, names: list, implied: list,
+                       pad: str) -> tuple[list[str], str]:
+        """(lines, the pad inside them): one loop per parameter, outermost first. `statics`: each
+        domain's values where no state can change them, else None. Where every domain is fixed,
+        a parameter whose guard requires a marker loops over the set bits of a mask (its
+        conjuncts join `implied`); a fixed domain over its values; any other over its domain
+        evaluated in the state, an error of which is recorded in `failed` for the bindings
+        before it."""
+        gen, lines = self.gen, []
         for i, (b, d) in enumerate(decl.params):
             prefix = "(" + "".join(f"{x}, " for x in names[:i]) + ")"
             values = statics[i]
@@ -260,7 +163,12 @@ class CompiledMachine(Machine):
                           f"{pad}{PAD}failed.append(({prefix}, exc))", f"{pad}{PAD}{dv} = ()",
                           f"{pad}for {names[i]} in {dv}:"]
             pad += PAD
-        binding = "(" + "".join(f"{x}, " for x in names) + ")"
+        return lines, pad
+
+    def _guard_test(self, ai: int, decl, conjuncts: list, implied: list, binding: str, pad: str) -> list[str]:
+        """The budget's read, then the guard of one binding: `continue` where it is false, a
+        failing step where it fails."""
+        gen = self.gen
         gen.facts = GUARD_FACTS
         # the conjuncts a mask already guarantees are not evaluated again: they come before any
         # conjunct that may fail (the mask's safe prefix), so no error is skipped either
@@ -269,13 +177,20 @@ class CompiledMachine(Machine):
             "(" + " and ".join(f"({gen.expr(c)})" for c in rest) + ")" if rest else "True"
         # the budget is read every 256 bindings (the loop's own count) and before each
         # outcome resolution computed, not per step taken
-        lines += [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1"]
+        lines = [f"{pad}if not count & 255:", f"{pad}{PAD}check()", f"{pad}count += 1"]
         if guard != "True":
             lines += [f"{pad}try:", f"{pad}{PAD}if not {guard}:", f"{pad}{PAD}{PAD}continue",
                       f"{pad}except EvalError as exc:",
                       f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, (), str(exc), exc.span, 'evaluation-error', 'guard'))",
                       f"{pad}{PAD}continue"]
-        at = len(lines)  # the step's hits and facts go here, once the body is known
+        return lines
+
+    def _body_lines(self, ai: int, a, binding: str, pad: str, same_resolution: bool) -> tuple[list[str], bool, str, str]:
+        """(lines, whether the hits are the same in every step, the post state's entries, the
+        entries outcome resolution reads): the body on copies of the entries it writes, a failing
+        step where it overflows or fails."""
+        gen, decl = self.gen, a.decl
+        lines = []
         written = written_vars(decl.body)
         gen.written = {}
         for f in self.fields:
@@ -294,7 +209,7 @@ class CompiledMachine(Machine):
         start = [f"{pad}hits = ({_lit(a.rid)},)" if fixed_hits else f"{pad}hits = [{_lit(a.rid)}]"]
         if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin|dp|dt|xp|xt)\b", text):
             start += [f"{pad}lp = lt = wp = wt = dp = dt = xp = xt = 0", f"{pad}draw = fin = False"]
-        lines[at:at] = start
+        lines[0:0] = start
         lines += [f"{pad}except Overflow as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
                   f"f'{{exc.var}} would become {{exc.value}}, outside its type', exc.span, 'overflow', 'body'))",
@@ -305,12 +220,18 @@ class CompiledMachine(Machine):
         post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
         seen = "".join(gen.written.get(f"x{e}", f"x{e}") + ", " for e in self._outcome_entries)
         gen.written = {}
+        return lines, fixed_hits, post, seen
+
+    def _resolution_lines(self, ai: int, binding: str, pad: str, same_resolution: bool, fixed_hits: bool,
+                          post: str, seen: str) -> list[str]:
+        """The step's outcome resolution, looked up in RESOLVED or computed by `resolve` (the
+        closures' `settle`), and the step appended to `steps`."""
         post_t = f"({post},)" if self.fields else "()"
         if same_resolution:
-            lines += [f"{pad}done = known"]
+            lines = [f"{pad}done = known"]
         else:
-            lines += [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt)",
-                      f"{pad}done = RESOLVED.get(key)"]
+            lines = [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt)",
+                     f"{pad}done = RESOLVED.get(key)"]
         lines += [f"{pad}if done is None:",
                   f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
                   f"{pad}{PAD}done = resolve(key, hits, {post_t})",
@@ -325,9 +246,7 @@ class CompiledMachine(Machine):
             target = f"({post}, done[0], done[1], done[2])" if self.fields else "(done[0], done[1], done[2])"
         label_hits = "hits + done[4]" if fixed_hits else "tuple(hits) + done[4]"
         lines += [f"{pad}steps.append((({ai}, {binding}, {label_hits}), {target}, done[3]))"]
-        lines += [f"{PAD}for pre, exc in failed:",
-                  f"{PAD}{PAD}steps.append(Step({ai}, pre, None, (), str(exc), exc.span, 'evaluation-error', 'domain'))"]
-        return "\n".join(lines)
+        return lines
 
     def _unpack_source(self) -> str:
         parts = []
@@ -543,38 +462,3 @@ def _marker_terms(gen: Generator, b: T.Binder, values, conjuncts: list) -> list:
     used: list = []
     _marker_filter(gen, b, values, conjuncts, used)
     return used
-
-
-def _ring(p: int, k: int, direction: int, out: int, n: int) -> int:
-    """`ring_step`, with the common case first: nobody out, the k-th seat that way. Otherwise
-    on the mask of the players in the game, rotated so that the seats from p that way are its
-    bits in order: the k-th is found by clearing bits, not by walking seat after seat (the
-    players in the game repeat round the table, p among them; p itself when nobody else is in)."""
-    if k <= 0:
-        return p
-    if not out:
-        return (p + direction * k) % n
-    every = (1 << n) - 1
-    ins = every & ~out
-    if not ins & ~(1 << p):
-        return p
-    j = (k - 1) % ins.bit_count()
-    if direction > 0:  # bit i: seat p + 1 + i
-        sh = (p + 1) % n
-        r = ((ins >> sh) | (ins << (n - sh))) & every
-        for _ in range(j):
-            r &= r - 1
-        return (p + 1 + (r & -r).bit_length() - 1) % n
-    r = ((ins >> p) | (ins << (n - p))) & every  # bit t: seat p + t; going right, the highest first
-    for _ in range(j):
-        r ^= 1 << (r.bit_length() - 1)
-    return (p + r.bit_length() - 1) % n
-
-
-def _bits(mask: int, width: int) -> list:
-    return [i for i in range(width) if (mask >> i) & 1]
-
-
-def _count(vals) -> int:
-    return sum(1 for x in vals if x)
-

@@ -184,7 +184,7 @@ class OutcomeResolution:
             return (c.wp | result_mask(c.out, n, WON), c.wt | result_mask(c.tout, nt, WON), c.draw)
         return self._must_end(c)
 
-    def _fixpoint(self, c: Ctx, rules: list[OutcomeRule], first: bool) -> None:
+    def _fixpoint(self, c: Ctx, rules: list, first: bool) -> None:  # rules: the machine's OutcomeRule list
         """Apply `rules` until nothing changes. After the first pass only rules that read what
         their stratum derives can change anything. (The hot loop of every step: facts are kept
         in locals and written back as soon as they change, since later subjects may read them.)"""
