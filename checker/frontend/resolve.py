@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from . import builtins as bi
 from . import syntax as sx
@@ -21,23 +21,11 @@ from .compose import compose
 from .diagnostics import Diagnostic
 from .grammar import keywords
 from .types import BOOL, INT, INTS, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, TEAMS, Step, Ty, accepts, enum, join, set_of
+from .lower import match as lower_match
+from .lower import phases as lower_phases
+from .resolver.context import ERROR, MAX_EXPANDED_DEPTH, MAX_LET_NESTING, MAX_LET_USES, STEP_ONLY, Ctx
 from .steps import StepsMixin, const_text
 
-MAX_LET_NESTING = 32  # lets expanded inside each other (each level is a level of every engine's recursion)
-MAX_EXPANDED_DEPTH = 160  # levels of one expression with its lets expanded (every engine recurses per level)
-MAX_LET_USES = 20_000  # uses of lets expanded in one model (lets that use lets twice grow exponentially)
-
-ERROR = Ty("error")  # a placeholder after an error: fits anywhere, so one mistake gives one message
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """Where an expression stands."""
-    const: str = ""  # "" state may be read; "params": parameters only; "sizes": also nplayers & co
-    phase: str = ""  # lose | win | draw | finish | cannot_lose | cannot_win inside an outcome rule's condition
-    init_of: int = -1  # inside the initial value of variable number init_of: only earlier ones
-    play: bool = True  # False where only the setup is read (init, constraint, initial values)
-    step: bool = False  # inside an outcome rule or a trigger: lost_now() has a step to refer to
 
 
 # ---------------------------------------------------------------- formats and readings
@@ -88,7 +76,9 @@ class Resolver(StepsMixin):
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
         self.step_checks: list[tuple] = []  # constants counted in steps, checked per instance
-        self.match_init(decls)  # the match's variables first: a game's initial values may read them
+        self.match_decl = lower_match.declare(self, decls)  # first: a game's initial values may read them
+        self.phase_chain: tuple = ()  # the lowered ends of every step (`run` sets them)
+        self.game_end: tuple = ()
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
@@ -99,9 +89,8 @@ class Resolver(StepsMixin):
             elif isinstance(d, sx.ParamDecl):
                 self._unique(self.params, d, "parameter")
             elif isinstance(d, sx.VarDecl):
-                if self._unique(self.var_decls, d, "variable"):
-                    self.var_order[d.name] = len(self.var_order)
-        self.phases_init(decls)
+                self.declare_var(d)
+        self.phase_decls = lower_phases.declare(self, decls)
         teams = [d for d in decls if isinstance(d, sx.TeamsDecl)]
         self.teams_decl = teams[-1] if teams else None
         seating = [d for d in decls if isinstance(d, sx.SeatingDecl)]
@@ -125,6 +114,13 @@ class Resolver(StepsMixin):
                        f"the first declaration is at {table[d.name].span}")
             return False
         table[d.name] = d
+        return True
+
+    def declare_var(self, d: sx.VarDecl) -> bool:
+        """Declare variable `d` (in the order variables are numbered), unless its name is taken."""
+        if not self._unique(self.var_decls, d, "variable"):
+            return False
+        self.var_order[d.name] = len(self.var_order)
         return True
 
     def _inline_enums(self, decls) -> list[sx.TEnum]:
@@ -767,7 +763,7 @@ class Resolver(StepsMixin):
             self.undefined(target, s.span, scope)
             return T.Assign(target, None, T.Const(0, ERROR, s.span), rid, s.span)
         if target in self.phase_decls:
-            self.phase_assigned(s)
+            lower_phases.assigned(self, s)
         if d.is_choice:
             self.error("E013", f"{target} is a choice made before play and never changes", s.span,
                        "declare it with `var` if the game changes it")
@@ -871,9 +867,9 @@ class Resolver(StepsMixin):
         vars_ = tuple(self.var_info(d) for d in self.var_decls.values())
         for r in self.routines.values():  # a routine no action runs is still a rule, and dead
             self.rule("routine", r.name, r.tags, r.span)
-        self.phase_chain, cycles = self.resolve_phases(decls)
-        self.game_end, match = self.resolve_results(vars_)
-        actions = tuple(self.action(d) for d in of(sx.ActionDecl)) + self.match_actions(vars_)
+        self.phase_chain, cycles = lower_phases.lower(self, decls)
+        self.game_end, match = lower_match.game_results(self, vars_)
+        actions = tuple(self.action(d) for d in of(sx.ActionDecl)) + lower_match.actions(self, vars_)
         outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)
         active = None
         for d in of(sx.ActiveDecl):
@@ -1054,15 +1050,7 @@ class Resolver(StepsMixin):
         guard = self.cond(d.guard, scope)
         rid = self.rule("action", d.name, d.tags, d.span)
         # phases end after the step's statements; then, in a match, the game's result is judged
-        body = self.stmts(d.body, scope, Ctx()) + self.phase_chain + self.game_end
-        if d.match_action and self.match_decl is None:
-            self.error("E013", f"action {d.name} is marked `match`, but the model is no match of games", d.span,
-                       "declare the match with `match { ... }`, or drop the flag")
-        if self.match_decl is not None and not d.match_action and not any(d is a for a in self.match_decl.actions):
-            guard = T.Logic("and", T.Not(self.between(d.span), BOOL, d.span), guard, BOOL, d.span)  # a game action
-        elif self.match_decl is not None and self.phase_chain:  # a match action: phases only move in a game
-            body = body[:len(body) - len(self.phase_chain) - len(self.game_end)] + (
-                T.If(((T.Not(self.between(d.span), BOOL, d.span), self.phase_chain),), (), None, d.span),) + self.game_end
+        guard, body = lower_match.end_of_step(self, d, guard, self.stmts(d.body, scope, Ctx()))
         return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span)
 
     def outcome(self, d: sx.OutcomeDecl):
@@ -1109,237 +1097,6 @@ class Resolver(StepsMixin):
         rid = self.rule("trigger", d.name, d.tags, d.span)
         body = self.stmts(d.body, scope, ctx)
         return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span)
-
-    # ------------------------------------------------------------ phases
-    # A `phases` declaration is a variable of its own enumeration (read as `NAME == main`) that
-    # only the phases' end conditions change. It is lowered here, once, into statements that
-    # end every action's body, so that every engine runs the same definition:
-    #
-    #   if NAME == p1 and ENDS(p1) then [p1] (when p1 ends; NAME := p2; when p2 starts)
-    #   elif NAME == p2 and ENDS(p2) then [p2] (...)
-    #   ... end
-    #
-    # repeated once per phase that can end: a phase whose condition already holds when it
-    # starts ends in the same step, and since each repetition ends at most one phase and the
-    # chain goes round the cycle in order, no phase ends twice in one step (termination).
-    def phases_init(self, decls) -> None:
-        """Each `phases` declaration declares its variable (before any name is looked up)."""
-        self.phase_decls: dict[str, sx.PhasesDecl] = {}
-        self.phase_chain: tuple = ()
-        for d in decls:
-            if not isinstance(d, sx.PhasesDecl):
-                continue
-            self.not_reserved(d.name, d.span)
-            names = [p.name for p in d.phases]
-            for i, p in enumerate(d.phases):
-                self.not_reserved(p.name, p.span)
-                if p.name in names[:i]:
-                    self.error("E011", f"phase {p.name} is declared twice in `phases {d.name}`", p.span,
-                               "a cycle lists each phase once; a phase that comes twice is two phases with two names")
-            var = sx.VarDecl(d.name, None, sx.TEnum(tuple(dict.fromkeys(names)), d.span),
-                             sx.Name(names[0], d.phases[0].span), d.tags, False, d.span)
-            if self._unique(self.var_decls, var, "variable"):
-                self.var_order[d.name] = len(self.var_order)
-                self.phase_decls[d.name] = d
-
-    def phase_assigned(self, s) -> None:
-        d = self.phase_decls[s.target]
-        self.error("E013", f"{s.target} is the current phase of `phases {s.target}`; only the phases' "
-                   "end conditions change it", s.span,
-                   "state when the phase ends with `ends when ...` in the declaration (an action may set a flag "
-                   f"that the condition reads); the declaration is at {d.span}")
-
-    def resolve_phases(self, decls) -> tuple[tuple, tuple]:
-        """(the statements that end every action's body, the typed cycles)."""
-        where = {p.name: (d, p) for d in self.phase_decls.values() for p in d.phases}
-        blocks: dict[tuple[str, str], list] = {}
-        for w in decls:
-            if not isinstance(w, sx.WhenPhaseDecl):
-                continue
-            named = []
-            for phase in dict.fromkeys(w.phases):
-                found = where.get(phase)
-                if found is None:
-                    close = difflib.get_close_matches(phase, list(where), n=1)
-                    self.error("E010", f"there is no phase `{phase}`", w.span,
-                               f"did you mean `{close[0]}`?" if close else
-                               "declare the phases with `phases NAME { PHASE ends when CONDITION ... }`")
-                elif w.edge == "ends" and found[1].cond is None:
-                    self.error("E013", f"phase {phase} has no end condition, so `when {phase} ends` would never run",
-                               w.span, f"add `ends when CONDITION` to {phase} in `phases {found[0].name}`")
-                else:
-                    named.append(phase)
-            # one rule and one body for all the phases it names: dead only if it runs for none of them
-            rid = self.rule("phase", f"when {', '.join(w.phases)} {w.edge}", w.tags, w.span)
-            block = T.Block(self.stmts(w.body, {}, Ctx()), rid, w.span)
-            for phase in named:
-                blocks.setdefault((phase, w.edge), []).append(block)
-        chain, cycles = [], []
-        for d in self.phase_decls.values():
-            ty = self.var_types.get(d.name, ERROR)
-            members = list(dict.fromkeys(p.name for p in d.phases))
-            phases = []
-            for p in d.phases:
-                cond = self.cond(p.cond) if p.cond is not None else None
-                rid = self.rule("phase", p.name, p.tags, p.span) if cond is not None else None
-                phases.append(T.Phase(p.name, members.index(p.name), cond, rid, p.tags, p.span))
-            cycles.append(T.PhaseCycle(d.name, tuple(phases), d.tags, d.span))
-            branches = []
-            for i, p in enumerate(phases):
-                if p.cond is None or p.index != i:  # (a phase listed twice is an error above)
-                    continue
-                nxt = phases[(i + 1) % len(phases)]
-                here = T.VarRef(d.name, None, ty, False, p.span)
-                test = T.Logic("and", T.Compare("==", here, T.Const(p.index, ty, p.span), BOOL, p.span),
-                               p.cond, BOOL, p.span)  # the condition is read only in its own phase
-                body = (*blocks.get((p.name, "ends"), ()),
-                        T.Assign(d.name, None, T.Const(nxt.index, ty, p.span), None, p.span),
-                        *blocks.get((nxt.name, "starts"), ()))
-                branches.append((test, (T.Block(body, p.rule, p.span),)))
-            if branches:
-                chain += [T.If(tuple(branches), (), None, d.span)] * len(branches)
-        return tuple(chain), tuple(cycles)
-
-    # ------------------------------------------------------------ a match of games
-    # `match { ... }` is lowered here into plain actions, so every engine runs one definition:
-    # - a match variable `between_games` (false while a game is played);
-    # - every action declared outside the match is a game action: its guard also says
-    #   `not between_games`;
-    # - every step (after its statements and the phase chain) judges the game's results in the
-    #   order declared, while a game is played: the first `game won by`/`game drawn` whose
-    #   condition holds (a `won by` for the first player, or team, in seat order) runs its block,
-    #   gives every game variable with an initial value that value again (in the order declared,
-    #   after the block: "the loser plays first" reads the new match variables) and sets
-    #   `between_games`; the outcome rules, which are the match's, then see the new match
-    #   variables and a fresh game in the same step, never the last game's stale state;
-    # - a generated action `next_game`, enabled between games (and when `game starts` says so),
-    #   runs the `game starts` block, gives each game variable that starts at `any` each of its
-    #   values (a parameter of the step) and clears `between_games`.
-    def match_init(self, decls) -> None:
-        matches = [d for d in decls if isinstance(d, sx.MatchDecl)]
-        self.match_decl: sx.MatchDecl | None = matches[-1] if matches else None
-        self.game_end: tuple = ()
-        for d in matches[:-1]:
-            self.error("E011", "a model is one match: `match` is declared twice", d.span,
-                       f"the other declaration is at {matches[-1].span}")
-        m = self.match_decl
-        if m is None:
-            return
-        flag = sx.VarDecl("between_games", None, sx.TBool(m.span), sx.Bool(False, m.span), m.tags, False, m.span)
-        for d in (flag,) + m.vars:
-            self.not_reserved(d.name, d.span)
-            if self._unique(self.var_decls, d, "variable"):
-                self.var_order[d.name] = len(self.var_order)
-
-    def between(self, span) -> T.VarRef:
-        return T.VarRef("between_games", None, BOOL, False, span)
-
-    def resolve_results(self, vars_) -> tuple[tuple, T.MatchInfo | None]:
-        """(the statements that end every step, judging the game's result; the typed match)."""
-        m = self.match_decl
-        if m is None:
-            return (), None
-        if not m.results:
-            self.error("E013", "a match needs the results of a game: no `game won by ...` or `game drawn` is declared",
-                       m.span, "write `game won by player p when CONDITION do ... end` inside `match { }`")
-        for d in (x for x in self.decls if isinstance(x, sx.InitDecl)):
-            self.error("E013", "`init` cannot restrict the games of a match: every game starts from the initial values",
-                       d.span, "state the game's setup with initial values (`= any` lets a game start from each value)")
-        stmts, results = [], []
-        match_vars = ("between_games",) + tuple(d.name for d in m.vars)
-        fresh = [s for v in vars_ if v.name not in match_vars and not v.is_choice and v.init is not None
-                 for s in self.restart(v, [], m.span)]
-        for r in m.results:
-            scope, binder = {}, None
-            if r.kind == "won":
-                if r.subject_kind == "team" and not self.has_teams:
-                    self.error("E013", "`game won by team` needs teams, and this format has none", r.span)
-                    continue
-                binder = self.binder(r.var, PLAYER if r.subject_kind == "player" else TEAM, r.span, {})
-                scope = {r.var: ("binder", binder)}
-            rid = self.rule("game", f"game {r.kind}" + (f" by {r.subject_kind}" if binder else ""), r.tags, r.span)
-            results.append((r.kind, rid))
-            cond = self.cond(r.cond, scope)
-            done = T.Assign("between_games", None, T.Const(True, BOOL, r.span), None, r.span)
-            test = T.Logic("and", T.Not(self.between(r.span), BOOL, r.span), cond, BOOL, r.span)
-            block = T.Block(self.stmts(r.body, scope, Ctx()) + tuple(fresh) + (done,), rid, r.span)
-            judged = T.If(((test, (block,)),), (), None, r.span)
-            if binder is not None:  # the first player (team) in seat order whose condition holds
-                every = self.call(bi.NAMES["players" if r.subject_kind == "player" else "teams"], (), r.span, Ctx())
-                judged = T.Forall(binder, T.SetDom(every, r.span), (judged,), None, r.span)
-            stmts.append(judged)
-        game_vars = tuple(v.name for v in vars_ if v.name not in match_vars and not v.is_choice)
-        return tuple(stmts), T.MatchInfo(match_vars, game_vars, tuple(results), m.tags, m.span)
-
-    def match_actions(self, vars_) -> tuple:
-        """The match's own actions, and `next_game`."""
-        m = self.match_decl
-        if m is None:
-            return ()
-        out = [self.action(d) for d in m.actions]
-        if len(m.starts) > 1:
-            self.error("E011", "`game starts` is declared twice", m.starts[1].span, f"the first is at {m.starts[0].span}")
-        start = m.starts[0] if m.starts else None
-        span = start.span if start else m.span
-        params, body = [], []
-        guard = self.between(span)
-        if start is not None:
-            if start.cond is not None:
-                guard = T.Logic("and", guard, self.cond(start.cond), BOOL, span)
-            body.extend(self.stmts(start.body, {}, Ctx()))
-        match_vars = {"between_games"} | {d.name for d in m.vars}
-        for v in vars_:
-            if v.name in match_vars or v.is_choice or v.init is not None:  # (those restart when the game ends)
-                continue
-            body.extend(self.restart(v, params, span))
-        body.append(T.Assign("between_games", None, T.Const(False, BOOL, span), None, span))
-        if any(a.name == "next_game" for a in out) or any(d.name == "next_game" for d in self.decls
-                                                           if isinstance(d, sx.ActionDecl)):
-            self.error("E011", "`next_game` names the step that starts the next game of the match", span,
-                       "give the action another name")
-        rid = self.rule("action", "next_game", start.tags if start else m.tags, span)
-        out.append(T.Action("next_game", tuple(params), guard, tuple(body), True, False, rid, span))
-        return tuple(out)
-
-    def restart(self, v: T.VarInfo, params: list, span) -> list:
-        """Statements that give game variable `v` its initial value again (a parameter of the
-        step for a value that starts at `any`)."""
-        if v.init is not None:
-            value = v.init
-            if v.index is None:
-                return [T.Assign(v.name, None, value, None, span)]
-            b = v.index.binder
-            if v.index.kind in ("player", "team"):
-                dom = T.SetDom(self.call(bi.NAMES["players" if v.index.kind == "player" else "teams"], (), span, Ctx()), span)
-            elif v.index.kind == "int":
-                dom = T.RangeDom(v.index.low, v.index.high, span)
-            else:
-                dom = T.SetDom(T.SetLit(tuple(T.Const(i, b.type, span) for i in range(len(v.index.members))),
-                                        set_of(b.type), span), span)
-            return [T.Forall(b, dom, (T.Assign(v.name, T.BinderRef(b.uid, b.name, b.type, span), value, None, span),),
-                             None, span)]
-        ty = v.type
-        if v.index is not None or ty.kind == "set" or ty.optional:
-            self.error("E013", f"game variable {v.name} starts at `any`, which a new game cannot repeat for this type",
-                       v.span, "give it an initial value, or declare it inside `match { }` if it belongs to the match")
-            return []
-        p = self.fresh(v.name, INT if ty.kind == "bool" else ty, v.span)
-        if ty.kind == "bool":
-            dom = T.RangeDom(T.Const(0, INT, span), T.Const(1, INT, span), span)
-            value = T.Compare("==", T.BinderRef(p.uid, p.name, INT, span), T.Const(1, INT, span), BOOL, span)
-        elif ty.kind in ("player", "team"):
-            dom = T.SetDom(self.call(bi.NAMES["players" if ty.kind == "player" else "teams"], (), span, Ctx()), span)
-            value = T.BinderRef(p.uid, p.name, ty, span)
-        elif ty.kind == "int":
-            dom, value = T.RangeDom(v.low, v.high, span), T.BinderRef(p.uid, p.name, ty, span)
-        else:
-            dom = T.SetDom(T.SetLit(tuple(T.Const(i, ty, span) for i in range(len(ty.members))), set_of(ty), span), span)
-            value = T.BinderRef(p.uid, p.name, ty, span)
-        params.append((p, dom))
-        return [T.Assign(v.name, None, value, None, span)]
-
-
-STEP_ONLY = ("lost_now_player", "lost_now_team")  # built-ins that read the step being settled
 
 
 def _place_text(p) -> str:
