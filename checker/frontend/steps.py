@@ -14,9 +14,8 @@ from __future__ import annotations
 from . import syntax as sx
 from . import typed as T
 from .consts import ConstError, evaluate
-from .types import BOOL, INT, Step, Ty
+from .types import BOOL, ERROR, INT, Step, Ty
 
-ERROR = Ty("error")  # the resolver's placeholder after an error (equal to its own)
 
 
 class StepsMixin:

@@ -438,9 +438,9 @@ class Active:
 
 
 # ---- phases (docs/language.md, "Phases"). The engines never read these: the resolve pass
-# lowers a cycle into statements at the end of every action's body (`Resolver.phase_chain`), so
-# the closures, the compiled successors and Z3 run one definition. The checks read them to cite
-# the phase a stuck game is in.
+# lowers a cycle into statements at the end of every action's body (`checker.frontend.lower.
+# phases`), so the closures, the compiled successors and Z3 run one definition. The checks read
+# them to cite the phase a stuck game is in.
 
 @dataclass(frozen=True)
 class Phase:
@@ -461,8 +461,9 @@ class PhaseCycle:
 
 
 # ---- a match of games (docs/language.md, "A match of games"). Lowered by the resolve pass like
-# phases: game actions are guarded by `not between_games`, every step ends by judging the game's
-# results, and a generated action `next_game` starts the next game; the engines run plain actions.
+# phases (`checker.frontend.lower.match`): game actions are guarded by `not between_games`, every
+# step ends by judging the game's results, and a generated action `next_game` starts the next
+# game; the engines run plain actions.
 
 @dataclass(frozen=True)
 class MatchInfo:

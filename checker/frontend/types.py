@@ -55,6 +55,7 @@ NONE = Ty("none")  # the type of the literal `none`; becomes `player?` where it 
 PLAYERS = Ty("set", elem=PLAYER)
 TEAMS = Ty("set", elem=TEAM)
 INTS = Ty("set", elem=INT)
+ERROR = Ty("error")  # the resolver's placeholder after an error: fits anywhere, so one mistake gives one message
 
 
 def enum(members: tuple[str, ...]) -> Ty:

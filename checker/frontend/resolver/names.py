@@ -1,0 +1,127 @@
+"""Names: the tables of what a model declares, scopes, and the resolver's bookkeeping.
+
+Looking a name up is `ExprsMixin.x_Name` (binders, lets, variables, parameters, built-ins,
+players, teams, enumeration members, in that order); this mixin holds what that order
+consults: the declared names and whether a new one may be declared, who is a player or a team
+in this model, the binders (numbered once per model: the engines key bound values by their
+numbers), the citable rules, and the diagnostics, each naming the format and reading.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+from .. import builtins as bi
+from .. import syntax as sx
+from .. import typed as T
+from ..diagnostics import Diagnostic
+from ..grammar import keywords
+from ..types import Ty, enum
+from .context import ERROR
+
+
+class NamesMixin:
+    """Declared names, scopes, binders, rules and diagnostics."""
+
+    # ------------------------------------------------------------ diagnostics and declarations
+    def error(self, code, message, span, hint="") -> None:
+        self.diags.append(Diagnostic(code, message, span, hint, context=self.context))
+
+    def _unique(self, table, d, what) -> bool:
+        if d.name in table:
+            self.error("E011", f"{what} {d.name} is declared twice", d.span,
+                       f"the first declaration is at {table[d.name].span}")
+            return False
+        table[d.name] = d
+        return True
+
+    def declare_var(self, d: sx.VarDecl) -> bool:
+        """Declare variable `d` (in the order variables are numbered), unless its name is taken."""
+        if not self._unique(self.var_decls, d, "variable"):
+            return False
+        self.var_order[d.name] = len(self.var_order)
+        return True
+
+    def _inline_enums(self, decls) -> list[sx.TEnum]:
+        """Set literals of fresh names in a binder's domain (`how: {hold, conquer}`): enumerations
+        that no variable declares, written where a parameter ranges over them."""
+        found = []
+        for n in sx.walk(list(decls)):
+            dom = n.domain if isinstance(n, (sx.Param, sx.Quant, sx.Aggregate, sx.SetComp, sx.ForallStmt)) else None
+            if not (isinstance(dom, sx.SetDomain) and isinstance(dom.expr, sx.SetLit) and dom.expr.items
+                    and all(isinstance(x, sx.Name) for x in dom.expr.items)):
+                continue
+            names = tuple(x.name for x in dom.expr.items)
+            if any(self._known(x) for x in names):
+                continue
+            found.append(sx.TEnum(names, dom.span))
+        return found
+
+    def _known(self, name: str) -> bool:
+        return (name in self.lets or name in self.var_decls or name in self.params or name in bi.NAMES
+                or name in self.enum_of_member or self.player_or_team(name) is not None)
+
+    def _enum(self, t: sx.TEnum) -> Ty:
+        ty = enum(t.members)
+        for m in t.members:
+            other = self.enum_of_member.get(m)
+            if other is not None and other != ty:
+                self.error("E011", f"enumeration member {m} belongs to two different enumerations", t.span,
+                           "give members of different enumerations different names")
+            self.enum_of_member.setdefault(m, ty)
+        return ty
+
+    def fresh(self, name, ty, span) -> T.Binder:
+        self.uid += 1
+        return T.Binder(self.uid, name, ty, span)
+
+    def rule(self, kind, name, tags, span) -> int:
+        """The id of a citable rule; a routine's statements, run from several actions, are one rule."""
+        r = T.Rule(kind, name, tuple(tags), span)
+        for i, known in enumerate(self.rules):
+            if known == r and known.span == span:
+                return i
+        self.rules.append(r)
+        return len(self.rules) - 1
+
+    # ------------------------------------------------------------ names
+    def player_or_team(self, name: str) -> str | None:
+        """Whether `name` names a player or a team of this model (for some parameter values)."""
+        td = self.teams_decl
+        if td is None:
+            return "player" if re.fullmatch(r"P[1-9][0-9]*", name) else None
+        if td.names is not None:
+            if name in td.names:
+                return "team"
+            m = re.fullmatch(r"(.*?)([1-9][0-9]*)", name)
+            return "player" if m and m.group(1) in td.names else None
+        if re.fullmatch(r"[A-Z]", name):
+            return "team"
+        return "player" if re.fullmatch(r"[A-Z][1-9][0-9]*", name) else None
+
+    def not_reserved(self, name, span) -> None:
+        if name in keywords() or name in bi.NAMES or name in bi.FUNCTIONS:
+            what = "a keyword of the language" if name in keywords() else "a built-in name"
+            self.error("E011", f"`{name}` is {what} and cannot name a variable, parameter, let or binder", span,
+                       f"choose another name, such as `{name}_now` or `is_{name}`")
+
+    def binder(self, name, ty, span, scope) -> T.Binder:
+        """A new name bound by a quantifier, parameter or rule must not hide a global one."""
+        self.not_reserved(name, span)
+        hidden = ("team" if self.player_or_team(name) == "team" else "player" if self.player_or_team(name) == "player"
+                  else "variable" if name in self.var_decls else "parameter" if name in self.params
+                  else "enumeration member" if name in self.enum_of_member else "let" if name in self.lets
+                  else None)  # an inner binder may reuse an outer one's name: the inner one is meant there
+        if hidden:
+            self.error("E011", f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
+                       f"use a fresh name and compare it, e.g. `t == {name}`" if hidden in ("team", "player")
+                       else "use a fresh name")
+        return self.fresh(name, ty, span)
+
+    def undefined(self, name, span, scope):
+        known = list(scope) + list(self.lets) + list(self.var_decls) + list(self.params) \
+            + list(self.enum_of_member) + sorted(bi.NAMES) + sorted(bi.FUNCTIONS)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else "declare it with `var`, `param`, `let`, or bind it in a quantifier"
+        self.error("E010", f"`{name}` is not defined", span, hint)
+        return T.Const(0, ERROR, span)
