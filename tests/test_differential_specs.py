@@ -49,7 +49,7 @@ from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
 from checker.limits import Budget, LimitHit, watchdog
 from checker.symbolic import z3backend
-from checker.symbolic.z3backend import SymState, _concrete
+from checker.symbolic.terms import SymState, concrete
 
 from test_backends import _depths, _explorer_view
 
@@ -500,7 +500,7 @@ def z3_invariants(inst):
         for d in inst.model.invariants:
             value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
             for j, query in enumerate((z3.And(z3.Not(err), z3.Not(value)), err)):
-                if found[d.name][j] or _concrete(query) is False:
+                if found[d.name][j] or concrete(query) is False:
                     continue
                 solver.push()
                 solver.add(query)

@@ -28,138 +28,8 @@ import z3
 from ..frontend import builtins as bi
 from ..frontend import typed as T
 from ..frontend.instances import Instance, Var
-
-TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
-
-
-class Unsupported(Exception):
-    pass
-
-
-@dataclass
-class SymSet:
-    elems: list  # Bool per candidate element
-    kind: str  # player | team | enum | int
-    values: list | None = None  # for int sets: the candidate values
-
-
-def _concrete(x):
-    if isinstance(x, bool) or isinstance(x, int):
-        return x
-    s = z3.simplify(x)
-    if z3.is_int_value(s):
-        return s.as_long()
-    if z3.is_true(s):
-        return True
-    if z3.is_false(s):
-        return False
-    return None
-
-
-def _decided(x):
-    """True or False for a literal, None for any other term (no simplification: see Encoder.lit)."""
-    if z3.is_true(x):
-        return True
-    if z3.is_false(x):
-        return False
-    return None
-
-
-def _tz(x):
-    if isinstance(x, bool):
-        return z3.BoolVal(x)
-    if isinstance(x, int):
-        return z3.IntVal(x)
-    return x
-
-
-def _or(terms):
-    terms = [t for t in terms if not z3.is_false(t)]
-    return z3.Or(*terms) if terms else FALSE
-
-
-def _or2(a, b):
-    """a or b, without building a term when either side is a constant (the common case)."""
-    if z3.is_false(a):
-        return b
-    if z3.is_false(b) or z3.is_true(a):
-        return a
-    if z3.is_true(b):
-        return b
-    return z3.Or(a, b)
-
-
-def sym_if(cond, a, b):
-    """If cond then a else b, for terms and for sets (element by element)."""
-    if a is b:
-        return a
-    if isinstance(a, SymSet):
-        if a.kind == "int":  # (values, conditions) lists of different values: keep both, each under its branch
-            return SymSet([z3.And(cond, c) for c in a.elems] + [z3.And(z3.Not(cond), c) for c in b.elems],
-                          "int", list(a.values) + list(b.values))
-        return SymSet([z3.If(cond, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
-    return z3.If(cond, _tz(a), _tz(b))
-
-
-class SymState:
-    # per-player and per-team lists: this step's facts (lose, win, draw, leave), then why those
-    # out of the game left without losing (drew, won while the game went on, left with no result)
-    FIELDS = ("lp", "wp", "lt", "wt", "dp", "dt", "xp", "xt", "rd", "rw", "rx", "trd", "trw", "trx")
-    RESULTS = ("rd", "rw", "rx", "trd", "trw", "trx")
-
-    def __init__(self, vals, out, tout, results=None):
-        self.vals = vals  # name -> list of terms, one per slot
-        self.out = out
-        self.tout = tout
-        n, nt = len(out), len(tout)
-        self.lp = [FALSE] * n
-        self.wp = [FALSE] * n
-        self.lt = [FALSE] * nt
-        self.wt = [FALSE] * nt
-        self.dp = [FALSE] * n
-        self.xp = [FALSE] * n
-        self.dt = [FALSE] * nt
-        self.xt = [FALSE] * nt
-        self.rd, self.rw, self.rx, self.trd, self.trw, self.trx = results or ([FALSE] * n, [FALSE] * n, [FALSE] * n,
-                                                                             [FALSE] * nt, [FALSE] * nt, [FALSE] * nt)
-        self.draw = FALSE
-        self.fin = FALSE  # the game ends without a winner (`finish`); a state read: it ended so
-        self.overflow = FALSE
-        self.error = FALSE
-        self.over = FALSE  # the state read has ended (properties of end states only)
-        self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
-        self.out0, self.tout0 = list(out), list(tout)  # who was out when the step began (lost_now)
-
-    def copy(self):
-        s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
-        for f in SymState.FIELDS:
-            setattr(s, f, list(getattr(self, f)))
-        s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
-        s.fin = self.fin
-        s.hits = dict(self.hits)
-        s.out0, s.tout0 = self.out0, self.tout0
-        return s
-
-
-def merge(cond, a: SymState, b: SymState) -> SymState:
-    """If cond then a else b, slot by slot."""
-    if z3.is_true(cond):
-        return a
-    if z3.is_false(cond):
-        return b
-    def m(x, y):
-        return sym_if(cond, x, y)
-    s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
-                 [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)])
-    for f in SymState.FIELDS:
-        setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
-    s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
-    s.over = m(a.over, b.over)
-    s.fin = m(a.fin, b.fin)
-    s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
-    s.out0 = [m(x, y) for x, y in zip(a.out0, b.out0)]
-    s.tout0 = [m(x, y) for x, y in zip(a.tout0, b.tout0)]
-    return s
+from .terms import (FACT, FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, equal, fresh_value, lost,
+                    merge, or2, or_all, state_to_sym, sym_if, to_term)
 
 
 class Encoder:
@@ -209,7 +79,7 @@ class Encoder:
         self.path, self.errs = path, []
         try:
             value = fn()
-            return value, z3.simplify(_or(self.errs)) if self.errs else FALSE  # most meet none
+            return value, z3.simplify(or_all(self.errs)) if self.errs else FALSE  # most meet none
         finally:
             self.path, self.errs = saved_path, saved_errs
 
@@ -222,7 +92,7 @@ class Encoder:
         return getattr(self, "z_" + type(e).__name__)(e, st, env)
 
     def z_Const(self, e, st, env):
-        return _tz(e.value)
+        return to_term(e.value)
 
     def z_PlayerName(self, e, st, env):
         return z3.IntVal(self.inst.players.index(e.name))
@@ -234,7 +104,7 @@ class Encoder:
         return z3.IntVal(self.inst.params[e.name])
 
     def z_BinderRef(self, e, st, env):
-        return _tz(env[e.uid])
+        return to_term(env[e.uid])
 
     def index_base(self, name) -> int:
         var = self.inst.var(name) or self.inst.static_choices.get(name)
@@ -252,7 +122,7 @@ class Encoder:
         if e.index is None:
             return base[0]
         i = self.expr(e.index, st, env) - self.index_base(e.name)
-        ci = _concrete(i)
+        ci = concrete(i)
         if isinstance(ci, int) and not isinstance(ci, bool):
             if not 0 <= ci < len(base):
                 self.fail(TRUE)
@@ -277,9 +147,9 @@ class Encoder:
 
     def z_Logic(self, e, st, env):
         a = self.lit(self.expr(e.left, st, env))
-        if self.fold and _decided(a) is not None:
+        if self.fold and decided(a) is not None:
             # `false and b`, `true or b`, `false implies b`: the explorer does not evaluate b either
-            if _decided(a) is (e.op == "or"):
+            if decided(a) is (e.op == "or"):
                 return TRUE if e.op == "implies" else a
             return self.lit(self.expr(e.right, st, env))  # `true and b`, `false or b`, `true implies b`
         if self.can_fail(e.right):  # the right side is evaluated only where the explorer evaluates it
@@ -301,7 +171,7 @@ class Encoder:
             else:
                 same = z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
             return same if e.op == "==" else z3.Not(same)
-        a, b = _tz(a), _tz(b)
+        a, b = to_term(a), to_term(b)
         return self.lit({"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
                          ">": lambda: a > b, ">=": lambda: a >= b}[e.op]())
 
@@ -335,8 +205,8 @@ class Encoder:
 
     def member(self, x, s: SymSet):
         if s.kind == "int":
-            return _or([z3.And(c, x == v) for c, v in zip(s.elems, s.values)])
-        return _or([z3.And(c, x == i) for i, c in enumerate(s.elems)])
+            return or_all([z3.And(c, x == v) for c, v in zip(s.elems, s.values)])
+        return or_all([z3.And(c, x == i) for i, c in enumerate(s.elems)])
 
     def z_Member(self, e, st, env):
         r = self.member(self.expr(e.elem, st, env), self.expr(e.set, st, env))
@@ -344,8 +214,8 @@ class Encoder:
 
     def z_Ite(self, e, st, env):
         c = self.lit(self.expr(e.cond, st, env))
-        if self.fold and _decided(c) is not None:
-            return self.expr(e.then if _decided(c) else e.other, st, env)
+        if self.fold and decided(c) is not None:
+            return self.expr(e.then if decided(c) else e.other, st, env)
         if not self.can_fail(e):
             return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
         with self.under(c):
@@ -362,7 +232,7 @@ class Encoder:
         elem = e.type.elem
         if elem.kind == "int":
             return SymSet([TRUE] * len(items), "int", items)
-        return SymSet([_or([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
+        return SymSet([or_all([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
 
     def z_SetComp(self, e, st, env):
         picked = []  # (element value, condition under which it is in the set)
@@ -376,25 +246,25 @@ class Encoder:
             picked.append((x, take))
         elem = e.type.elem
         if elem.kind == "int":
-            return SymSet([t for _, t in picked], "int", [_tz(x) for x, _ in picked])
-        return SymSet([_or([z3.And(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
+            return SymSet([t for _, t in picked], "int", [to_term(x) for x, _ in picked])
+        return SymSet([or_all([z3.And(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
 
     def candidates(self, d, st, env):
         """[(value, condition)] for a domain, in the explorer's order."""
         if isinstance(d, T.RangeDom):
-            lo, hi = _concrete(self.expr(d.low, st, env)), _concrete(self.expr(d.high, st, env))
+            lo, hi = concrete(self.expr(d.low, st, env)), concrete(self.expr(d.high, st, env))
             if lo is None or hi is None:
                 raise Unsupported("range with bounds that depend on the state")
             return [(v, TRUE) for v in range(lo, hi + 1)]
         s = self.expr(d.set, st, env)
         if s.kind == "int":
-            pairs = [(_concrete(v), c) for v, c in zip(s.values, s.elems)]
+            pairs = [(concrete(v), c) for v, c in zip(s.values, s.elems)]
             if any(v is None for v, _ in pairs):
                 raise Unsupported("a set of numbers that depends on the state")
             merged: dict[int, list] = {}
             for v, c in pairs:
                 merged.setdefault(v, []).append(c)
-            return [(v, _or(cs)) for v, cs in sorted(merged.items())]
+            return [(v, or_all(cs)) for v, cs in sorted(merged.items())]
         return [(i, c) for i, c in enumerate(s.elems)]
 
     def z_Quant(self, e, st, env):
@@ -403,12 +273,12 @@ class Encoder:
         fails = self.can_fail(e.body)
         for v, c in self.candidates(e.domain, st, env):
             c = self.lit(c)
-            if self.fold and _decided(c) is False:  # not an element: not evaluated
+            if self.fold and decided(c) is False:  # not an element: not evaluated
                 continue
-            if self.fold and _decided(c):  # an element: the errors of its body are under the path reached
+            if self.fold and decided(c):  # an element: the errors of its body are under the path reached
                 with self.under(reached) if fails else nullcontext():
                     body = self.lit(self.expr(e.body, st, {**env, e.binder.uid: v}))
-                if _decided(body) is (e.kind == "exists") and _decided(reached):  # it decides the quantifier
+                if decided(body) is (e.kind == "exists") and decided(reached):  # it decides the quantifier
                     return body
                 parts.append(body)
                 if fails:
@@ -428,7 +298,7 @@ class Encoder:
                 reached = z3.And(reached, z3.Not(z3.And(c, body)))
         if e.kind == "forall":
             return self.lit(z3.And(*parts)) if parts else TRUE
-        return self.lit(_or(parts))
+        return self.lit(or_all(parts))
 
     def z_Aggregate(self, e, st, env):
         cands = self.candidates(e.domain, st, env)
@@ -473,7 +343,7 @@ class Encoder:
 
     # ------------------------------------------------------------ built-ins (checker.frontend.builtins)
     def lift1(self, x, domain, fn):
-        c = _concrete(x)
+        c = concrete(x)
         if isinstance(c, int) and not isinstance(c, bool):
             return fn(c)
         vals = list(domain)
@@ -543,7 +413,7 @@ class Encoder:
         return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, -1))
 
     def b_left_in_game(self, e, a, st):
-        k = _concrete(a[1])
+        k = concrete(a[1])
         if k is None:
             raise Unsupported("left_in_game with a distance that depends on the state")
         return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, k, 1))
@@ -557,33 +427,33 @@ class Encoder:
     def b_in_game_team(self, e, a, st):
         to = self.inst.team_of
         return self.lift1(a[0], range(self.nt), lambda t: z3.And(
-            z3.Not(st.tout[t]), _or([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
+            z3.Not(st.tout[t]), or_all([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
 
     # out of the game and none of the reasons to be out without losing: lost
     def b_lost_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: _or2(_lost(st.out[p], st.rd[p], st.rw[p], st.rx[p]), st.lp[p]))
+        return self.lift1(a[0], range(self.n), lambda p: or2(lost(st.out[p], st.rd[p], st.rw[p], st.rx[p]), st.lp[p]))
 
     def b_lost_team(self, e, a, st):
         return self.lift1(a[0], range(self.nt),
-                          lambda t: _or2(_lost(st.tout[t], st.trd[t], st.trw[t], st.trx[t]), st.lt[t]))
+                          lambda t: or2(lost(st.tout[t], st.trd[t], st.trw[t], st.trx[t]), st.lt[t]))
 
     def b_lost_now_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: z3.And(_or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
+        return self.lift1(a[0], range(self.n), lambda p: z3.And(or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
 
     def b_lost_now_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: z3.And(_or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
+        return self.lift1(a[0], range(self.nt), lambda t: z3.And(or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
 
     def b_won_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: _or2(st.wp[p], st.rw[p]))
+        return self.lift1(a[0], range(self.n), lambda p: or2(st.wp[p], st.rw[p]))
 
     def b_won_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.wt[t], st.trw[t]))
+        return self.lift1(a[0], range(self.nt), lambda t: or2(st.wt[t], st.trw[t]))
 
     def b_drew_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: _or2(st.dp[p], st.rd[p]))
+        return self.lift1(a[0], range(self.n), lambda p: or2(st.dp[p], st.rd[p]))
 
     def b_drew_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: _or2(st.dt[t], st.trd[t]))
+        return self.lift1(a[0], range(self.nt), lambda t: or2(st.dt[t], st.trd[t]))
 
     def b_size(self, e, a, st):
         s = a[0]
@@ -591,7 +461,7 @@ class Encoder:
             # distinct values only, as the explorer's frozenset counts them
             firsts = []
             for i, (v, c) in enumerate(zip(s.values, s.elems)):
-                dup = _or([z3.And(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
+                dup = or_all([z3.And(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
                 firsts.append(z3.If(z3.And(c, z3.Not(dup)), 1, 0))
             return z3.Sum(firsts) if firsts else z3.IntVal(0)
         return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
@@ -638,7 +508,7 @@ class Encoder:
         return z3.And(st.over, st.fin)
 
     def b_game_won(self, e, a, st):
-        return z3.And(st.over, _or(st.wp + st.wt))
+        return z3.And(st.over, or_all(st.wp + st.wt))
 
     def b_nplayers(self, e, a, st):
         return z3.IntVal(self.n)
@@ -708,7 +578,7 @@ class Encoder:
             else:
                 i = self._errors_into(st, lambda: self.expr(s.index, st, env)) - var.index_base
                 slots = st.vals[s.var]
-                ci = _concrete(i)
+                ci = concrete(i)
                 st.error = z3.Or(st.error, z3.Or(i < 0, i >= len(slots)))
                 st.vals[s.var] = [(v if ci == j else old) if ci is not None else sym_if(i == j, v, old)
                                   for j, old in enumerate(slots)]
@@ -720,16 +590,16 @@ class Encoder:
             for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
                 value = self.lit(self._errors_into(st, lambda c=c: self.expr(c, st, env), before))
                 conds.append(value)
-                if _decided(value):  # the branches after a condition that holds are never reached
+                if decided(value):  # the branches after a condition that holds are never reached
                     break
                 before = z3.And(before, z3.Not(value))
-            chosen = len(conds) - 1 if conds and _decided(conds[-1]) else None
+            chosen = len(conds) - 1 if conds and decided(conds[-1]) else None
             out = self.stmts(s.otherwise if chosen is None else s.branches[chosen][1], st, env)
             for c, (_, body) in reversed(list(zip(conds[:chosen], s.branches))):
-                if _decided(c) is not False:  # a branch whose condition is false changes nothing
+                if decided(c) is not False:  # a branch whose condition is false changes nothing
                     out = merge(c, self.stmts(body, st, env), out)
             if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
-                taken = TRUE if s.otherwise else _or(conds)
+                taken = TRUE if s.otherwise else or_all(conds)
                 out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
             return out
         if isinstance(s, T.Forall):
@@ -737,7 +607,7 @@ class Encoder:
             cands = self._errors_into(st, lambda: self.candidates(s.domain, st, env))
             for v, c in cands:
                 c = self.lit(c)
-                if _decided(c) is not False:
+                if decided(c) is not False:
                     st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
             return st
         if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
@@ -749,7 +619,7 @@ class Encoder:
                 return st
             x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
             team = s.subject.type.kind == "team"
-            attr = _FACT[s.kind] + ("t" if team else "p")
+            attr = FACT[s.kind] + ("t" if team else "p")
             setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
             return st
         raise Unsupported(type(s).__name__)
@@ -812,7 +682,7 @@ class Encoder:
                     setattr(st, attr, z3.simplify(z3.Or(getattr(st, attr), fire)))
                     continue
                 team = r.subject == "team"
-                attr = _FACT[r.kind] + ("t" if team else "p")
+                attr = FACT[r.kind] + ("t" if team else "p")
                 done = st.tout if team else st.out
                 if again is not None and r.kind == "win":  # who lost earlier may win (same_step)
                     done = [z3.And(d, z3.Not(g)) for d, g in zip(done, again[team])]
@@ -827,7 +697,7 @@ class Encoder:
                     fired.append(z3.simplify(z3.And(enabled, cond)))
                     # without the "lacks the fact" part the facts come out the same when nothing changed
                     facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), z3.Not(forbidden[x]), cond)))
-            step = z3.simplify(_or(fired))
+            step = z3.simplify(or_all(fired))
             derived.append(step)
             ran = z3.simplify(z3.And(ran, step))
             # the same facts out as in: nothing can change in a further pass
@@ -837,26 +707,26 @@ class Encoder:
             todo = [r for r in todo if _reads_own(r)]
             if not todo:
                 break
-        return z3.simplify(_or(derived))
+        return z3.simplify(or_all(derived))
 
     @staticmethod
     def _apply_results(st: SymState, plays_on: bool):
         """The explorer's `_apply_results`: leaving gives way to a result of the same step;
         everyone with an outcome leaves, each for its reason. Returns whether the step ended
         the game by an outcome."""
-        st.xp = [z3.And(x, z3.Not(_or([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
-        st.xt = [z3.And(x, z3.Not(_or([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
+        st.xp = [z3.And(x, z3.Not(or_all([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
+        st.xt = [z3.And(x, z3.Not(or_all([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
         wp = st.wp if plays_on else [FALSE] * len(st.wp)
         wt = st.wt if plays_on else [FALSE] * len(st.wt)
-        st.out = [_or([o, a, b, c, d]) for o, a, b, c, d in zip(st.out, st.lp, st.dp, st.xp, wp)]
-        st.tout = [_or([o, a, b, c, d]) for o, a, b, c, d in zip(st.tout, st.lt, st.dt, st.xt, wt)]
-        st.rd = [_or2(a, b) for a, b in zip(st.rd, st.dp)]
-        st.rx = [_or2(a, b) for a, b in zip(st.rx, st.xp)]
-        st.rw = [_or2(a, b) for a, b in zip(st.rw, wp)]
-        st.trd = [_or2(a, b) for a, b in zip(st.trd, st.dt)]
-        st.trx = [_or2(a, b) for a, b in zip(st.trx, st.xt)]
-        st.trw = [_or2(a, b) for a, b in zip(st.trw, wt)]
-        return _or([st.draw, st.fin] + ([] if plays_on else st.wp + st.wt))
+        st.out = [or_all([o, a, b, c, d]) for o, a, b, c, d in zip(st.out, st.lp, st.dp, st.xp, wp)]
+        st.tout = [or_all([o, a, b, c, d]) for o, a, b, c, d in zip(st.tout, st.lt, st.dt, st.xt, wt)]
+        st.rd = [or2(a, b) for a, b in zip(st.rd, st.dp)]
+        st.rx = [or2(a, b) for a, b in zip(st.rx, st.xp)]
+        st.rw = [or2(a, b) for a, b in zip(st.rw, wp)]
+        st.trd = [or2(a, b) for a, b in zip(st.trd, st.dt)]
+        st.trx = [or2(a, b) for a, b in zip(st.trx, st.xt)]
+        st.trw = [or2(a, b) for a, b in zip(st.trw, wt)]
+        return or_all([st.draw, st.fin] + ([] if plays_on else st.wp + st.wt))
 
     def _ground(self, rules) -> int:
         return sum(self.n if r.subject == "player" else self.nt if r.subject == "team" else 1 for r in rules)
@@ -886,11 +756,11 @@ class Encoder:
                 ks = [k for k in cannot if k.kind == "cannot_" + r.kind and k.subject == r.subject
                       and (r.name, k.name) not in exempt]
                 if ks:
-                    blocked[r.name] = [_or([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
+                    blocked[r.name] = [or_all([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
         again = None  # who lost earlier and may win (`precedence lose over win same_step`)
         if model.past_losers_win:
-            again = ([_lost(o, *r) for o, r in zip(out0, zip(st.rd, st.rw, st.rx))],
-                     [_lost(o, *r) for o, r in zip(tout0, zip(st.trd, st.trw, st.trx))])
+            again = ([lost(o, *r) for o, r in zip(out0, zip(st.rd, st.rw, st.rx))],
+                     [lost(o, *r) for o, r in zip(tout0, zip(st.trd, st.trw, st.trx))])
         reasons0 = tuple(list(getattr(st, r)) for r in SymState.RESULTS)
         go = TRUE  # whether this round runs
         for round_ in range(self._ground(losses) + 1 if loss_reads_won else 1):
@@ -900,13 +770,13 @@ class Encoder:
                 go = z3.simplify(z3.And(go, changed))
                 if z3.is_false(go):
                     break
-            st.out = [_or([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
-            st.tout = [_or([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
+            st.out = [or_all([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
+            st.tout = [or_all([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
             # each for its reason: who drew or left in this step did not lose
-            st.rd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
-            st.rx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
-            st.trd = [_or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
-            st.trx = [_or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
+            st.rd = [or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
+            st.rx = [or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
+            st.trd = [or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
+            st.trx = [or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
             now = None if again is None else ([z3.And(g, z3.Not(x)) for g, x in zip(again[0], st.lp)],
                                               [z3.And(g, z3.Not(x)) for g, x in zip(again[1], st.lt)])
             self._fixpoint(st, wins, go, blocked, now)
@@ -933,20 +803,20 @@ class Encoder:
                 st.wp = [z3.And(a, z3.Not(st.draw)) for a in st.wp]
                 st.wt = [z3.And(a, z3.Not(st.draw)) for a in st.wt]
             elif (w, l) == ("win", "draw"):
-                st.draw = z3.And(st.draw, z3.Not(_or(st.wp + st.wt)))
+                st.draw = z3.And(st.draw, z3.Not(or_all(st.wp + st.wt)))
             elif (w, l) == ("draw", "lose"):
                 st.lp = [z3.And(a, z3.Not(st.draw)) for a in st.lp]
                 st.lt = [z3.And(a, z3.Not(st.draw)) for a in st.lt]
             elif (w, l) == ("lose", "draw"):
-                st.draw = z3.And(st.draw, z3.Not(_or(st.lp + st.lt)))
+                st.draw = z3.And(st.draw, z3.Not(or_all(st.lp + st.lt)))
             _some_draw_precedence(st, w, l)
         plays_on = not model.after_win_ends
         ended = self._apply_results(st, plays_on)
         # why the game must be over, in the explorer's order: each test only where the ones before failed
         everyone_out = z3.And(*st.out)
         # everyone has left and someone won or drew on the way out: the game is over (a draw if nobody won)
-        someone_won = _or(st.rw + st.trw)
-        closed = z3.And(z3.Not(ended), everyone_out, z3.Or(someone_won, _or(st.rd + st.trd)))
+        someone_won = or_all(st.rw + st.trw)
+        closed = z3.And(z3.Not(ended), everyone_out, z3.Or(someone_won, or_all(st.rd + st.trd)))
         # the draw of a game everyone has left is the end's, not a draw fact of the step: no
         # `on draw` trigger fires for it, and a further round does not start from it (as the
         # explorer's end marker); `_settle` reads the fact from `draw_fact`
@@ -960,13 +830,13 @@ class Encoder:
         sides = self.nt if self.inst.has_teams else self.n
         if model.last_side_ends and sides >= 2:
             if self.inst.has_teams:
-                alive = [z3.And(z3.Not(st.tout[t]), _or([z3.Not(st.out[p]) for p in range(self.n)
+                alive = [z3.And(z3.Not(st.tout[t]), or_all([z3.Not(st.out[p]) for p in range(self.n)
                                                          if self.inst.team_of[p] == t])) for t in range(self.nt)]
             else:
                 alive = [z3.Not(o) for o in st.out]
             reasons.append(z3.Sum([z3.If(a, 1, 0) for a in alive]) <= 1)
-        gap = z3.And(z3.Not(ended), _or(reasons))
-        st.error = z3.simplify(z3.Or(st.error, _or(self.errs)))
+        gap = z3.And(z3.Not(ended), or_all(reasons))
+        st.error = z3.simplify(z3.Or(st.error, or_all(self.errs)))
         self.path, self.errs = saved_path, saved_errs
         return st, ended, gap
 
@@ -1044,15 +914,6 @@ def _settle(enc: Encoder, st: SymState):
     return st, ended, gap
 
 
-_FACT = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}  # an outcome's fact lists: lp, wt, dp, xt...
-
-
-def _lost(out, drew, won, left):
-    """Out of the game and not for a draw, a win or leaving: lost."""
-    if z3.is_false(out):
-        return FALSE
-    return z3.And(out, z3.Not(_or([drew, won, left])))
-
 
 def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
     """The explorer's `_some_draw_precedence`: player by player, for the draws of some players."""
@@ -1080,17 +941,6 @@ def handled_builtins() -> set[str]:
     return {k for k in bi.BY_KEY if hasattr(Encoder, "b_" + k)}
 
 
-def _fresh_value(inst, v: Var, name):
-    if v.type.kind == "set":
-        return SymSet([z3.Bool(f"{name}.{p}") for p in range(inst.nplayers)], "player")
-    return (z3.Bool if v.type.kind == "bool" else z3.Int)(name)
-
-
-def _eq(a, b):
-    if isinstance(a, SymSet):
-        return z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
-    return a == _tz(b)
-
 
 def _floordiv(a, b):
     """Python's floor division. Z3's integer division is Euclidean (the remainder is never
@@ -1098,25 +948,6 @@ def _floordiv(a, b):
     euclid = a / b
     return z3.If(z3.And(b < 0, a % b != 0), euclid - 1, euclid)
 
-
-# ---------------------------------------------------------------- concrete states <-> Z3
-
-def state_to_sym(inst: Instance, state: tuple) -> SymState:
-    vals = {}
-    for v in inst.vars:
-        slots = state[v.offset:v.offset + v.count]
-        if v.type.kind == "set":
-            vals[v.name] = [SymSet([z3.BoolVal(bool(x >> p & 1)) for p in range(inst.nplayers)], "player") for x in slots]
-            continue
-        vals[v.name] = [z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x) for x in slots]
-    k = inst.nslots
-    n, nt = inst.nplayers, inst.nteams
-    out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(n)]
-    tout = [z3.BoolVal(bool(state[k + 1] >> t & 1)) for t in range(nt)]
-    # above who is out, why (the explorer's checker.explicit.compile.result_mask): drew, won, left
-    results = tuple([z3.BoolVal(bool(state[k] >> (why * n + p) & 1)) for p in range(n)] for why in (1, 2, 3)) + \
-        tuple([z3.BoolVal(bool(state[k + 1] >> (why * nt + t) & 1)) for t in range(nt)] for why in (1, 2, 3))
-    return SymState(vals, out, tout, results)
 
 
 @dataclass(frozen=True)
@@ -1157,20 +988,20 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     for j, (b, dom) in enumerate(decl.params):
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
         if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
-            return "" if _concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
-        if j >= len(step.binding) or not any(_concrete(c) is True and val == step.binding[j] for val, c in cands):
+            return "" if concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
+        if j >= len(step.binding) or not any(concrete(c) is True and val == step.binding[j] for val, c in cands):
             return f"argument {b.name} outside its domain"
         env[b.uid] = step.binding[j]
     guard, guard_err = enc.checked(lambda: enc.expr(decl.guard, st, env))
     failing = step.post is None
-    if _concrete(guard_err) is True:
+    if concrete(guard_err) is True:
         return "" if failing and step.where == "guard" else "the guard cannot be evaluated in the replay"
     if failing and step.where == "guard":
         return "the explorer could not evaluate the guard, the replay can"
-    if _concrete(guard) is not True:
+    if concrete(guard) is not True:
         return "the guard does not hold"
     after = enc.stmts(decl.body, st, env)
-    body_fail = {"overflow": _concrete(after.overflow) is True, "evaluation-error": _concrete(after.error) is True}
+    body_fail = {"overflow": concrete(after.overflow) is True, "evaluation-error": concrete(after.error) is True}
     if failing and step.where == "body":
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
     if any(body_fail.values()):
@@ -1178,8 +1009,8 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     after, ended, gap = enc.settle(after)
     if failing:  # in the outcome rules or a trigger
         bad = after.overflow if step.error_kind == "overflow" else after.error
-        return "" if _concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
-    if _concrete(after.error) is True or _concrete(after.overflow) is True:
+        return "" if concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
+    if concrete(after.error) is True or concrete(after.overflow) is True:
         return "the outcome rules or triggers fail in the replay"
     if step.hits is not None:  # the tagged statements of the body and of the triggers that ran
         problem = _compare_hits(inst, after, step.hits)
@@ -1201,7 +1032,7 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
     st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst, fold=True)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
-    return _concrete(err) is True
+    return concrete(err) is True
 
 
 def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
@@ -1224,7 +1055,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
                 env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
                 value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
                 fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
-            ok = _concrete(_or(fails)) is True
+            ok = concrete(or_all(fails)) is True
         elif where in ("init", "constraint"):
             conds = list(model.inits) + ([d for d in model.constraints
                                           if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
@@ -1234,10 +1065,10 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
                 value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
                 fails.append(err)
                 before = z3.And(before, value)
-            ok = _concrete(_or(fails)) is True
+            ok = concrete(or_all(fails)) is True
         else:
             after, _, _ = enc.settle(st)
-            ok = _concrete(after.overflow if kind == "overflow" else after.error) is True
+            ok = concrete(after.overflow if kind == "overflow" else after.error) is True
     except Unsupported as exc:
         return f"not replayed: {exc}"
     return "" if ok else f"the setup does not fail in the replay ({where})"
@@ -1245,7 +1076,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
 
 def statement_hits(inst: Instance, st: SymState) -> set[int]:
     """The tagged statements (and routines) that applied in a concrete step, as rule ids."""
-    return {r for r, c in st.hits.items() if _concrete(c) is True}
+    return {r for r, c in st.hits.items() if concrete(c) is True}
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
@@ -1265,34 +1096,34 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
         for j in range(v.count):
             got = st.vals[v.name][j]
             if isinstance(got, SymSet):
-                bits = [_concrete(b) for b in got.elems]
+                bits = [concrete(b) for b in got.elems]
                 got = None if None in bits else sum(1 << p for p, b in enumerate(bits) if b)
             else:
-                got = _concrete(got)
+                got = concrete(got)
             want = post[v.offset + j]
             if got != want:
                 key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[j]}]"
                 return f"{key} is {got} in the replay but {want} in the explorer"
     k = inst.nslots
     n, nt = inst.nplayers, inst.nteams
-    out = sum(1 << p for p in range(n) if _concrete(st.out[p]))
+    out = sum(1 << p for p in range(n) if concrete(st.out[p]))
     if out != post[k] & ((1 << n) - 1):
         return "players out of the game differ"
     for why, (ps, ts) in enumerate(((st.rd, st.trd), (st.rw, st.trw), (st.rx, st.trx)), 1):
-        got = (sum(1 << p for p in range(n) if _concrete(ps[p])), sum(1 << t for t in range(nt) if _concrete(ts[t])))
+        got = (sum(1 << p for p in range(n) if concrete(ps[p])), sum(1 << t for t in range(nt) if concrete(ts[t])))
         if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
             return "why players or teams are out of the game differs"
     end = post[-1]
-    is_end, is_gap = _concrete(ended), _concrete(gap)
+    is_end, is_gap = concrete(ended), concrete(gap)
     if bool(end and end[0] != "gap") != bool(is_end):
         return "whether the game ended differs"
     if bool(end and end[0] == "gap") != bool(is_gap):
         return "whether the game must be over differs"
     if end and end[0] != "gap":
         # winners who left while the game went on are winners of the game too
-        wp = sum(1 << p for p in range(inst.nplayers) if _concrete(_or2(st.wp[p], st.rw[p])))
-        wt = sum(1 << t for t in range(inst.nteams) if _concrete(_or2(st.wt[t], st.trw[t])))
-        if (wp, wt, bool(_concrete(st.draw))) != (end[0], end[1], end[2]):
+        wp = sum(1 << p for p in range(inst.nplayers) if concrete(or2(st.wp[p], st.rw[p])))
+        wt = sum(1 << t for t in range(inst.nteams) if concrete(or2(st.wt[t], st.trw[t])))
+        if (wp, wt, bool(concrete(st.draw))) != (end[0], end[1], end[2]):
             return "the winners differ"
     return ""
 
@@ -1371,20 +1202,20 @@ def _setup_rules(inst: Instance, enc: Encoder, add) -> SymState:
     for name, var in inst.static_choices.items():
         if var.type.kind == "set":
             raise Unsupported("set-valued choices")
-        terms = [_fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
+        terms = [fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
         enc.static[name] = terms
         for t in terms:
             add(var.info, enc.in_type(var, t), f"the type of {name}")
     st = SymState({}, [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
     for v in inst.vars:
-        terms = [_fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
+        terms = [fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
         st.vals[v.name] = terms
         for j, t in enumerate(terms):
             add(v.info, enc.in_type(v, t), f"the type of {v.name}")
             if v.info.init is not None:
                 env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
                 value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
-                add(v.info, z3.And(z3.Not(err), _eq(t, value)), f"the initial value of {v.name}")
+                add(v.info, z3.And(z3.Not(err), equal(t, value)), f"the initial value of {v.name}")
     for d in inst.model.inits + inst.model.constraints:
         value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
         add(d, z3.And(z3.Not(err), value), f"`{d.name}`")
@@ -1412,7 +1243,7 @@ def setups(inst: Instance, limit: int, timeout_ms: int = 10_000):
         m = s.model()
         values = tuple(_slot_value(m, t) for t in terms)
         out.add(values)
-        s.add(z3.Or(*[z3.Not(_eq(t, _slot_term(t, x))) for t, x in zip(terms, values)]) if terms else FALSE)
+        s.add(z3.Or(*[z3.Not(equal(t, _slot_term(t, x))) for t, x in zip(terms, values)]) if terms else FALSE)
 
 
 def _slot_value(m, t):
@@ -1441,18 +1272,18 @@ def setup_admits(inst: Instance, state: tuple, timeout_ms: int = 10_000) -> str:
         for name, var in inst.static_choices.items():
             if var.type.kind == "set":
                 raise Unsupported("set-valued choices")
-            terms = [_fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
+            terms = [fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
             enc.static[name] = terms
             s.add(*[enc.in_type(var, t) for t in terms])
         st = state_to_sym(inst, state)
         for v in inst.vars:
             for j, t in enumerate(st.vals[v.name]):
-                if _concrete(enc.in_type(v, t)) is False:
+                if concrete(enc.in_type(v, t)) is False:
                     return f"{v.name} is outside its type"
                 if v.info.init is not None:
                     env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
                     value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
-                    s.add(z3.Not(err), _eq(t, value))
+                    s.add(z3.Not(err), equal(t, value))
         for d in model.inits + model.constraints:
             value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
             s.add(z3.Not(err), value)
@@ -1473,7 +1304,7 @@ class _Frame:
     """Fresh symbols for one step of a bounded path."""
 
     def __init__(self, inst: Instance, i: int):
-        vals = {v.name: [_fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
+        vals = {v.name: [fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
         n, nt = inst.nplayers, inst.nteams
         results = tuple([z3.Bool(f"{r}_{x}@{i}") for x in range(n if r[0] == "r" else nt)] for r in SymState.RESULTS)
         self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(n)],
@@ -1487,14 +1318,14 @@ class _Frame:
     def equals(self, st: SymState, ended, gap):
         eqs = []
         for k, terms in self.st.vals.items():
-            eqs += [_eq(a, b) for a, b in zip(terms, st.vals[k])]
+            eqs += [equal(a, b) for a, b in zip(terms, st.vals[k])]
         eqs += [a == b for a, b in zip(self.st.out, st.out)]
         eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
         for r in SymState.RESULTS:
             eqs += [a == b for a, b in zip(getattr(self.st, r), getattr(st, r))]
         # the end marker's winners: those of this step and those who left as winners before
-        eqs += [a == _or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
-        eqs += [a == _or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
+        eqs += [a == or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
+        eqs += [a == or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
         eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
         return z3.And(*eqs)
 
@@ -1513,7 +1344,7 @@ class BMC:
 
     def _initial(self):
         enc, inst = self.enc, self.inst
-        raw = SymState({v.name: [_fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
+        raw = SymState({v.name: [fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
                        [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
         s = self.solver
         for v in inst.vars:
@@ -1522,7 +1353,7 @@ class BMC:
                 if v.info.init is not None:
                     env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
                     value, err = enc.checked(lambda: enc.expr(v.info.init, raw, env))
-                    s.add(z3.Not(err), _eq(t, value))
+                    s.add(z3.Not(err), equal(t, value))
         for d in inst.model.inits:
             value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
             s.add(z3.Not(err), value)
@@ -1579,14 +1410,14 @@ class BMC:
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
         steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f) if post is not None]
-        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), _or(steps))
+        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), or_all(steps))
         self.frames.append(g)
 
     def stuck(self, f: _Frame):
         """No game action goes through and none fails: the explorer's deadlock."""
         opts = self._options(f)
-        moves = _or([ok for d, ok, _, _, _, _ in opts if not d.leave])
-        fails = _or([bad for _, _, bad, _, _, _ in opts])
+        moves = or_all([ok for d, ok, _, _, _, _ in opts if not d.leave])
+        fails = or_all([bad for _, _, bad, _, _, _ in opts])
         return z3.And(z3.Not(f.ended), z3.Not(f.gap), z3.Not(moves), z3.Not(fails))
 
     def reachable_outcomes(self, depth: int):
