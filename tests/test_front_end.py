@@ -13,7 +13,7 @@ from checker.cli import main
 from checker.explicit import compile as explicit
 from checker.frontend import builtins, typed
 from checker.outputs import report
-from checker.symbolic import z3backend
+from checker.symbolic import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,19 +100,19 @@ invariant small: hits < 2
 @pytest.mark.parametrize("kind", [k.__name__ for k in typed.EXPR_KINDS])
 def test_every_expression_kind_is_handled_by_both_engines(kind):
     assert hasattr(explicit.Compiler, "e_" + kind)
-    assert hasattr(z3backend.Encoder, "z_" + kind)
+    assert hasattr(encode.Encoder, "z_" + kind)
 
 
 def test_every_statement_kind_is_handled_by_both_engines():
     names = {k.__name__ for k in typed.STMT_KINDS}
     assert names <= {n[2:] for n in dir(explicit.Compiler) if n.startswith("s_")}
-    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/z3backend.py").read_text()))
+    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/encode.py").read_text()))
     assert all(f"T.{n}" in encoded for n in names)
 
 
 def test_every_built_in_is_implemented_by_both_engines():
     assert explicit.handled_builtins() == set(builtins.BY_KEY)
-    assert z3backend.handled_builtins() == set(builtins.BY_KEY)
+    assert encode.handled_builtins() == set(builtins.BY_KEY)
 
 
 def test_every_typed_node_kind_has_children_for_walks():
@@ -170,7 +170,7 @@ def test_the_explicit_and_symbolic_engines_never_import_each_other_and_the_front
 
 def test_a_counterexample_the_replay_rejects_is_a_disagreement_with_its_own_exit_code(monkeypatch, capsys):
     # a deliberately wrong symbolic `left`: the replay must refuse the explorer's trace
-    monkeypatch.setattr(z3backend.Encoder, "b_left", lambda self, e, a, st: (a[0] + a[1] + 1) % self.n)
+    monkeypatch.setattr(encode.Encoder, "b_left", lambda self, e, a, st: (a[0] + a[1] + 1) % self.n)
     res = engine.check(["tests/fixtures/never-active/play-defect.rw"])
     assert res.disagreements and not any(f.kind == "never-active" for f in res.findings)
     assert res.exit_code() == 4

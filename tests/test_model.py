@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 from checker.explicit.compile import dist_in_game, ring_step
 from checker.engine import load_instances
 from checker.frontend.parser import parse_file
+from checker.symbolic.encode import Encoder, floordiv
 from checker.symbolic.terms import SymState, concrete
-from checker.symbolic.z3backend import Encoder
 
 
 def write(tmp_path, name, text):
@@ -69,7 +69,6 @@ def test_seating_functions_agree_between_the_explorer_and_z3(tmp_path_factory, n
 @settings(max_examples=200, deadline=None)
 @given(a=st.integers(-50, 50), b=st.integers(-9, 9).filter(lambda b: b != 0))
 def test_integer_division_and_remainder_agree_between_the_backends(a, b):
-    from checker.symbolic.z3backend import _floordiv
-    q = _floordiv(z3.IntVal(a), z3.IntVal(b))
+    q = floordiv(z3.IntVal(a), z3.IntVal(b))
     assert concrete(q) == a // b
     assert concrete(z3.IntVal(a) - z3.IntVal(b) * q) == a % b

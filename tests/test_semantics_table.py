@@ -28,8 +28,9 @@ from checker.engine import load_instances
 from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
+from checker.symbolic.encode import Encoder
 from checker.symbolic.terms import SymSet, concrete, state_to_sym
-from checker.symbolic.z3backend import Encoder, statement_hits
+from checker.symbolic.z3backend import statement_hits
 
 ERROR = "error"
 OVERFLOW = "overflow"
