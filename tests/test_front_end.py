@@ -106,7 +106,7 @@ def test_every_expression_kind_is_handled_by_both_engines(kind):
 def test_every_statement_kind_is_handled_by_both_engines():
     names = {k.__name__ for k in typed.STMT_KINDS}
     assert names <= {n[2:] for n in dir(explicit.Compiler) if n.startswith("s_")}
-    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/encode.py").read_text()))
+    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/statements.py").read_text()))
     assert all(f"T.{n}" in encoded for n in names)
 
 

@@ -1,6 +1,8 @@
-"""Encoding: the typed IR over Z3 terms, the `Encoder` every later pass (setups, replay,
-bounded model checking) builds its formulas with: expressions, the built-in functions,
-statements, and outcome resolution with the triggers' rounds after a step's body.
+"""Encoding: the typed IR's expressions as Z3 terms over a `SymState`, the `Encoder` every
+later pass (setup, replay, bmc) builds its formulas with, and outcome resolution with the
+triggers' rounds after a step's body. Statements and the built-in functions are its mixins
+(`statements.py`, `builtins.py`), kept apart only for size: one class, one set of paths and
+errors.
 
 Quantifiers range over concrete candidates with a membership condition, so every binder is a
 Python int and the seating functions are evaluated exactly. Evaluation errors (division by
@@ -16,12 +18,18 @@ import z3
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
-from ..frontend.instances import Instance, Var
+from ..frontend.instances import Instance
+from .builtins import Builtins
+from .statements import Statements
 from .terms import (FACT, FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, lost, merge, or2, or_all,
                     sym_if, to_term)
 
 
-class Encoder:
+class Encoder(Statements, Builtins):
+    """The semantics of one instance over terms: `expr` gives an expression's term, `stmts` a
+    body's state after it (statements.py), `b_<key>` each built-in (builtins.py); the errors
+    met go into `errs` under the current `path`."""
+
     def __init__(self, inst: Instance, fold: bool = False):
         self.inst = inst
         # `fold`: every input is concrete (the replay of a trace), so comparisons, arithmetic and
@@ -330,303 +338,6 @@ class Encoder:
         args = [self.expr(a, st, env) for a in e.args]
         return getattr(self, "b_" + e.func)(e, args, st)
 
-    # ------------------------------------------------------------ built-ins (checker.frontend.builtins)
-    def lift1(self, x, domain, fn):
-        c = concrete(x)
-        if isinstance(c, int) and not isinstance(c, bool):
-            return fn(c)
-        vals = list(domain)
-        out = fn(vals[-1])
-        for v in reversed(vals[:-1]):
-            out = sym_if(x == v, fn(v), out)
-        return out
-
-    def lift2(self, x, y, fn):
-        return self.lift1(x, range(self.n), lambda a: self.lift1(y, range(self.n), lambda b: fn(a, b)))
-
-    def pick(self, index, options):
-        """options[index] for a player or team index (valid by typing)."""
-        return self.lift1(index, range(len(options)), lambda i: options[i])
-
-    def b_team(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: z3.IntVal(self.inst.team_of[p]))
-
-    def b_seat(self, e, a, st):
-        return a[0]
-
-    def b_player_at(self, e, a, st):
-        return a[0] % self.n
-
-    def b_left(self, e, a, st):
-        return (a[0] + a[1]) % self.n
-
-    def b_right(self, e, a, st):
-        return (a[0] - a[1]) % self.n
-
-    def b_next(self, e, a, st):
-        return (a[0] + 1) % self.n
-
-    def b_across(self, e, a, st):
-        return (a[0] + self.n // 2) % self.n
-
-    def b_dist(self, e, a, st):
-        d1, d2 = (a[1] - a[0]) % self.n, (a[0] - a[1]) % self.n
-        return z3.If(d1 < d2, d1, d2)
-
-    def b_dist_left(self, e, a, st):
-        return (a[1] - a[0]) % self.n
-
-    def b_members(self, e, a, st):
-        to = self.inst.team_of
-        return SymSet([self.lift1(a[0], range(self.nt), lambda t, p=p: z3.BoolVal(to[p] == t)) for p in range(self.n)],
-                      "player")
-
-    def b_opponents(self, e, a, st):
-        to = self.inst.team_of
-        if self.inst.has_teams:
-            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] != to[q]))
-                           for p in range(self.n)], "player")
-        return SymSet([a[0] != p for p in range(self.n)], "player")
-
-    def b_teammates(self, e, a, st):
-        to = self.inst.team_of
-        if self.inst.has_teams:
-            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] == to[q] and p != q))
-                           for p in range(self.n)], "player")
-        return SymSet([FALSE] * self.n, "player")
-
-    def b_next_in_game(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, 1))
-
-    def b_prev_in_game(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, -1))
-
-    def b_left_in_game(self, e, a, st):
-        k = concrete(a[1])
-        if k is None:
-            raise Unsupported("left_in_game with a distance that depends on the state")
-        return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, k, 1))
-
-    def b_dist_in_game(self, e, a, st):
-        return self.lift2(a[0], a[1], lambda p, q: self.dist_in_game(st, p, q))
-
-    def b_in_game_player(self, e, a, st):
-        return z3.Not(self.pick(a[0], st.out))
-
-    def b_in_game_team(self, e, a, st):
-        to = self.inst.team_of
-        return self.lift1(a[0], range(self.nt), lambda t: z3.And(
-            z3.Not(st.tout[t]), or_all([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
-
-    # out of the game and none of the reasons to be out without losing: lost
-    def b_lost_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: or2(lost(st.out[p], st.rd[p], st.rw[p], st.rx[p]), st.lp[p]))
-
-    def b_lost_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt),
-                          lambda t: or2(lost(st.tout[t], st.trd[t], st.trw[t], st.trx[t]), st.lt[t]))
-
-    def b_lost_now_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: z3.And(or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
-
-    def b_lost_now_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: z3.And(or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
-
-    def b_won_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: or2(st.wp[p], st.rw[p]))
-
-    def b_won_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: or2(st.wt[t], st.trw[t]))
-
-    def b_drew_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: or2(st.dp[p], st.rd[p]))
-
-    def b_drew_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: or2(st.dt[t], st.trd[t]))
-
-    def b_size(self, e, a, st):
-        s = a[0]
-        if s.kind == "int":
-            # distinct values only, as the explorer's frozenset counts them
-            firsts = []
-            for i, (v, c) in enumerate(zip(s.values, s.elems)):
-                dup = or_all([z3.And(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
-                firsts.append(z3.If(z3.And(c, z3.Not(dup)), 1, 0))
-            return z3.Sum(firsts) if firsts else z3.IntVal(0)
-        return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
-
-    def b_abs(self, e, a, st):
-        return z3.If(a[0] < 0, -a[0], a[0])
-
-    def b_min(self, e, a, st):
-        out = a[0]
-        for x in a[1:]:
-            out = z3.If(x < out, x, out)
-        return out
-
-    def b_max(self, e, a, st):
-        out = a[0]
-        for x in a[1:]:
-            out = z3.If(x > out, x, out)
-        return out
-
-    def b_after(self, e, a, st):
-        x, rest = a[0], a[1:]
-        self.fail(self.lit(z3.And(*[x != r for r in rest])))  # a value it does not list, as the explorer
-        out = rest[0]
-        for i in range(len(rest) - 1, -1, -1):
-            out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
-        return out
-
-    def b_players(self, e, a, st):
-        return SymSet([TRUE] * self.n, "player")
-
-    def b_remaining(self, e, a, st):
-        return SymSet([z3.Not(o) for o in st.out], "player")
-
-    def b_teams(self, e, a, st):
-        return SymSet([TRUE] * self.nt, "team")
-
-    def b_game_over(self, e, a, st):
-        return st.over
-
-    def b_game_drawn(self, e, a, st):
-        return z3.And(st.over, st.draw)
-
-    def b_game_finished(self, e, a, st):
-        return z3.And(st.over, st.fin)
-
-    def b_game_won(self, e, a, st):
-        return z3.And(st.over, or_all(st.wp + st.wt))
-
-    def b_nplayers(self, e, a, st):
-        return z3.IntVal(self.n)
-
-    def b_nteams(self, e, a, st):
-        return z3.IntVal(self.nt)
-
-    def b_team_size(self, e, a, st):
-        return z3.IntVal(self.n // self.nt if self.nt else 1)
-
-    def ring_step(self, st, p, k, direction):
-        """The k-th seat still in the game walking from p, round the table as often as needed
-        (p counts when the walk passes it); p if nobody is in the game."""
-        n = self.n
-        seats = [(p + direction * j) % n for j in range(1, n * max(k, 1) + 1)]
-        counts = []
-        running = z3.IntVal(0)
-        for s in seats:
-            running = running + z3.If(st.out[s], 0, 1)
-            counts.append(running)
-        result = z3.IntVal(p)
-        for s, cnt in reversed(list(zip(seats, counts))):
-            result = z3.If(z3.And(z3.Not(st.out[s]), cnt == k), z3.IntVal(s), result)
-        return result
-
-    def dist_in_game(self, st, p, q):
-        n = self.n
-        if p == q:
-            return z3.IntVal(0)
-        left_between = [(p + j) % n for j in range(1, (q - p) % n)]
-        right_between = [(p - j) % n for j in range(1, (p - q) % n)]
-        dl = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in left_between]) if left_between else z3.IntVal(1)
-        dr = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in right_between]) if right_between else z3.IntVal(1)
-        return z3.If(dl < dr, dl, dr)
-
-    # ------------------------------------------------------------ statements
-    def stmts(self, body, st: SymState, env) -> SymState:
-        for s in body:
-            if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
-                st = st.copy()
-                if s.rule is not None:
-                    st.hits[s.rule] = TRUE
-                value = self._errors_into(st, lambda s=s: self.expr(s.value, st, env))
-                env = {**env, s.binder.uid: value}
-                continue
-            st = self.stmt(s, st, env)
-        return st
-
-    def _errors_into(self, st: SymState, fn, path=TRUE):
-        """Run fn() (which encodes expressions read by a statement); its errors go to st.error."""
-        value, err = self.checked(fn, path)
-        if not z3.is_false(err):
-            st.error = z3.Or(st.error, err)
-        return value
-
-    def stmt(self, s, st, env) -> SymState:
-        if s.rule is not None and not isinstance(s, T.If):  # a tagged `if` applies when a branch is taken (below)
-            st = st.copy()
-            st.hits[s.rule] = TRUE
-        if isinstance(s, T.Assign):
-            st = st.copy()
-            var = self.inst.var(s.var)
-            v = self._errors_into(st, lambda: self.expr(s.value, st, env))
-            ok = self.in_type(var, v)
-            if s.index is None:
-                st.vals[s.var][0] = v
-            else:
-                i = self._errors_into(st, lambda: self.expr(s.index, st, env)) - var.index_base
-                slots = st.vals[s.var]
-                ci = concrete(i)
-                st.error = z3.Or(st.error, z3.Or(i < 0, i >= len(slots)))
-                st.vals[s.var] = [(v if ci == j else old) if ci is not None else sym_if(i == j, v, old)
-                                  for j, old in enumerate(slots)]
-            st.overflow = z3.Or(st.overflow, z3.Not(ok))
-            return st
-        if isinstance(s, T.If):
-            st = st.copy()
-            conds, before = [], TRUE
-            for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
-                value = self.lit(self._errors_into(st, lambda c=c: self.expr(c, st, env), before))
-                conds.append(value)
-                if decided(value):  # the branches after a condition that holds are never reached
-                    break
-                before = z3.And(before, z3.Not(value))
-            chosen = len(conds) - 1 if conds and decided(conds[-1]) else None
-            out = self.stmts(s.otherwise if chosen is None else s.branches[chosen][1], st, env)
-            for c, (_, body) in reversed(list(zip(conds[:chosen], s.branches))):
-                if decided(c) is not False:  # a branch whose condition is false changes nothing
-                    out = merge(c, self.stmts(body, st, env), out)
-            if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
-                taken = TRUE if s.otherwise else or_all(conds)
-                out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
-            return out
-        if isinstance(s, T.Forall):
-            st = st.copy()
-            cands = self._errors_into(st, lambda: self.candidates(s.domain, st, env))
-            for v, c in cands:
-                c = self.lit(c)
-                if decided(c) is not False:
-                    st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
-            return st
-        if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
-            return self.stmts(s.body, st, env)
-        if isinstance(s, T.OutcomeStmt):
-            st = st.copy()
-            if s.kind in ("draw", "finish") and s.subject is None:
-                setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
-                return st
-            x = self._errors_into(st, lambda: self.expr(s.subject, st, env))
-            team = s.subject.type.kind == "team"
-            attr = FACT[s.kind] + ("t" if team else "p")
-            setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
-            return st
-        raise Unsupported(type(s).__name__)
-
-    def in_type(self, var: Var, v):
-        t = var.type
-        if isinstance(v, SymSet):
-            return TRUE
-        if t.kind == "int":
-            return z3.And(v >= t.low, v <= t.high)
-        if t.kind == "player":
-            return z3.And(v >= (-1 if t.optional else 0), v < self.n)
-        if t.kind == "team":
-            return z3.And(v >= (-1 if t.optional else 0), v < self.nt)
-        if t.kind == "enum":
-            return z3.And(v >= 0, v < len(t.members))
-        return TRUE
-
     # ------------------------------------------------------------ outcomes
     def _forbid(self, st: SymState, cannot):
         """Stratum 0, as the explorer's: per "cannot" rule, the subjects (in the game when the
@@ -880,7 +591,7 @@ def _settle(enc: Encoder, st: SymState):
         for event, x, happens in events:
             for t in on[event]:
                 env = {t.binder.uid: x} if t.binder is not None else {}
-                cond = enc._errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), happens)
+                cond = enc.errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), happens)
                 fire = z3.simplify(z3.And(happens, cond))
                 if z3.is_false(fire):
                     continue
@@ -928,7 +639,6 @@ def _reads_own(r: T.OutcomeRule) -> bool:
 def handled_builtins() -> set[str]:
     """The built-in keys this engine implements (a test compares them with the table)."""
     return {k for k in bi.BY_KEY if hasattr(Encoder, "b_" + k)}
-
 
 
 def floordiv(a, b):
