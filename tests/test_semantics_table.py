@@ -29,6 +29,7 @@ from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
 from checker.symbolic.encode import Encoder
+from checker.symbolic.outcomes import settle
 from checker.symbolic.terms import SymSet, concrete, state_to_sym
 from checker.symbolic.z3backend import statement_hits
 
@@ -911,7 +912,7 @@ def test_the_table_has_at_least_100_rows_over_every_model_and_state():
 # ---------------------------------------------------------------- steps with triggers
 # A statement row run as a whole step: the body, then outcome resolution and the triggers'
 # rounds (docs/language.md, "Events and triggers"). Both engines settle the step (the explicit
-# `Machine.settle`, Z3's `Encoder.settle`) and must give the row's state: the changed
+# `Machine.settle`, Z3's `outcomes.settle`) and must give the row's state: the changed
 # variables, who is `out`, the `end` ("running", or who won) and the tags of the triggers and
 # tagged statements that ran (`rules`), or OVERFLOW when a trigger's assignment is out of type.
 
@@ -983,7 +984,7 @@ def _settled_symbolic(inst, out, fold):
     slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
     enc = Encoder(inst, fold)
     st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ())), {})
-    st, ended, _ = enc.settle(st)
+    st, ended, _ = settle(enc, st)
     if concrete(st.overflow):
         return OVERFLOW
     vals = []

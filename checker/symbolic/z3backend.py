@@ -27,6 +27,7 @@ import z3
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
+from .outcomes import settle
 from .terms import FALSE, TRUE, SymSet, SymState, Unsupported, concrete, equal, fresh_value, or2, or_all, state_to_sym
 
 
@@ -86,7 +87,7 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
     if any(body_fail.values()):
         return "the body fails in the replay (" + ", ".join(k for k, v in body_fail.items() if v) + ")"
-    after, ended, gap = enc.settle(after)
+    after, ended, gap = settle(enc, after)
     if failing:  # in the outcome rules or a trigger
         bad = after.overflow if step.error_kind == "overflow" else after.error
         return "" if concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
@@ -147,7 +148,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
                 before = z3.And(before, value)
             ok = concrete(or_all(fails)) is True
         else:
-            after, _, _ = enc.settle(st)
+            after, _, _ = settle(enc, st)
             ok = concrete(after.overflow if kind == "overflow" else after.error) is True
     except Unsupported as exc:
         return f"not replayed: {exc}"
@@ -443,7 +444,7 @@ class BMC:
                 value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
                 s.add(z3.Not(err), value)
         # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
-        st, ended, gap = enc.settle(raw.copy())
+        st, ended, gap = settle(enc, raw.copy())
         s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
 
     def _bindings(self, params, st, env, conds, failures):
@@ -477,7 +478,7 @@ class BMC:
                                 tuple(getattr(f.st, r) for r in SymState.RESULTS))
                 post = enc.stmts(d.body, base, env)
                 body_fail = z3.Or(post.error, post.overflow)
-                post, ended, gap = enc.settle(post)
+                post, ended, gap = settle(enc, post)
                 body_fail = z3.Or(body_fail, post.overflow)  # a trigger's assignment may overflow too
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
