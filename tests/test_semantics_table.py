@@ -30,8 +30,8 @@ from checker.frontend import builtins as bi
 from checker.frontend import typed as T
 from checker.symbolic.encode import Encoder
 from checker.symbolic.outcomes import settle
+from checker.symbolic.replay import statement_hits
 from checker.symbolic.terms import SymSet, concrete, state_to_sym
-from checker.symbolic.z3backend import statement_hits
 
 ERROR = "error"
 OVERFLOW = "overflow"
