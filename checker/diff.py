@@ -28,9 +28,9 @@ or a `contradiction` difference, informational). One that only one version has a
 differs at the setup.
 
 Each play is replayed by the Z3 engine in the version that allows it (its setup by
-`z3backend.setup_admits`, its steps by `z3backend.replay`). A difference is declared when a
-`changes [ids] "why"` note of the new version's model cites one of its rules, or when its
-fingerprint is in an accepted-differences file.
+`checker.symbolic.setup.setup_admits`, its steps by `checker.symbolic.replay.replay`). A
+difference is declared when a `changes [ids] "why"` note of the new version's model cites one
+of its rules, or when its fingerprint is in an accepted-differences file.
 
 `--max-seconds` is the whole diff's: each version's check gets SIDE_SHARE of it (what OLD
 leaves goes to NEW), the comparisons what is left, shared among the instances as they come.
@@ -53,7 +53,8 @@ from .frontend import syntax as sx
 from .explicit.explore import Graph, describe_action, rules_of
 from .frontend.instances import Instance
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
-from .symbolic import z3backend
+from .symbolic import replay as z3replay
+from .symbolic import setup as z3setup
 from .analyses.findings import Finding, TraceStep
 from .analyses.traces import RESULT_ROWS, build_trace, show, state_values
 
@@ -585,11 +586,11 @@ def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
     inst = g.machine.inst
     try:
         budget.check()
-        problem = z3backend.setup_admits(inst, g.values(trace[0].sid), max(1, int(budget.remaining() * 1000)))
+        problem = z3setup.setup_admits(inst, g.values(trace[0].sid), max(1, int(budget.remaining() * 1000)))
         if not problem:
-            steps = [z3backend.ReplayStep(g.values(x.sid), *g.labels[y.lid][:2], g.values(y.sid))
+            steps = [z3replay.ReplayStep(g.values(x.sid), *g.labels[y.lid][:2], g.values(y.sid))
                      for x, y in zip(trace, trace[1:])]
-            problem = z3backend.replay(inst, steps)
+            problem = z3replay.replay(inst, steps)
         else:
             problem = problem if problem.startswith("not replayed") else f"setup: {problem}"
     except LimitHit as exc:

@@ -44,7 +44,9 @@ from .frontend.instances import Instance, instantiate
 from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
 from .frontend.typed import VarInfo, model_name
-from .symbolic import z3backend
+from .symbolic import replay as z3replay
+from .symbolic import setup as z3setup
+from .symbolic.terms import Unsupported
 
 
 @dataclass
@@ -585,7 +587,7 @@ def _ask_within(part: Budget, ask):
         part.check()
         with watchdog(part):
             return ask(max(1, int(part.remaining() * 1000)))
-    except z3backend.Unsupported as exc:
+    except Unsupported as exc:
         return ("unknown", f"not encodable: {exc}")
     except LimitHit as exc:
         return ("unknown", str(exc))
@@ -596,7 +598,7 @@ def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding
     instance incomplete."""
     seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
     part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
-    verdict = _ask_within(part, lambda ms: z3backend.contradiction(inst, ms))
+    verdict = _ask_within(part, lambda ms: z3setup.contradiction(inst, ms))
     if verdict and verdict[0] == "unknown":
         res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
         return []
@@ -642,7 +644,7 @@ def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
         seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
         part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
         for env, shown in _possible_bindings(inst, d):
-            verdict = _ask_within(part, lambda ms, env=env: z3backend.impossible(inst, d.cond, ms, env))
+            verdict = _ask_within(part, lambda ms, env=env: z3setup.impossible(inst, d.cond, ms, env))
             if verdict and verdict[0] == "unknown":
                 res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
                 continue
@@ -762,7 +764,7 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None
     or "FAILED: what the replay saw"."""
     if "setup_error" in f.context:
         e = f.context["setup_error"]
-        problem = z3backend.replay_setup(machine.inst, e.values, e.where, e.kind)
+        problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
         if problem.startswith("not replayed"):
             return problem
         return f"FAILED: {problem}" if problem else "confirmed"
@@ -770,14 +772,14 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
         action, binding, hits = graph.labels[b.lid]
-        steps.append(z3backend.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid), hits=hits))
+        steps.append(z3replay.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid), hits=hits))
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
-        steps.append(z3backend.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3backend.replay(machine.inst, steps, memo)
+        steps.append(z3replay.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
+    problem = z3replay.replay(machine.inst, steps, memo)
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]
-        if not z3backend.fails_in(machine.inst, state, cond):
+        if not z3replay.fails_in(machine.inst, state, cond):
             problem = "the condition can be evaluated in the last state of the replay"
     if problem.startswith("not replayed"):
         return problem

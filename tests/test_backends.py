@@ -3,7 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from checker.symbolic import z3backend
+from checker.symbolic.bmc import BMC
+from checker.symbolic.setup import contradiction, setups
+from checker.symbolic.terms import Unsupported
 from checker.analyses.checks import run_checks
 from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
@@ -48,9 +50,9 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
     graph = explore(Machine(inst))
     assert graph.complete
     try:
-        bmc = z3backend.BMC(inst)
+        bmc = BMC(inst)
         got = bmc.reachable_outcomes(DEPTH)
-    except z3backend.Unsupported as exc:
+    except Unsupported as exc:
         pytest.skip(f"not encodable in Z3 yet: {exc}")
     outcomes, gaps, dead = _explorer_view(graph, DEPTH)
     assert got[0] == outcomes
@@ -86,7 +88,7 @@ def test_both_engines_agree_on_whether_a_setup_exists_and_which_setups_there_are
         assert bool(explored) == (not found), inst.label
         if inst.model.triggers:  # triggers may change a setup's values before it is a state
             continue
-        listed = z3backend.setups(inst, SETUPS_LISTED)
+        listed = setups(inst, SETUPS_LISTED)
         if listed is not None:
             assert set(explored) == listed, inst.label
 
@@ -100,7 +102,7 @@ def test_a_constraint_that_ties_a_choice_to_a_variable_makes_the_explorer_enumer
     assert "c" not in inst.static_choices
     initial, _ = Machine(inst).initial_states()
     assert {Machine(inst).values(s)[inst.var("x").offset] for s, _, _ in initial} == {0}
-    assert z3backend.setups(inst, 10) == {tuple(Machine(inst).values(s)[:inst.nslots]) for s, _, _ in initial}
+    assert setups(inst, 10) == {tuple(Machine(inst).values(s)[:inst.nslots]) for s, _, _ in initial}
 
 
 def test_a_choice_only_a_trigger_reads_is_explored(tmp_path):
@@ -151,7 +153,7 @@ constraint ten_or_fewer [4]: N <= 10 implies fmt == ffa
 constraint unrelated [5]: true
 """)
     inst = load_instances(str(spec))[0]
-    verdict = z3backend.contradiction(inst)
+    verdict = contradiction(inst)
     assert verdict[0] == "unsat"
     rules = sorted(t for d, _ in verdict[1] for t in d.tags)
     assert rules == ["3", "4"]

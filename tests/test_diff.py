@@ -554,8 +554,8 @@ def test_an_instance_one_version_did_not_check_is_not_compared_and_not_missing(t
 
 
 def test_an_instance_whose_choices_z3_could_not_decide_is_not_compared(tmp_path, monkeypatch):
-    from checker.symbolic import z3backend
-    monkeypatch.setattr(z3backend, "contradiction", lambda inst, ms=0: ("unknown", "timeout"))
+    from checker.symbolic import setup
+    monkeypatch.setattr(setup, "contradiction", lambda inst, ms=0: ("unknown", "timeout"))
     old, new = decks(tmp_path, "old.rw"), decks(tmp_path, "new.rw", win=2)
     res = diff(side(old), side(new))
     assert res.exit_code() == 3 and res.disagreements == [] and res.differences == []

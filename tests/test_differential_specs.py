@@ -48,8 +48,9 @@ from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
 from checker.limits import Budget, LimitHit, watchdog
-from checker.symbolic import z3backend
-from checker.symbolic.z3backend import SymState, _concrete
+from checker.symbolic.bmc import BMC
+from checker.symbolic.setup import impossible
+from checker.symbolic.terms import SymState, concrete
 
 from test_backends import _depths, _explorer_view
 
@@ -487,7 +488,7 @@ def z3_invariants(inst):
     """Per invariant: is a state violating it, or one where it cannot be evaluated, in a BMC frame
     0..DEPTH? Each frame is queried before the next is added, as reachable_outcomes does (adding a
     frame constrains the ones before it to have a successor)."""
-    bmc = z3backend.BMC(inst)
+    bmc = BMC(inst)
     enc, solver = bmc.enc, bmc.solver
     found = {d.name: [False, False] for d in inst.model.invariants}
     for i in range(DEPTH + 1):
@@ -500,7 +501,7 @@ def z3_invariants(inst):
         for d in inst.model.invariants:
             value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
             for j, query in enumerate((z3.And(z3.Not(err), z3.Not(value)), err)):
-                if found[d.name][j] or _concrete(query) is False:
+                if found[d.name][j] or concrete(query) is False:
                     continue
                 solver.push()
                 solver.add(query)
@@ -524,11 +525,11 @@ def compare(path):
     mine = explorer_view(machine, graph) + (explorer_possibles(machine, graph),)
     try:  # the checker's own watchdog: it stops the encoding only where nothing is half-built
         with watchdog(Budget(Limits(max_seconds=Z3_SECONDS))):
-            outcomes, gaps, dead = z3backend.BMC(inst).reachable_outcomes(DEPTH)
+            outcomes, gaps, dead = BMC(inst).reachable_outcomes(DEPTH)
             z_invariants = z3_invariants(inst)
     except LimitHit:
         return None
-    z_possibles = [(d.name, z3backend.impossible(inst, d.cond) is None) for d in inst.model.possibles]
+    z_possibles = [(d.name, impossible(inst, d.cond) is None) for d in inst.model.possibles]
     if inst.model.triggers:  # the explored initial states are settled, triggers included: not bare setups
         mine = mine[:-1] + (z_possibles,)
     return mine, (outcomes, gaps, dead, z_invariants, z_possibles)
@@ -614,7 +615,7 @@ def test_a_setup_whose_trigger_overflows_has_no_initial_state_in_either_engine(t
     inst = load_instances(str(path))[0]
     graph = explore(Machine(inst), Limits(max_states=1_000, max_seconds=20))
     assert [e.kind for e in graph.setup_errors] == ["overflow"] and not graph.states
-    assert z3backend.BMC(inst).solver.check() == z3.unsat
+    assert BMC(inst).solver.check() == z3.unsat
 
 
 # Every player draws in the setup, so the game is over because everyone has left with a draw

@@ -14,7 +14,7 @@ from checker.explicit import codegen
 from checker.explicit import compile as explicit
 from checker.frontend import builtins, dispatch, typed
 from checker.outputs import report
-from checker.symbolic import z3backend
+from checker.symbolic import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,12 +96,12 @@ invariant small: hits < 2
     assert inv.replay == "confirmed"
 
 
-# ---------------------------------------------------------------- one IR, two engines
+# ---------------------------------------------------------------- one IR, three engines
 
 # The engines: (name, walker class, prefix of expression handlers, built-ins it may leave out)
 ENGINES = [("closures", explicit.Compiler, "e_", frozenset()),
            ("generated successors", codegen.Generator, "x_", builtins.STEP_ONLY),
-           ("Z3", z3backend.Encoder, "z_", frozenset())]
+           ("Z3", encode.Encoder, "z_", frozenset())]
 
 
 @pytest.mark.parametrize("kind", [k.__name__ for k in typed.EXPR_KINDS])
@@ -114,7 +114,7 @@ def test_every_statement_kind_is_handled_by_every_engine():
     names = {k.__name__ for k in typed.STMT_KINDS}
     assert names <= {n[2:] for n in dir(explicit.Compiler) if n.startswith("s_")}
     assert names <= {n[2:] for n in dir(codegen.Generator) if n.startswith("s_")}
-    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/z3backend.py").read_text()))
+    encoded = ast.unparse(ast.parse((ROOT / "checker/symbolic/statements.py").read_text()))
     assert all(f"T.{n}" in encoded for n in names)
 
 
@@ -122,7 +122,7 @@ def test_every_built_in_is_implemented_by_every_engine():
     for _, walker, _, exempt in ENGINES:
         assert {k for k in builtins.BY_KEY if callable(getattr(walker, "b_" + k, None))} | exempt == set(builtins.BY_KEY)
     assert explicit.handled_builtins() == set(builtins.BY_KEY)
-    assert z3backend.handled_builtins() == set(builtins.BY_KEY)
+    assert encode.handled_builtins() == set(builtins.BY_KEY)
 
 
 @pytest.mark.parametrize("walker, prefix", [(explicit.Compiler, "e_"), (codegen.Generator, "x_")])
@@ -226,7 +226,7 @@ def test_each_transformer_method_is_defined_once_and_reads_the_node_position():
 
 def test_a_counterexample_the_replay_rejects_is_a_disagreement_with_its_own_exit_code(monkeypatch, capsys):
     # a deliberately wrong symbolic `left`: the replay must refuse the explorer's trace
-    monkeypatch.setattr(z3backend.Encoder, "b_left", lambda self, e, a, st: (a[0] + a[1] + 1) % self.n)
+    monkeypatch.setattr(encode.Encoder, "b_left", lambda self, e, a, st: (a[0] + a[1] + 1) % self.n)
     res = engine.check(["tests/fixtures/never-active/play-defect.rw"])
     assert res.disagreements and not any(f.kind == "never-active" for f in res.findings)
     assert res.exit_code() == 4

@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 from checker.explicit.compile import dist_in_game, ring_step
 from checker.engine import load_instances
 from checker.frontend.parser import parse_file
-from checker.symbolic.z3backend import Encoder, SymState, _concrete
+from checker.symbolic.encode import Encoder, floordiv
+from checker.symbolic.terms import SymState, concrete
 
 
 def write(tmp_path, name, text):
@@ -61,14 +62,13 @@ def test_seating_functions_agree_between_the_explorer_and_z3(tmp_path_factory, n
     enc = Encoder(load_instances(str(path))[0])
     sym = SymState({}, [z3.BoolVal(bool(out >> i & 1)) for i in range(n)], [])
     for direction in (1, -1):
-        assert _concrete(enc.ring_step(sym, p, k, direction)) == ring_step(p, k, direction, out, n)
-    assert _concrete(enc.dist_in_game(sym, p, q)) == dist_in_game(p, q, out, n)
+        assert concrete(enc.ring_step(sym, p, k, direction)) == ring_step(p, k, direction, out, n)
+    assert concrete(enc.dist_in_game(sym, p, q)) == dist_in_game(p, q, out, n)
 
 
 @settings(max_examples=200, deadline=None)
 @given(a=st.integers(-50, 50), b=st.integers(-9, 9).filter(lambda b: b != 0))
 def test_integer_division_and_remainder_agree_between_the_backends(a, b):
-    from checker.symbolic.z3backend import _floordiv
-    q = _floordiv(z3.IntVal(a), z3.IntVal(b))
-    assert _concrete(q) == a // b
-    assert _concrete(z3.IntVal(a) - z3.IntVal(b) * q) == a % b
+    q = floordiv(z3.IntVal(a), z3.IntVal(b))
+    assert concrete(q) == a // b
+    assert concrete(z3.IntVal(a) - z3.IntVal(b) * q) == a % b

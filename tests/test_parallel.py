@@ -292,8 +292,8 @@ def test_the_watchdog_and_time_limit_hold_in_worker_processes(tmp_path, capsys):
 
 
 def _wrong_left_in_worker(task):
-    from checker.symbolic import z3backend  # a deliberately wrong symbolic `left`, in the worker only
-    z3backend.Encoder.b_left = lambda self, e, a, st: (a[0] + a[1] + 1) % self.n
+    from checker.symbolic import encode  # a deliberately wrong symbolic `left`, in the worker only
+    encode.Encoder.b_left = lambda self, e, a, st: (a[0] + a[1] + 1) % self.n
     return engine.run_task(task)
 
 

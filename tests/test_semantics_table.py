@@ -36,7 +36,10 @@ from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
 from checker.explicit.compiled import CompiledMachine
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
-from checker.symbolic.z3backend import Encoder, SymSet, _concrete, state_to_sym, statement_hits
+from checker.symbolic.encode import Encoder
+from checker.symbolic.outcomes import settle
+from checker.symbolic.replay import statement_hits
+from checker.symbolic.terms import SymSet, concrete, state_to_sym
 
 ERROR = "error"
 OVERFLOW = "overflow"
@@ -748,13 +751,13 @@ def in_words(inst, ty, v):
 def _z3_plain(v):
     """A Z3 value of a concrete state as the explicit engine's value (sets as masks/frozensets)."""
     if isinstance(v, SymSet):
-        bits = [_concrete(c) for c in v.elems]
+        bits = [concrete(c) for c in v.elems]
         assert None not in bits, f"set membership not concrete: {v.elems}"
         if v.kind == "int":
-            vals = [_concrete(x) for x in v.values]
+            vals = [concrete(x) for x in v.values]
             return frozenset(x for x, b in zip(vals, bits) if b)
         return sum(1 << i for i, b in enumerate(bits) if b)
-    c = _concrete(v)
+    c = concrete(v)
     assert c is not None, f"not a concrete value: {z3.simplify(v)}"
     return c
 
@@ -816,7 +819,7 @@ def eval_expression(inst, node, slots, out, tout, facts, fold=False):
         mine = ERROR
     enc = Encoder(inst, fold)
     value, err = enc.checked(lambda: enc.expr(node, symbolic_state(inst, slots, out, tout, facts), {}))
-    failed = _concrete(err)
+    failed = concrete(err)
     assert failed in (True, False), f"Z3's error condition is not concrete: {err}"
     theirs = ERROR if failed else in_words(inst, node.type, _z3_plain(value))
     return mine, theirs
@@ -837,7 +840,7 @@ def eval_statements(inst, body, slots, out, tout, facts, fold=False):
         mine = ERROR
     enc = Encoder(inst, fold)
     st = enc.stmts(body, symbolic_state(inst, slots, out, tout, facts), {})
-    error, overflow = _concrete(st.error), _concrete(st.overflow)
+    error, overflow = concrete(st.error), concrete(st.overflow)
     assert error in (True, False) and overflow in (True, False), "Z3's failure conditions are not concrete"
     if error:
         theirs = ERROR
@@ -847,11 +850,11 @@ def eval_statements(inst, body, slots, out, tout, facts, fold=False):
         vals = []
         for var in inst.vars:
             vals += [_z3_plain(t) for t in st.vals[var.name]]
-        bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if _concrete(b))
+        bits = {f: sum(1 << i for i, b in enumerate(getattr(st, f)) if concrete(b))
                 for f in ("lp", "lt", "wp", "wt", "dp", "dt", "xp", "xt")}
         theirs = {**state_in_words(inst, vals), "lost": _names(inst, bits["lp"], bits["lt"]),
-                  "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(_concrete(st.draw)),
-                  "finish": bool(_concrete(st.fin)), "rules": _tags(inst, statement_hits(inst, st)),
+                  "won": _names(inst, bits["wp"], bits["wt"]), "draw": bool(concrete(st.draw)),
+                  "finish": bool(concrete(st.fin)), "rules": _tags(inst, statement_hits(inst, st)),
                   "drew": _names(inst, bits["dp"], bits["dt"]), "left": _names(inst, bits["xp"], bits["xt"])}
     return mine, theirs, error, overflow
 
@@ -1017,7 +1020,7 @@ def test_the_table_has_at_least_100_rows_over_every_model_and_state():
 # ---------------------------------------------------------------- steps with triggers
 # A statement row run as a whole step: the body, then outcome resolution and the triggers'
 # rounds (docs/language.md, "Events and triggers"). Each engine settles the step (the explicit
-# `Machine.settle`, Z3's `Encoder.settle`) and must give the row's state: the changed
+# `Machine.settle`, Z3's `outcomes.settle`) and must give the row's state: the changed
 # variables, who is `out`, the `end` ("running", or who won) and the tags of the triggers and
 # tagged statements that ran (`rules`), or OVERFLOW when a trigger's assignment is out of type.
 # The generated successors never settle a step themselves: outcome rules and triggers are run
@@ -1094,14 +1097,14 @@ def _settled_symbolic(inst, out, fold):
     slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
     enc = Encoder(inst, fold)
     st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ())), {})
-    st, ended, _ = enc.settle(st)
-    if _concrete(st.overflow):
+    st, ended, _ = settle(enc, st)
+    if concrete(st.overflow):
         return OVERFLOW
     vals = []
     for var in inst.vars:
         vals += [_z3_plain(t) for t in st.vals[var.name]]
-    pout = sum(1 << i for i, b in enumerate(st.out) if _concrete(b))
-    won = {p for i, p in enumerate(inst.players) if _concrete(st.wp[i])} if _concrete(ended) else set()
+    pout = sum(1 << i for i, b in enumerate(st.out) if concrete(b))
+    won = {p for i, p in enumerate(inst.players) if concrete(st.wp[i])} if concrete(ended) else set()
     return {**state_in_words(inst, vals), "out": _names(inst, pout, 0), "end": ",".join(sorted(won)) or "running",
             "rules": _tags(inst, statement_hits(inst, st))}
 

@@ -14,7 +14,7 @@ from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import describe_action
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
-from checker.symbolic import z3backend
+from checker.symbolic.replay import ReplayStep, replay
 
 RING = """
 players 4
@@ -51,7 +51,7 @@ def play(text: str, *moves: str, tmp_path) -> dict:
         quick = {describe_action(fast, k[0], k[1]): (t, k[2]) for (k, t, _) in
                  (x for x in fast.successors(f) if isinstance(x, tuple))}
         assert fast.unpack(quick[move][0]) == st.target and quick[move][1] == st.hits, "compiled successors differ"
-        problem = z3backend.replay(inst, [z3backend.ReplayStep(s, st.action, st.binding, st.target, hits=st.hits)])
+        problem = replay(inst, [ReplayStep(s, st.action, st.binding, st.target, hits=st.hits)])
         assert problem == "", f"Z3 replay: {problem}"
         s, f = st.target, quick[move][0]
     return words(inst, s)

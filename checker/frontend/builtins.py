@@ -1,5 +1,5 @@
 """The built-in functions and names: one table that the resolve pass types against and that
-both engines implement (`checker.explicit.compile` and `checker.symbolic.z3backend`; a test
+both engines implement (`checker.explicit.compile` and `checker.symbolic.builtins`; a test
 checks that every entry is handled by both).
 
 A surface name may have several entries (`in_game` of a player or of a team); the resolve pass

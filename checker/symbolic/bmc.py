@@ -1,0 +1,166 @@
+"""Bounded model checking: the transition relation unrolled step by step over fresh symbols,
+from every initial state the setup rules admit. The differential tests compare what it
+reaches within a bound (outcomes, gaps, deadlocks) with the explorer's graph.
+"""
+from __future__ import annotations
+
+import z3
+
+from ..frontend import typed as T
+from ..frontend.instances import Instance
+from .encode import Encoder
+from .outcomes import settle
+from .terms import FALSE, SymState, equal, fresh_value, or2, or_all
+
+
+class _Frame:
+    """Fresh symbols for one step of a bounded path."""
+
+    def __init__(self, inst: Instance, i: int):
+        vals = {v.name: [fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
+        n, nt = inst.nplayers, inst.nteams
+        results = tuple([z3.Bool(f"{r}_{x}@{i}") for x in range(n if r[0] == "r" else nt)] for r in SymState.RESULTS)
+        self.st = SymState(vals, [z3.Bool(f"out_{p}@{i}") for p in range(n)],
+                           [z3.Bool(f"tout_{t}@{i}") for t in range(nt)], results)
+        self.wp = [z3.Bool(f"wp_{p}@{i}") for p in range(inst.nplayers)]
+        self.wt = [z3.Bool(f"wt_{t}@{i}") for t in range(inst.nteams)]
+        self.draw = z3.Bool(f"draw@{i}")
+        self.ended = z3.Bool(f"ended@{i}")
+        self.gap = z3.Bool(f"gap@{i}")
+
+    def equals(self, st: SymState, ended, gap):
+        eqs = []
+        for k, terms in self.st.vals.items():
+            eqs += [equal(a, b) for a, b in zip(terms, st.vals[k])]
+        eqs += [a == b for a, b in zip(self.st.out, st.out)]
+        eqs += [a == b for a, b in zip(self.st.tout, st.tout)]
+        for r in SymState.RESULTS:
+            eqs += [a == b for a, b in zip(getattr(self.st, r), getattr(st, r))]
+        # the end marker's winners: those of this step and those who left as winners before
+        eqs += [a == or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
+        eqs += [a == or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
+        eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
+        return z3.And(*eqs)
+
+
+class BMC:
+    """The transition relation unrolled step by step, for bounded queries."""
+
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self.enc = Encoder(inst)
+        self.actions = list(inst.model.actions)
+        self.solver = z3.Solver()
+        self.frames = [_Frame(inst, 0)]
+        self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
+        self._initial()
+
+    def _initial(self):
+        enc, inst = self.enc, self.inst
+        raw = SymState({v.name: [fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
+                       [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
+        s = self.solver
+        for v in inst.vars:
+            for j, t in enumerate(raw.vals[v.name]):
+                s.add(enc.in_type(v, t))
+                if v.info.init is not None:
+                    env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
+                    value, err = enc.checked(lambda: enc.expr(v.info.init, raw, env))
+                    s.add(z3.Not(err), equal(t, value))
+        for d in inst.model.inits:
+            value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
+            s.add(z3.Not(err), value)
+        # constraints on choices the play never reads are the contradiction check's, as in the explorer
+        for d in inst.model.constraints:
+            if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond)):
+                value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
+                s.add(z3.Not(err), value)
+        # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
+        st, ended, gap = settle(enc, raw.copy())
+        s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
+
+    def _bindings(self, params, st, env, conds, failures):
+        """(env, conditions) for every binding; a domain that can fail adds (the conditions of
+        the arguments bound before it, its error) to `failures`, as the explorer records a
+        failing step for it, and its own values count only where it has one."""
+        if not params:
+            yield dict(env), list(conds)
+            return
+        b, dom = params[0]
+        cands, err = self.enc.checked(lambda: self.enc.candidates(dom, st, env))
+        if not z3.is_false(err):
+            failures.append(z3.And(*conds, err))
+            conds = conds + [z3.Not(err)]
+        for v, c in cands:
+            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c], failures)
+
+    def _options(self, f: _Frame):
+        """(action, enabled, fails, post, ended, gap) for every binding from frame f: `enabled`
+        when the step goes through, `fails` when the explorer would record a failing step
+        (`post` is None for a parameter's domain that has no value)."""
+        if id(f) in self._cache:
+            return self._cache[id(f)]
+        enc = self.enc
+        out = self._cache[id(f)] = []
+        for d in self.actions:
+            failures: list = []
+            for env, conds in self._bindings(d.params, f.st, {}, [], failures):
+                guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
+                base = SymState(f.st.vals, f.st.out, f.st.tout,  # the same state, no facts of this step yet
+                                tuple(getattr(f.st, r) for r in SymState.RESULTS))
+                post = enc.stmts(d.body, base, env)
+                body_fail = z3.Or(post.error, post.overflow)
+                post, ended, gap = settle(enc, post)
+                body_fail = z3.Or(body_fail, post.overflow)  # a trigger's assignment may overflow too
+                taken = z3.And(*conds, guard, z3.Not(guard_err))
+                fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
+                out.append((d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap))
+            out.extend((d, FALSE, bad, None, None, None) for bad in failures)
+        return out
+
+    def extend(self):
+        """Add the next frame and the transition relation into it."""
+        f = self.frames[-1]
+        g = _Frame(self.inst, len(self.frames))
+        steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f) if post is not None]
+        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), or_all(steps))
+        self.frames.append(g)
+
+    def stuck(self, f: _Frame):
+        """No game action goes through and none fails: the explorer's deadlock."""
+        opts = self._options(f)
+        moves = or_all([ok for d, ok, _, _, _, _ in opts if not d.leave])
+        fails = or_all([bad for _, _, bad, _, _, _ in opts])
+        return z3.And(z3.Not(f.ended), z3.Not(f.gap), z3.Not(moves), z3.Not(fails))
+
+    def reachable_outcomes(self, depth: int):
+        """Every (winning players mask, winning teams mask, draw) reachable within `depth` steps,
+        whether a gap is, and whether a deadlock is."""
+        outcomes, gaps, deadlock = set(), False, False
+        for i in range(depth + 1):
+            if i > 0:
+                self.extend()
+            f = self.frames[i]
+            s = self.solver
+            s.push()
+            s.add(f.ended)
+            while s.check() == z3.sat:
+                m = s.model()
+                wp = sum(1 << p for p, b in enumerate(f.wp) if z3.is_true(m.eval(b, model_completion=True)))
+                wt = sum(1 << t for t, b in enumerate(f.wt) if z3.is_true(m.eval(b, model_completion=True)))
+                dr = z3.is_true(m.eval(f.draw, model_completion=True))
+                outcomes.add((wp, wt, dr))
+                s.add(z3.Not(z3.And(*[b == bool(wp >> p & 1) for p, b in enumerate(f.wp)],
+                                    *[b == bool(wt >> t & 1) for t, b in enumerate(f.wt)], f.draw == dr)))
+            s.pop()
+            if not gaps:
+                s.push()
+                s.add(f.gap)
+                gaps = s.check() == z3.sat
+                s.pop()
+            if not deadlock:
+                s.push()
+                s.add(self.stuck(f))
+                deadlock = s.check() == z3.sat
+                s.pop()
+        return outcomes, gaps, deadlock

@@ -1,0 +1,349 @@
+"""Encoding: the typed IR's expressions as Z3 terms over a `SymState`, the `Encoder` every
+later pass (outcomes, setup, replay, bmc) builds its formulas with. Statements and the
+built-in functions are its mixins (`statements.py`, `builtins.py`), kept apart only for size:
+one class, one set of paths and errors.
+
+Quantifiers range over concrete candidates with a membership condition, so every binder is a
+Python int and the seating functions are evaluated exactly. Evaluation errors (division by
+zero, an index outside its range, none as a player) are conditions collected under the path
+that reaches them: `and`, `or`, `implies`, `if` and the quantifiers evaluate as far as the
+explorer does and no further.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager, nullcontext
+
+import z3
+
+from ..frontend import builtins as bi
+from ..frontend import typed as T
+from ..frontend.instances import Instance
+from .builtins import Builtins
+from .statements import Statements
+from .terms import FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, or_all, sym_if, to_term
+
+
+class Encoder(Statements, Builtins):
+    """The semantics of one instance over terms: `expr` gives an expression's term, `stmts` a
+    body's state after it (statements.py), `b_<key>` each built-in (builtins.py); the errors
+    met go into `errs` under the current `path`."""
+
+    def __init__(self, inst: Instance, fold: bool = False):
+        self.inst = inst
+        # `fold`: every input is concrete (the replay of a trace), so comparisons, arithmetic and
+        # conditions are simplified to literals as they are built, and a branch, operand or
+        # element that a decided condition rules out is not encoded at all. The result is the
+        # same; only the terms built for nothing are not (they were most of a replay's time).
+        self.fold = fold
+        self.model = inst.model
+        self.n = inst.nplayers
+        self.nt = inst.nteams
+        self.static: dict[str, list] = {}  # static choice name -> its terms
+        self.path = TRUE  # the condition under which the expression being encoded is evaluated
+        self.errs: list = []  # error conditions met so far (each already under its path)
+        self._fails: dict[int, bool] = {}  # id(node) -> can_fail(node); the model outlives the encoder
+
+    # ------------------------------------------------------------ errors and paths
+    def fail(self, cond) -> None:
+        self.errs.append(z3.And(self.path, cond))
+
+    def can_fail(self, e) -> bool:
+        """Whether evaluating `e` can meet an evaluation error; paths are only built for those."""
+        key = id(e)
+        if key not in self._fails:
+            self._fails[key] = any(
+                isinstance(n, T.Narrow) or isinstance(n, T.Arith) and n.op in ("/", "%")
+                or isinstance(n, T.VarRef) and n.index is not None and n.index.type.kind == "int"
+                or isinstance(n, T.Call) and n.func == "after"
+                or isinstance(n, T.Aggregate) and n.kind in ("argmin", "argmax")  # of no values
+                for n in T.walk(e))
+        return self._fails[key]
+
+    @contextmanager
+    def under(self, cond):
+        saved = self.path
+        self.path = z3.And(saved, cond) if not z3.is_true(saved) else cond
+        try:
+            yield
+        finally:
+            self.path = saved
+
+    def checked(self, fn, path=TRUE):
+        """(fn's result, the error condition it met), with a fresh error list under `path`."""
+        saved_path, saved_errs = self.path, self.errs
+        self.path, self.errs = path, []
+        try:
+            value = fn()
+            return value, z3.simplify(or_all(self.errs)) if self.errs else FALSE  # most meet none
+        finally:
+            self.path, self.errs = saved_path, saved_errs
+
+    def lit(self, x):
+        """x as a literal where the encoder folds (see __init__); unchanged otherwise."""
+        return z3.simplify(x) if self.fold and isinstance(x, z3.ExprRef) else x
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, st: SymState, env: dict):
+        return getattr(self, "z_" + type(e).__name__)(e, st, env)
+
+    def z_Const(self, e, st, env):
+        return to_term(e.value)
+
+    def z_PlayerName(self, e, st, env):
+        return z3.IntVal(self.inst.players.index(e.name))
+
+    def z_TeamName(self, e, st, env):
+        return z3.IntVal(self.inst.teams.index(e.name))
+
+    def z_Param(self, e, st, env):
+        return z3.IntVal(self.inst.params[e.name])
+
+    def z_BinderRef(self, e, st, env):
+        return to_term(env[e.uid])
+
+    def index_base(self, name) -> int:
+        var = self.inst.var(name) or self.inst.static_choices.get(name)
+        return var.index_base
+
+    def slots(self, name, st):
+        if name in self.static:
+            return self.static[name]
+        if st is None or name not in st.vals:
+            raise Unsupported(f"variable {name} outside a state")
+        return st.vals[name]
+
+    def z_VarRef(self, e, st, env):
+        base = self.slots(e.name, st)
+        if e.index is None:
+            return base[0]
+        i = self.expr(e.index, st, env) - self.index_base(e.name)
+        ci = concrete(i)
+        if isinstance(ci, int) and not isinstance(ci, bool):
+            if not 0 <= ci < len(base):
+                self.fail(TRUE)
+                return base[0]
+            return base[ci]
+        self.fail(z3.Or(i < 0, i >= len(base)))
+        out = base[-1]
+        for j in range(len(base) - 2, -1, -1):
+            out = sym_if(i == j, base[j], out)
+        return out
+
+    def z_Narrow(self, e, st, env):
+        v = self.expr(e.operand, st, env)
+        self.fail(v < 0)
+        return v
+
+    def z_Not(self, e, st, env):
+        return self.lit(z3.Not(self.expr(e.operand, st, env)))
+
+    def z_Neg(self, e, st, env):
+        return -self.expr(e.operand, st, env)
+
+    def z_Logic(self, e, st, env):
+        a = self.lit(self.expr(e.left, st, env))
+        if self.fold and decided(a) is not None:
+            # `false and b`, `true or b`, `false implies b`: the explorer does not evaluate b either
+            if decided(a) is (e.op == "or"):
+                return TRUE if e.op == "implies" else a
+            return self.lit(self.expr(e.right, st, env))  # `true and b`, `false or b`, `true implies b`
+        if self.can_fail(e.right):  # the right side is evaluated only where the explorer evaluates it
+            with self.under(z3.Not(a) if e.op == "or" else a):
+                b = self.expr(e.right, st, env)
+        else:
+            b = self.expr(e.right, st, env)
+        if e.op == "and":
+            return z3.And(a, b)
+        if e.op == "or":
+            return z3.Or(a, b)
+        return z3.Implies(a, b)
+
+    def z_Compare(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        if isinstance(a, SymSet):
+            if a.kind == "int":
+                same = z3.And(*[self.member(v, a) == self.member(v, b) for v in list(a.values) + list(b.values)])
+            else:
+                same = z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
+            return same if e.op == "==" else z3.Not(same)
+        a, b = to_term(a), to_term(b)
+        return self.lit({"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+                         ">": lambda: a > b, ">=": lambda: a >= b}[e.op]())
+
+    def z_Arith(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        op = e.op
+        if op == "+":
+            return self.lit(a + b)
+        if op == "-":
+            return self.lit(a - b)
+        if op == "*":
+            return self.lit(a * b)
+        self.fail(b == 0)
+        q = floordiv(a, b)
+        return self.lit(z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q))
+
+    def z_SetOp(self, e, st, env):
+        a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
+        if a.kind == "int":
+            return self._int_setop(e.op, a, b)
+        if e.op == "union":
+            return SymSet([z3.Or(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
+        return SymSet([z3.And(x, z3.Not(y)) for x, y in zip(a.elems, b.elems)], a.kind)
+
+    def _int_setop(self, op, a: SymSet, b: SymSet) -> SymSet:
+        values = list(a.values) + list(b.values)
+        if op == "union":
+            return SymSet(list(a.elems) + list(b.elems), "int", values)
+        elems = [z3.And(c, z3.Not(self.member(v, b))) for v, c in zip(a.values, a.elems)]
+        return SymSet(elems, "int", list(a.values))
+
+    def member(self, x, s: SymSet):
+        if s.kind == "int":
+            return or_all([z3.And(c, x == v) for c, v in zip(s.elems, s.values)])
+        return or_all([z3.And(c, x == i) for i, c in enumerate(s.elems)])
+
+    def z_Member(self, e, st, env):
+        r = self.member(self.expr(e.elem, st, env), self.expr(e.set, st, env))
+        return z3.Not(r) if e.negated else r
+
+    def z_Ite(self, e, st, env):
+        c = self.lit(self.expr(e.cond, st, env))
+        if self.fold and decided(c) is not None:
+            return self.expr(e.then if decided(c) else e.other, st, env)
+        if not self.can_fail(e):
+            return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
+        with self.under(c):
+            a = self.expr(e.then, st, env)
+        with self.under(z3.Not(c)):
+            b = self.expr(e.other, st, env)
+        return sym_if(c, a, b)
+
+    def width(self, elem) -> int:
+        return self.n if elem.kind == "player" else self.nt if elem.kind == "team" else len(elem.members)
+
+    def z_SetLit(self, e, st, env):
+        items = [self.expr(x, st, env) for x in e.items]
+        elem = e.type.elem
+        if elem.kind == "int":
+            return SymSet([TRUE] * len(items), "int", items)
+        return SymSet([or_all([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
+
+    def z_SetComp(self, e, st, env):
+        picked = []  # (element value, condition under which it is in the set)
+        for v, c in self.candidates(e.domain, st, env):
+            inner = {**env, e.binder.uid: v}
+            with self.under(c):  # as the explorer: cond only for elements of the domain, elem only where cond holds
+                cond = self.expr(e.cond, st, inner)
+            take = z3.And(c, cond)
+            with self.under(take):
+                x = self.expr(e.elem, st, inner)
+            picked.append((x, take))
+        elem = e.type.elem
+        if elem.kind == "int":
+            return SymSet([t for _, t in picked], "int", [to_term(x) for x, _ in picked])
+        return SymSet([or_all([z3.And(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
+
+    def candidates(self, d, st, env):
+        """[(value, condition)] for a domain, in the explorer's order."""
+        if isinstance(d, T.RangeDom):
+            lo, hi = concrete(self.expr(d.low, st, env)), concrete(self.expr(d.high, st, env))
+            if lo is None or hi is None:
+                raise Unsupported("range with bounds that depend on the state")
+            return [(v, TRUE) for v in range(lo, hi + 1)]
+        s = self.expr(d.set, st, env)
+        if s.kind == "int":
+            pairs = [(concrete(v), c) for v, c in zip(s.values, s.elems)]
+            if any(v is None for v, _ in pairs):
+                raise Unsupported("a set of numbers that depends on the state")
+            merged: dict[int, list] = {}
+            for v, c in pairs:
+                merged.setdefault(v, []).append(c)
+            return [(v, or_all(cs)) for v, cs in sorted(merged.items())]
+        return [(i, c) for i, c in enumerate(s.elems)]
+
+    def z_Quant(self, e, st, env):
+        parts = []
+        reached = TRUE  # the explorer stops at the first element that decides the quantifier
+        fails = self.can_fail(e.body)
+        for v, c in self.candidates(e.domain, st, env):
+            c = self.lit(c)
+            if self.fold and decided(c) is False:  # not an element: not evaluated
+                continue
+            if self.fold and decided(c):  # an element: the errors of its body are under the path reached
+                with self.under(reached) if fails else nullcontext():
+                    body = self.lit(self.expr(e.body, st, {**env, e.binder.uid: v}))
+                if decided(body) is (e.kind == "exists") and decided(reached):  # it decides the quantifier
+                    return body
+                parts.append(body)
+                if fails:
+                    reached = self.lit(z3.And(reached, body if e.kind == "forall" else z3.Not(body)))
+                continue
+            if not fails:
+                body = self.expr(e.body, st, {**env, e.binder.uid: v})
+                parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
+                continue
+            with self.under(z3.And(reached, c)):
+                body = self.expr(e.body, st, {**env, e.binder.uid: v})
+            if e.kind == "forall":
+                parts.append(z3.Implies(c, body))
+                reached = z3.And(reached, z3.Implies(c, body))
+            else:
+                parts.append(z3.And(c, body))
+                reached = z3.And(reached, z3.Not(z3.And(c, body)))
+        if e.kind == "forall":
+            return self.lit(z3.And(*parts)) if parts else TRUE
+        return self.lit(or_all(parts))
+
+    def z_Aggregate(self, e, st, env):
+        cands = self.candidates(e.domain, st, env)
+        vals = []
+        fails = self.can_fail(e.body)
+        for v, c in cands:
+            if fails:
+                with self.under(c):
+                    vals.append((self.expr(e.body, st, {**env, e.binder.uid: v}), c))
+            else:
+                vals.append((self.expr(e.body, st, {**env, e.binder.uid: v}), c))
+        if e.kind == "count":
+            terms = [z3.If(z3.And(c, b), 1, 0) for b, c in vals]
+            return z3.Sum(terms) if terms else z3.IntVal(0)
+        if e.kind == "sum":
+            terms = [z3.If(c, b, 0) for b, c in vals]
+            return z3.Sum(terms) if terms else z3.IntVal(0)
+        if e.kind in ("argmin", "argmax"):
+            best, best_value, have = z3.IntVal(-1), None, FALSE
+            for (val, c), (v, _) in zip(vals, cands):
+                x = val if e.kind == "argmax" else -val
+                take = z3.And(c, z3.Or(z3.Not(have), x > best_value)) if best_value is not None else c
+                best = z3.If(take, z3.IntVal(v), best)
+                best_value = x if best_value is None else z3.If(take, x, best_value)
+                have = z3.Or(have, c)
+            if e.type.kind != "player":
+                self.fail(z3.Not(have))
+            return best
+        acc, have = None, FALSE  # min / max: 0 for an empty domain, as the explorer does
+        for val, c in vals:
+            if acc is None:
+                acc = z3.If(c, val, 0)
+            else:
+                better = (val < acc) if e.kind == "min" else (val > acc)
+                acc = z3.If(z3.And(c, z3.Or(z3.Not(have), better)), val, acc)
+            have = z3.Or(have, c)
+        return z3.IntVal(0) if acc is None else z3.If(have, acc, 0)
+
+    def z_Call(self, e, st, env):
+        args = [self.expr(a, st, env) for a in e.args]
+        return getattr(self, "b_" + e.func)(e, args, st)
+
+
+def handled_builtins() -> set[str]:
+    """The built-in keys this engine implements (a test compares them with the table)."""
+    return {k for k in bi.BY_KEY if hasattr(Encoder, "b_" + k)}
+
+
+def floordiv(a, b):
+    """Python's floor division. Z3's integer division is Euclidean (the remainder is never
+    negative), which agrees with Python for positive divisors but not for negative ones."""
+    euclid = a / b
+    return z3.If(z3.And(b < 0, a % b != 0), euclid - 1, euclid)

@@ -1,0 +1,195 @@
+"""Replay: a counterexample of the explorer re-executed over terms, one concrete step at a
+time, by the independent encoding (`Encoder(fold=True)`: every input is a literal). Each step
+must be enabled and give the recorded next state, or fail where and how the explorer says it
+fails; a setup the explorer could not complete must fail the same way. Anything else is a
+disagreement of the two engines, which the run reports as such, never as a finding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from ..frontend import typed as T
+from ..frontend.instances import Instance
+from .encode import Encoder
+from .outcomes import settle
+from .terms import TRUE, SymSet, SymState, Unsupported, concrete, or2, or_all, state_to_sym
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One step of a trace as the explorer saw it: the action, its arguments, the states."""
+    pre: tuple
+    action: int  # index into the model's actions
+    binding: tuple
+    post: tuple | None  # None for a step that fails
+    error_kind: str = ""  # overflow | evaluation-error, for a failing step
+    where: str = ""  # guard | body | outcome
+    hits: tuple | None = None  # the rules the explorer recorded; its tagged statements' must agree
+
+
+def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) -> str:
+    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs.
+    `memo` (step -> what its replay said) lets the traces of one instance share the steps they
+    have in common: a step's replay depends on the step alone."""
+    enc = Encoder(inst, fold=True)
+    try:
+        for i, step in enumerate(steps, 1):
+            problem = memo.get(step) if memo is not None else None
+            if problem is None:
+                problem = _replay_step(enc, inst, step)
+                if memo is not None:
+                    memo[step] = problem
+            if problem:
+                return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
+    except Unsupported as exc:
+        return f"not replayed: {exc}"
+    return ""
+
+
+def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
+    decl = inst.model.actions[step.action]
+    st = state_to_sym(inst, step.pre)
+    env: dict = {}
+    for j, (b, dom) in enumerate(decl.params):
+        cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
+        if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
+            return "" if concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
+        if j >= len(step.binding) or not any(concrete(c) is True and val == step.binding[j] for val, c in cands):
+            return f"argument {b.name} outside its domain"
+        env[b.uid] = step.binding[j]
+    guard, guard_err = enc.checked(lambda: enc.expr(decl.guard, st, env))
+    failing = step.post is None
+    if concrete(guard_err) is True:
+        return "" if failing and step.where == "guard" else "the guard cannot be evaluated in the replay"
+    if failing and step.where == "guard":
+        return "the explorer could not evaluate the guard, the replay can"
+    if concrete(guard) is not True:
+        return "the guard does not hold"
+    after = enc.stmts(decl.body, st, env)
+    body_fail = {"overflow": concrete(after.overflow) is True, "evaluation-error": concrete(after.error) is True}
+    if failing and step.where == "body":
+        return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"
+    if any(body_fail.values()):
+        return "the body fails in the replay (" + ", ".join(k for k, v in body_fail.items() if v) + ")"
+    after, ended, gap = settle(enc, after)
+    if failing:  # in the outcome rules or a trigger
+        bad = after.overflow if step.error_kind == "overflow" else after.error
+        return "" if concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
+    if concrete(after.error) is True or concrete(after.overflow) is True:
+        return "the outcome rules or triggers fail in the replay"
+    if step.hits is not None:  # the tagged statements of the body and of the triggers that ran
+        problem = _compare_hits(inst, after, step.hits)
+        if problem:
+            return problem
+    return _compare(inst, after, ended, gap, step.post)
+
+
+def fails_in(inst: Instance, state: tuple, cond) -> bool:
+    """Whether evaluating the condition `cond` (an invariant) in the concrete `state` meets an
+    evaluation error here too; won() reads the winners of the state's end marker."""
+    st = state_to_sym(inst, state)
+    end = state[-1]
+    if end and end[0] != "gap":
+        st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
+        st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
+        st.draw = z3.BoolVal(bool(end[2]))
+        st.fin = z3.BoolVal(not any(end))
+    st.over = z3.BoolVal(bool(end))
+    enc = Encoder(inst, fold=True)
+    _, err = enc.checked(lambda: enc.expr(cond, st, {}))
+    return concrete(err) is True
+
+
+def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
+    """Re-check a setup the explorer could not complete: with the slots it had computed
+    (`values`, None where not yet), the failing part (`where`: "initial value of X", "init",
+    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs."""
+    model = inst.model
+    filled = list(values)
+    for v in inst.vars:  # slots not computed yet are never read (initial values read earlier variables only)
+        for j in range(v.count):
+            if filled[v.offset + j] is None:
+                filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
+    enc = Encoder(inst, fold=True)
+    try:
+        st = state_to_sym(inst, tuple(filled) + (0, 0, ()))
+        if where.startswith("initial value of "):
+            var = inst.var(where.removeprefix("initial value of "))
+            fails = []
+            for j in range(var.count):
+                env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
+                value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
+                fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
+            ok = concrete(or_all(fails)) is True
+        elif where in ("init", "constraint"):
+            conds = list(model.inits) + ([d for d in model.constraints
+                                          if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
+                                         if where == "constraint" else [])
+            before, fails = TRUE, []
+            for d in conds:  # each is evaluated only while the ones before it held
+                value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
+                fails.append(err)
+                before = z3.And(before, value)
+            ok = concrete(or_all(fails)) is True
+        else:
+            after, _, _ = settle(enc, st)
+            ok = concrete(after.overflow if kind == "overflow" else after.error) is True
+    except Unsupported as exc:
+        return f"not replayed: {exc}"
+    return "" if ok else f"the setup does not fail in the replay ({where})"
+
+
+def statement_hits(inst: Instance, st: SymState) -> set[int]:
+    """The tagged statements (and routines) that applied in a concrete step, as rule ids."""
+    return {r for r, c in st.hits.items() if concrete(c) is True}
+
+
+def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
+    kinds = ("statement", "routine", "trigger", "phase", "game")  # phases and a match's game results run as statements
+    mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
+    theirs = statement_hits(inst, st)
+    if mine == theirs:
+        return ""
+    def show(rids):
+        return ", ".join(f"{inst.model.rules[r].kind} at {inst.model.rules[r].span.line}:{inst.model.rules[r].span.col}"
+                         for r in sorted(rids)) or "none"
+    return f"the rules applied differ: the explorer has {show(mine - theirs)}, the replay {show(theirs - mine)}"
+
+
+def _compare(inst, st: SymState, ended, gap, post) -> str:
+    for v in inst.vars:
+        for j in range(v.count):
+            got = st.vals[v.name][j]
+            if isinstance(got, SymSet):
+                bits = [concrete(b) for b in got.elems]
+                got = None if None in bits else sum(1 << p for p, b in enumerate(bits) if b)
+            else:
+                got = concrete(got)
+            want = post[v.offset + j]
+            if got != want:
+                key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[j]}]"
+                return f"{key} is {got} in the replay but {want} in the explorer"
+    k = inst.nslots
+    n, nt = inst.nplayers, inst.nteams
+    out = sum(1 << p for p in range(n) if concrete(st.out[p]))
+    if out != post[k] & ((1 << n) - 1):
+        return "players out of the game differ"
+    for why, (ps, ts) in enumerate(((st.rd, st.trd), (st.rw, st.trw), (st.rx, st.trx)), 1):
+        got = (sum(1 << p for p in range(n) if concrete(ps[p])), sum(1 << t for t in range(nt) if concrete(ts[t])))
+        if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
+            return "why players or teams are out of the game differs"
+    end = post[-1]
+    is_end, is_gap = concrete(ended), concrete(gap)
+    if bool(end and end[0] != "gap") != bool(is_end):
+        return "whether the game ended differs"
+    if bool(end and end[0] == "gap") != bool(is_gap):
+        return "whether the game must be over differs"
+    if end and end[0] != "gap":
+        # winners who left while the game went on are winners of the game too
+        wp = sum(1 << p for p in range(inst.nplayers) if concrete(or2(st.wp[p], st.rw[p])))
+        wt = sum(1 << t for t in range(inst.nteams) if concrete(or2(st.wt[t], st.trw[t])))
+        if (wp, wt, bool(concrete(st.draw))) != (end[0], end[1], end[2]):
+            return "the winners differ"
+    return ""

@@ -1,0 +1,125 @@
+"""Encoding, continued: the typed IR's statements as a change of `SymState`, a mixin of
+`encode.Encoder` kept apart only for size.
+
+A statement takes the state before it and returns the state after it; where a condition
+decides between two bodies, both are encoded and `merge`d under it, so the result holds every
+path at once (the replay of a trace folds the conditions first and encodes only the taken one).
+An expression a statement reads can fail: its errors go to the state's `error` condition.
+"""
+from __future__ import annotations
+
+import z3
+
+from ..frontend import typed as T
+from ..frontend.instances import Var
+from .terms import FACT, FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, merge, or_all, sym_if
+
+
+class Statements:
+    """`stmts` and the statement kinds; reads the encoder's `expr`, `candidates`, `checked`, `lit`."""
+
+    def stmts(self, body, st: SymState, env) -> SymState:
+        for s in body:
+            if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
+                st = st.copy()
+                if s.rule is not None:
+                    st.hits[s.rule] = TRUE
+                value = self.errors_into(st, lambda s=s: self.expr(s.value, st, env))
+                env = {**env, s.binder.uid: value}
+                continue
+            st = self.stmt(s, st, env)
+        return st
+
+    def errors_into(self, st: SymState, fn, path=TRUE):
+        """Run fn() (which encodes expressions read by a statement); its errors go to st.error."""
+        value, err = self.checked(fn, path)
+        if not z3.is_false(err):
+            st.error = z3.Or(st.error, err)
+        return value
+
+    def stmt(self, s, st, env) -> SymState:
+        if s.rule is not None and not isinstance(s, T.If):  # a tagged `if` applies when a branch is taken (below)
+            st = st.copy()
+            st.hits[s.rule] = TRUE
+        if isinstance(s, T.Assign):
+            return self._assign(s, st, env)
+        if isinstance(s, T.If):
+            return self._if(s, st, env)
+        if isinstance(s, T.Forall):
+            return self._forall(s, st, env)
+        if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
+            return self.stmts(s.body, st, env)
+        if isinstance(s, T.OutcomeStmt):
+            return self._outcome(s, st, env)
+        raise Unsupported(type(s).__name__)
+
+    def _assign(self, s: T.Assign, st: SymState, env) -> SymState:
+        st = st.copy()
+        var = self.inst.var(s.var)
+        v = self.errors_into(st, lambda: self.expr(s.value, st, env))
+        ok = self.in_type(var, v)
+        if s.index is None:
+            st.vals[s.var][0] = v
+        else:
+            i = self.errors_into(st, lambda: self.expr(s.index, st, env)) - var.index_base
+            slots = st.vals[s.var]
+            ci = concrete(i)
+            st.error = z3.Or(st.error, z3.Or(i < 0, i >= len(slots)))
+            st.vals[s.var] = [(v if ci == j else old) if ci is not None else sym_if(i == j, v, old)
+                              for j, old in enumerate(slots)]
+        st.overflow = z3.Or(st.overflow, z3.Not(ok))
+        return st
+
+    def _if(self, s: T.If, st: SymState, env) -> SymState:
+        st = st.copy()
+        conds, before = [], TRUE
+        for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
+            value = self.lit(self.errors_into(st, lambda c=c: self.expr(c, st, env), before))
+            conds.append(value)
+            if decided(value):  # the branches after a condition that holds are never reached
+                break
+            before = z3.And(before, z3.Not(value))
+        chosen = len(conds) - 1 if conds and decided(conds[-1]) else None
+        out = self.stmts(s.otherwise if chosen is None else s.branches[chosen][1], st, env)
+        for c, (_, body) in reversed(list(zip(conds[:chosen], s.branches))):
+            if decided(c) is not False:  # a branch whose condition is false changes nothing
+                out = merge(c, self.stmts(body, st, env), out)
+        if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
+            taken = TRUE if s.otherwise else or_all(conds)
+            out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
+        return out
+
+    def _forall(self, s: T.Forall, st: SymState, env) -> SymState:
+        st = st.copy()
+        cands = self.errors_into(st, lambda: self.candidates(s.domain, st, env))
+        for v, c in cands:
+            c = self.lit(c)
+            if decided(c) is not False:
+                st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
+        return st
+
+    def _outcome(self, s: T.OutcomeStmt, st: SymState, env) -> SymState:
+        st = st.copy()
+        if s.kind in ("draw", "finish") and s.subject is None:
+            setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
+            return st
+        x = self.errors_into(st, lambda: self.expr(s.subject, st, env))
+        team = s.subject.type.kind == "team"
+        attr = FACT[s.kind] + ("t" if team else "p")
+        setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
+        return st
+
+    def in_type(self, var: Var, v):
+        """The condition that `v` is a value of `var`'s type (sets: always)."""
+        t = var.type
+        if isinstance(v, SymSet):
+            return TRUE
+        if t.kind == "int":
+            return z3.And(v >= t.low, v <= t.high)
+        if t.kind == "player":
+            return z3.And(v >= (-1 if t.optional else 0), v < self.n)
+        if t.kind == "team":
+            return z3.And(v >= (-1 if t.optional else 0), v < self.nt)
+        if t.kind == "enum":
+            return z3.And(v >= 0, v < len(t.members))
+        return TRUE
