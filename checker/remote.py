@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import pickle
 import uuid
-import signal
 import struct
 import subprocess
 import sys
@@ -179,7 +178,8 @@ def _child_main() -> None:
     traceback text), after ("live", position, states) frames when `live` is asked for."""
     import traceback
     from checker import live as live_table
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from checker.runner import ignore_ctrl_c  # (here: the child imports only what it runs)
+    ignore_ctrl_c()
     inbox = sys.stdin.buffer
     outbox = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # whatever prints must not corrupt the answers

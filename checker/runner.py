@@ -363,7 +363,15 @@ def _ready() -> None:
     """The task that makes a forking pool start its workers."""
 
 
+def ignore_ctrl_c() -> None:
+    """Ctrl-C is the parent's to handle: ignored here, and by Z3, which otherwise catches SIGINT
+    during a check whatever the process's own disposition, and answers unknown."""
+    import z3
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    z3.set_param("ctrl_c", False)
+
+
 def _worker_init(cells=None) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    ignore_ctrl_c()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the CLI's handler
     live.install(cells)

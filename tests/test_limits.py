@@ -511,3 +511,29 @@ def test_a_time_limit_on_the_bundled_specs_never_fails_an_expectation(capsys):
     code, text, _ = run(capsys, "spec/", "--max-seconds", "0.5", "--jobs", "1")
     assert code == 3 and "expectation-unmet" not in text, text
     assert "not checked: expect " in text and re.search(r"result: incomplete \(\d+ instance\(s\) not checked", text)
+
+
+def test_ctrl_c_during_a_z3_check_stops_the_run_instead_of_answering_unknown():
+    # Z3 catches SIGINT while it solves and answers unknown; the run went on checking for
+    # minutes after Ctrl-C whenever the signal arrived during a check
+    import z3
+    from checker.symbolic.terms import solve
+
+    class Interrupted:
+        def check(self, *assumptions):
+            return z3.unknown
+
+        def reason_unknown(self):
+            return "interrupted from keyboard"
+    with pytest.raises(KeyboardInterrupt):
+        solve(Interrupted())
+    s = z3.Solver()
+    s.add(z3.Int("x") > 0)
+    assert solve(s) == z3.sat
+
+
+def test_worker_processes_leave_ctrl_c_to_the_parent_z3_included():
+    code = ("import signal, z3; from checker.runner import ignore_ctrl_c; ignore_ctrl_c(); "
+            "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, z3.get_param('ctrl_c'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "false"], out.stdout + out.stderr

@@ -10,7 +10,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import settle
-from .terms import FALSE, SymState, equal, fresh_value, or2, or_all
+from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve
 
 
 class _Frame:
@@ -144,7 +144,7 @@ class BMC:
             s = self.solver
             s.push()
             s.add(f.ended)
-            while s.check() == z3.sat:
+            while solve(s) == z3.sat:
                 m = s.model()
                 wp = sum(1 << p for p, b in enumerate(f.wp) if z3.is_true(m.eval(b, model_completion=True)))
                 wt = sum(1 << t for t, b in enumerate(f.wt) if z3.is_true(m.eval(b, model_completion=True)))
@@ -156,11 +156,11 @@ class BMC:
             if not gaps:
                 s.push()
                 s.add(f.gap)
-                gaps = s.check() == z3.sat
+                gaps = solve(s) == z3.sat
                 s.pop()
             if not deadlock:
                 s.push()
                 s.add(self.stuck(f))
-                deadlock = s.check() == z3.sat
+                deadlock = solve(s) == z3.sat
                 s.pop()
         return outcomes, gaps, deadlock

@@ -12,7 +12,7 @@ import z3
 
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .terms import FALSE, SymSet, SymState, Unsupported, concrete, equal, fresh_value, state_to_sym
+from .terms import FALSE, SymSet, SymState, Unsupported, concrete, equal, fresh_value, solve, state_to_sym
 
 
 def contradiction(inst: Instance, timeout_ms: int = 10_000):
@@ -54,7 +54,7 @@ def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = Non
         value, err = enc.checked(lambda: enc.expr(asked, st, bound or {}))
         s.add(z3.Not(err), value)
     s.set(timeout=left())
-    r = s.check(*labels)
+    r = solve(s, *labels)
     if r == z3.sat:
         return None
     if r == z3.unknown:
@@ -64,7 +64,7 @@ def _setup_core(inst: Instance, asked, timeout_ms: int, bound: dict | None = Non
     while i < len(core):
         trial = core[:i] + core[i + 1:]
         s.set(timeout=left())  # once time is up, each call answers unknown at once: the core stays as it is
-        if s.check(*trial) == z3.unsat:
+        if solve(s, *trial) == z3.unsat:
             core = trial
         else:
             i += 1
@@ -120,7 +120,7 @@ def setups(inst: Instance, limit: int, timeout_ms: int = 10_000):
     out: set[tuple] = set()
     while True:
         s.set(timeout=max(1, int((deadline - time.monotonic()) * 1000)))
-        r = s.check()
+        r = solve(s)
         if r == z3.unsat:
             return out
         if r == z3.unknown or len(out) >= limit:
@@ -175,7 +175,7 @@ def setup_admits(inst: Instance, state: tuple, timeout_ms: int = 10_000) -> str:
     except Unsupported as exc:
         return f"not replayed: {exc}"
     s.set(timeout=max(1, timeout_ms))
-    r = s.check()
+    r = solve(s)
     if r == z3.sat:
         return ""
     if r == z3.unknown:

@@ -16,6 +16,16 @@ from ..frontend.instances import Instance, Var
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
 
 
+def solve(s: z3.Solver, *assumptions):
+    """`s.check(*assumptions)`, with Ctrl-C kept. While a check runs, Z3 catches SIGINT itself
+    and answers unknown ("interrupted from keyboard"), so Python never sees the interrupt and
+    an interrupted run went on checking; here it stops the run as Ctrl-C does anywhere else."""
+    r = s.check(*assumptions)
+    if r == z3.unknown and s.reason_unknown() == "interrupted from keyboard":
+        raise KeyboardInterrupt
+    return r
+
+
 class Unsupported(Exception):
     """A construct the encoding does not handle (a bound or a distance that depends on the state,
     set-valued choices): the caller reports that Z3 could not tell, never a wrong answer."""
