@@ -248,3 +248,11 @@ def watchdog(budget: Budget):
         signal.signal(signal.SIGALRM, old)
         if old_timer[0] or old_timer[1]:  # a watchdog around this one: it goes on watching
             signal.setitimer(signal.ITIMER_REAL, *old_timer)
+
+
+def ignore_ctrl_c() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle: ignored here, and by Z3, which otherwise catches SIGINT
+    during a check whatever the process's own disposition, and answers unknown."""
+    import z3
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    z3.set_param("ctrl_c", False)

@@ -178,7 +178,7 @@ def _child_main() -> None:
     traceback text), after ("live", position, states) frames when `live` is asked for."""
     import traceback
     from checker import live as live_table
-    from checker.runner import ignore_ctrl_c  # (here: the child imports only what it runs)
+    from checker.limits import ignore_ctrl_c  # (here: the child imports only what it runs)
     ignore_ctrl_c()
     inbox = sys.stdin.buffer
     outbox = os.fdopen(os.dup(sys.stdout.fileno()), "wb")

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import live
-from .limits import Limits
+from .limits import Limits, ignore_ctrl_c
 
 
 class PoolError(Exception):
@@ -361,14 +361,6 @@ class _LocalPool:
 
 def _ready() -> None:
     """The task that makes a forking pool start its workers."""
-
-
-def ignore_ctrl_c() -> None:
-    """Ctrl-C is the parent's to handle: ignored here, and by Z3, which otherwise catches SIGINT
-    during a check whatever the process's own disposition, and answers unknown."""
-    import z3
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    z3.set_param("ctrl_c", False)
 
 
 def _worker_init(cells=None) -> None:

@@ -533,7 +533,7 @@ def test_ctrl_c_during_a_z3_check_stops_the_run_instead_of_answering_unknown():
 
 
 def test_worker_processes_leave_ctrl_c_to_the_parent_z3_included():
-    code = ("import signal, z3; from checker.runner import ignore_ctrl_c; ignore_ctrl_c(); "
+    code = ("import signal, z3; from checker.limits import ignore_ctrl_c; ignore_ctrl_c(); "
             "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, z3.get_param('ctrl_c'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["True", "false"], out.stdout + out.stderr

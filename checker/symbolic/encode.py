@@ -16,6 +16,7 @@ from contextlib import contextmanager, nullcontext
 import z3
 
 from ..frontend import builtins as bi
+from ..frontend import dispatch
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .builtins import Builtins
@@ -84,7 +85,7 @@ class Encoder(Statements, Builtins):
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, st: SymState, env: dict):
-        return getattr(self, "z_" + type(e).__name__)(e, st, env)
+        return _EXPR[type(e)](self, e, st, env)
 
     def z_Const(self, e, st, env):
         return to_term(e.value)
@@ -334,12 +335,22 @@ class Encoder(Statements, Builtins):
 
     def z_Call(self, e, st, env):
         args = [self.expr(a, st, env) for a in e.args]
-        return getattr(self, "b_" + e.func)(e, args, st)
+        return _BUILTIN[e.func](self, e, args, st)
+
+    @staticmethod
+    def stmt_handler(s):
+        return _STMT[type(s)]
+
+
+_EXPR = dispatch.by_kind(Encoder, "z_", T.EXPR_KINDS)
+# a `let` statement binds a name for the statements after it, so the block walker (`stmts`) runs it
+_STMT = dispatch.by_kind(Encoder, "s_", [k for k in T.STMT_KINDS if k is not T.LetStmt])
+_BUILTIN = dispatch.by_builtin(Encoder, "b_", bi.BY_KEY)
 
 
 def handled_builtins() -> set[str]:
     """The built-in keys this engine implements (a test compares them with the table)."""
-    return {k for k in bi.BY_KEY if hasattr(Encoder, "b_" + k)}
+    return set(_BUILTIN)
 
 
 def floordiv(a, b):

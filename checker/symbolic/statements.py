@@ -16,7 +16,8 @@ from .terms import FACT, FALSE, TRUE, SymSet, SymState, Unsupported, concrete, d
 
 
 class Statements:
-    """`stmts` and the statement kinds; reads the encoder's `expr`, `candidates`, `checked`, `lit`."""
+    """`stmts` and the statement kinds; reads the encoder's `expr`, `candidates`, `checked`, `lit` and
+    `stmt_handler` (its dispatch table, checked complete at import)."""
 
     def stmts(self, body, st: SymState, env) -> SymState:
         for s in body:
@@ -41,19 +42,12 @@ class Statements:
         if s.rule is not None and not isinstance(s, T.If):  # a tagged `if` applies when a branch is taken (below)
             st = st.copy()
             st.hits[s.rule] = TRUE
-        if isinstance(s, T.Assign):
-            return self._assign(s, st, env)
-        if isinstance(s, T.If):
-            return self._if(s, st, env)
-        if isinstance(s, T.Forall):
-            return self._forall(s, st, env)
-        if isinstance(s, T.Block):  # local names bound inside end with it: stmts() keeps them in its own env
-            return self.stmts(s.body, st, env)
-        if isinstance(s, T.OutcomeStmt):
-            return self._outcome(s, st, env)
-        raise Unsupported(type(s).__name__)
+        return self.stmt_handler(s)(self, s, st, env)
 
-    def _assign(self, s: T.Assign, st: SymState, env) -> SymState:
+    def s_Block(self, s: T.Block, st: SymState, env) -> SymState:
+        return self.stmts(s.body, st, env)  # names bound inside end with it: stmts() keeps them in its own env
+
+    def s_Assign(self, s: T.Assign, st: SymState, env) -> SymState:
         st = st.copy()
         var = self.inst.var(s.var)
         v = self.errors_into(st, lambda: self.expr(s.value, st, env))
@@ -70,7 +64,7 @@ class Statements:
         st.overflow = z3.Or(st.overflow, z3.Not(ok))
         return st
 
-    def _if(self, s: T.If, st: SymState, env) -> SymState:
+    def s_If(self, s: T.If, st: SymState, env) -> SymState:
         st = st.copy()
         conds, before = [], TRUE
         for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
@@ -89,7 +83,7 @@ class Statements:
             out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
         return out
 
-    def _forall(self, s: T.Forall, st: SymState, env) -> SymState:
+    def s_Forall(self, s: T.Forall, st: SymState, env) -> SymState:
         st = st.copy()
         cands = self.errors_into(st, lambda: self.candidates(s.domain, st, env))
         for v, c in cands:
@@ -98,7 +92,7 @@ class Statements:
                 st = merge(c, self.stmts(s.body, st, {**env, s.binder.uid: v}), st)
         return st
 
-    def _outcome(self, s: T.OutcomeStmt, st: SymState, env) -> SymState:
+    def s_OutcomeStmt(self, s: T.OutcomeStmt, st: SymState, env) -> SymState:
         st = st.copy()
         if s.kind in ("draw", "finish") and s.subject is None:
             setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
