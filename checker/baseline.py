@@ -23,7 +23,7 @@ from pathlib import Path
 from .analyses.expectations import Expectation, apply
 from .analyses.findings import MEASURES, Finding, assign_fingerprints
 from .files import MAX_BASELINE_BYTES, read_bytes
-from .frontend.diagnostics import Diagnostic, SpecError
+from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.syntax import Span
 
 FORMAT_KEY, FORMAT_VERSION = "rulewright-baseline", 2
@@ -72,14 +72,14 @@ def load(path: str) -> tuple[int, list[tuple[Path, Expectation]]]:
     expectation located at its line of the baseline)). The expectation's model is the entry's
     own; `apply_baseline` renames it after the file as this run names it."""
     def bad(why: str, line: int = 1):
-        return SpecError(Diagnostic("E002", f"{path} is not a rulewright baseline: {why}",
+        return SpecError(Diagnostic(Code.UNREADABLE, f"{path} is not a rulewright baseline: {why}",
                                     Span(path, line, 1, line, 1), "write one with `rulewright baseline PATHS -o FILE`"))
     try:  # a regular file, size-capped: a pyproject.toml of the checked tree may name this file
         text = read_bytes(path, MAX_BASELINE_BYTES, f"the baseline {path}", "give a file written by "
                           "`rulewright baseline`, a regular file of at most 16 MiB").decode("utf-8")
         doc = json.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(Diagnostic("E002", f"cannot read the baseline {path}: {exc}", Span(path, 0, 0, 0, 0),
+        raise SpecError(Diagnostic(Code.UNREADABLE, f"cannot read the baseline {path}: {exc}", Span(path, 0, 0, 0, 0),
                                    "give a file written by `rulewright baseline`"))
     except json.JSONDecodeError as exc:
         raise bad(f"{exc.msg}", exc.lineno)

@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 from .files import MAX_BASELINE_BYTES, MAX_CONFIG_BYTES, read_bytes
-from .frontend.diagnostics import Diagnostic, SpecError, remember_source
+from .frontend.diagnostics import Code, Diagnostic, SpecError, remember_source
 from .frontend.includes import Outside, kind_of, resolve_within
 from .frontend.syntax import Span
 
@@ -76,21 +76,21 @@ def config_path(value: str, pyproject: Path, text: str, key: str) -> str:
             f"give {key} on the command line for a file elsewhere")
     what = f"{key} {value!r}"
     if "\x00" in value:
-        raise SpecError(Diagnostic("E004", f"{what} contains a NUL character", at, hint))
+        raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{what} contains a NUL character", at, hint))
     path = os.path.join(folder, value)  # an absolute value stays as it is
     if os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) != os.path.abspath(folder):
-        raise SpecError(Diagnostic("E004", f"{what} leads outside the folder tree of {pyproject}", at, hint))
+        raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{what} leads outside the folder tree of {pyproject}", at, hint))
     try:
         _, st = resolve_within(path, folder, os.path.realpath(folder))
     except Outside as exc:
-        raise SpecError(Diagnostic("E004", f"{what} leads outside the folder tree of {pyproject}"
+        raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{what} leads outside the folder tree of {pyproject}"
                                    + (" through a symlink" if exc.links else ""), at, hint))
     except OSError:
         return _shown(path)  # missing (for now), or unreadable: the command that reads it says which
     if not stat.S_ISREG(st.st_mode):
-        raise SpecError(Diagnostic("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint))
+        raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint))
     if st.st_size > MAX_BASELINE_BYTES:
-        raise SpecError(Diagnostic("E004", f"{what} is larger than {MAX_BASELINE_BYTES >> 20} MiB, the limit for it",
+        raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{what} is larger than {MAX_BASELINE_BYTES >> 20} MiB, the limit for it",
                                    at, hint))
     return _shown(path)
 

@@ -39,7 +39,7 @@ from .explicit import symmetry
 from .explicit.machine import Machine, reads_static
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
 from .frontend import syntax as ir
-from .frontend.diagnostics import Diagnostic, SpecError
+from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
 from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
@@ -131,12 +131,12 @@ def collect_files(paths: list[str], include_root: str | None = None) -> tuple[li
             found = sorted(str(f) for f in path.rglob("*.rw"))
             files.extend((f, Path(include_root or path)) for f in found)
             if not found:
-                diags.append(Diagnostic("E002", f"no spec files (*.rw) in {p}", ir.Span(p, 0, 0, 0, 0),
+                diags.append(Diagnostic(Code.UNREADABLE, f"no spec files (*.rw) in {p}", ir.Span(p, 0, 0, 0, 0),
                                         "give spec files or folders that contain them"))
         elif path.exists() or path.is_symlink():  # a dangling or looping symlink: parse_file says which
             files.append((str(path), Path(include_root or path.parent)))
         else:
-            diags.append(Diagnostic("E002", f"no such file or folder: {p}", ir.Span(p, 0, 0, 0, 0),
+            diags.append(Diagnostic(Code.UNREADABLE, f"no such file or folder: {p}", ir.Span(p, 0, 0, 0, 0),
                                     "give spec files (*.rw) or folders that contain them"))
     return files, diags
 
@@ -279,7 +279,7 @@ def _nothing_selected(plans: list[Plan], select: Selection) -> Diagnostic:
             shown = "; ".join(f"{k} = {', '.join(map(str, sorted(v)))}" for k, v in params.items())
             lines.append((f"{plan.spec.path}: " if len(plans) > 1 else "") + name + (f" ({shown})" if shown else ""))
     asked = [f"--only {o}" for o in select.only] + [f"--param {n}={','.join(map(str, v))}" for n, v in select.params]
-    return Diagnostic("E002", f"no instance matches {' '.join(asked)}", ir.Span(plans[0].spec.path if plans else "", 0, 0, 0, 0),
+    return Diagnostic(Code.UNREADABLE, f"no instance matches {' '.join(asked)}", ir.Span(plans[0].spec.path if plans else "", 0, 0, 0, 0),
                       "there are " + ("; ".join(lines) if lines else "no instances"))
 
 

@@ -23,7 +23,7 @@ import errno
 import os
 import stat
 
-from .frontend.diagnostics import Diagnostic, SpecError
+from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.includes import Outside, mib, kind_of, read_regular, resolve_within
 from .frontend.syntax import Span
 
@@ -51,16 +51,16 @@ def read_bytes(path: str, limit: int, what: str, hint: str, at: Span | None = No
             path, st = resolve_within(path, tree, os.path.realpath(tree))
             # `path` is real now: read_regular refuses a symlink appearing there
     except Outside as exc:
-        raise _refuse("E004", f"{what} leads outside the folder tree {tree!r}{' through a symlink' if exc.links else ''}",
+        raise _refuse(Code.FILE_REFUSED, f"{what} leads outside the folder tree {tree!r}{' through a symlink' if exc.links else ''}",
                       at, hint)
     except OSError as exc:
         if exc.errno == errno.ENOENT:
-            raise _refuse("E002", f"{what} does not exist", at, hint)
-        raise _refuse("E002", f"{what} cannot be read: {_why(exc)}", at, hint)
+            raise _refuse(Code.UNREADABLE, f"{what} does not exist", at, hint)
+        raise _refuse(Code.UNREADABLE, f"{what} cannot be read: {_why(exc)}", at, hint)
     if not stat.S_ISREG(st.st_mode):
-        raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint)
+        raise _refuse(Code.FILE_REFUSED, f"{what} is not a regular file ({kind_of(st.st_mode)})", at, hint)
     if st.st_size > limit:
-        raise _refuse("E004", f"{what} is larger than {mib(limit)}, the limit for it", at, hint)
+        raise _refuse(Code.FILE_REFUSED, f"{what} is larger than {mib(limit)}, the limit for it", at, hint)
     return read_regular(path, st, what, at, limit=limit, follow=follow,
                         too_large="the limit for it", hint=hint)
 
@@ -88,7 +88,7 @@ class OutputFolder:
         try:
             fd = os.open(start, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
-            raise _refuse("E009", f"cannot open the folder {start}: {_why(exc)}", Span(start, 0, 0, 0, 0), _HINT_OUT)
+            raise _refuse(Code.OUTPUT_REFUSED, f"cannot open the folder {start}: {_why(exc)}", Span(start, 0, 0, 0, 0), _HINT_OUT)
         shown = "" if start == "." else start.rstrip("/") + "/"
         for name in parts:
             shown += name
@@ -119,7 +119,7 @@ class OutputFolder:
         except OSError as exc:
             raise self._problem(shown, exc, "file")
         if st is not None and not stat.S_ISREG(st.st_mode):  # refused unopened: opening a device can act
-            raise _refuse("E009", f"{shown} is in the way: it is {_entry(st.st_mode)}, not a file a run wrote; "
+            raise _refuse(Code.OUTPUT_REFUSED, f"{shown} is in the way: it is {_entry(st.st_mode)}, not a file a run wrote; "
                           "it is neither followed nor replaced",
                           Span(shown, 0, 0, 0, 0), _HINT_OUT)
         try:
@@ -128,17 +128,17 @@ class OutputFolder:
             raise self._problem(shown, exc, "file")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise _refuse("E009", f"{shown} changed while it was being written", Span(shown, 0, 0, 0, 0), _HINT_OUT)
+                raise _refuse(Code.OUTPUT_REFUSED, f"{shown} changed while it was being written", Span(shown, 0, 0, 0, 0), _HINT_OUT)
             fh.write(text)
 
     @staticmethod
     def _problem(shown: str, exc: OSError, what: str) -> SpecError:
         if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink (EMLINK on FreeBSD)
-            return _refuse("E009", f"{shown} is a symlink: output is written only into real folders and files, "
+            return _refuse(Code.OUTPUT_REFUSED, f"{shown} is a symlink: output is written only into real folders and files, "
                            f"never through a link", Span(shown, 0, 0, 0, 0), _HINT_OUT)
         if exc.errno == errno.ENOTDIR:
-            return _refuse("E009", f"{shown} is not a folder", Span(shown, 0, 0, 0, 0), _HINT_OUT)
-        return _refuse("E009", f"cannot write the {what} {shown}: {_why(exc)}", Span(shown, 0, 0, 0, 0), _HINT_OUT)
+            return _refuse(Code.OUTPUT_REFUSED, f"{shown} is not a folder", Span(shown, 0, 0, 0, 0), _HINT_OUT)
+        return _refuse(Code.OUTPUT_REFUSED, f"cannot write the {what} {shown}: {_why(exc)}", Span(shown, 0, 0, 0, 0), _HINT_OUT)
 
     def close(self) -> None:
         if self.fd is not None:

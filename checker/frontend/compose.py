@@ -28,7 +28,7 @@ import itertools
 from dataclasses import replace
 
 from . import syntax as sx
-from .diagnostics import Diagnostic
+from .diagnostics import Code, Diagnostic
 
 # `remove KIND NAME`: the declaration class each keyword names (as `syntax.decl_name` keys it)
 REMOVABLE = {
@@ -75,13 +75,13 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
     for block in [spec.decls] + [f.decls for f in spec.formats]:
         for amb in (d for d in block if isinstance(d, sx.AmbiguityDecl)):
             for r in (r for r in amb.readings if r.formats):
-                err("E040", f"`for` on reading {r.name} of ambiguity {amb.name}", r.span,
+                err(Code.NOTHING_THERE, f"`for` on reading {r.name} of ambiguity {amb.name}", r.span,
                     f"the readings of an ambiguity apply where it does: write `ambiguity {amb.name} ... for ...`")
     for d in spec.decls:
         for name, span in _for_names(d):
             if name not in known_formats:
                 close = difflib.get_close_matches(name, sorted(known_formats), n=1)
-                err("E040", f"`for {name}`: the file has no format {name}", span,
+                err(Code.NOTHING_THERE, f"`for {name}`: the file has no format {name}", span,
                     f"did you mean `{close[0]}`?" if close else
                     ("its formats are " + ", ".join(sorted(known_formats)) if known_formats else "the file declares no format"))
     top, _ = _layer((), spec.decls, err, "", key)
@@ -90,7 +90,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
         ctx = f"format {fmt.name}" if fmt.name else ""
         for d in fmt.decls:
             for name, span in _for_names(d):
-                err("E040", f"`for {name}` inside format {fmt.name}", span,
+                err(Code.NOTHING_THERE, f"`for {name}` inside format {fmt.name}", span,
                     "a reading inside a format applies to that format only; declare it at the top level to share it")
         base, _ = _layer(top, fmt.decls, err, ctx, key)
         groups = _groups(spec.decls, fmt) + _groups(fmt.decls, fmt)
@@ -137,7 +137,7 @@ def _names_once(groups, err, ctx: str) -> None:
     seen: dict[str, sx.ReadingDecl] = {}
     for r in (r for g in groups for r in g):
         if r.name in seen and seen[r.name] is not r:
-            err("E011", f"reading {r.name} is declared twice", r.span, f"the first declaration is at {seen[r.name].span}", ctx)
+            err(Code.DEFINED_TWICE, f"reading {r.name} is declared twice", r.span, f"the first declaration is at {seen[r.name].span}", ctx)
         seen.setdefault(r.name, r)
 
 
@@ -145,7 +145,7 @@ def _nested(layer: tuple, err, ctx: str) -> None:
     for d in layer:
         if isinstance(d, (sx.ReadingDecl, sx.AmbiguityDecl)):
             what = "a reading" if isinstance(d, sx.ReadingDecl) else "an ambiguity"
-            err("E042", f"{what} ({d.name}) inside a reading", d.span,
+            err(Code.NESTED_COMPOSITION, f"{what} ({d.name}) inside a reading", d.span,
                 "readings do not nest: declare it beside the reading, in the format or at the top level; "
                 "to combine two questions, make each an ambiguity", ctx)
 
@@ -161,11 +161,11 @@ def _layer(beneath: tuple, layer: tuple, err, ctx: str, key_of=sx.decl_name) -> 
         if isinstance(d, sx.RemoveDecl):
             key = f"{REMOVABLE[d.kind]}:{d.name}" if d.kind not in _UNNAMED else REMOVABLE[d.kind]
             if d.kind in _UNNAMED and d.name:
-                err("E040", f"`remove {d.kind} {d.name}`: a {d.kind} declaration has no name", d.span,
+                err(Code.NOTHING_THERE, f"`remove {d.kind} {d.name}`: a {d.kind} declaration has no name", d.span,
                     f"write `remove {d.kind}`", ctx)
                 continue
             if d.kind not in _UNNAMED and not d.name:
-                err("E040", f"`remove {d.kind}` needs the name of the {d.kind} to remove", d.span,
+                err(Code.NOTHING_THERE, f"`remove {d.kind}` needs the name of the {d.kind} to remove", d.span,
                     f"write `remove {d.kind} NAME`", ctx)
                 continue
             found = [x for x in decls if key_of(x) == key and _kind_matches(x, d.kind)]
@@ -173,7 +173,7 @@ def _layer(beneath: tuple, layer: tuple, err, ctx: str, key_of=sx.decl_name) -> 
                 names = [x.name for x in decls if type(x).__name__ == REMOVABLE[d.kind] and _kind_matches(x, d.kind)]
                 close = difflib.get_close_matches(d.name, names, n=1)
                 other = "choice" if d.kind == "var" else "var"
-                err("E040", f"`remove {d.kind}{' ' + d.name if d.name else ''}`: there is no such declaration to remove",
+                err(Code.NOTHING_THERE, f"`remove {d.kind}{' ' + d.name if d.name else ''}`: there is no such declaration to remove",
                     d.span, f"{d.name} is a {other}: write `remove {other} {d.name}`"
                     if any(key_of(x) == key for x in decls) else f"did you mean `{close[0]}`?" if close else
                     "a format removes what the file declares; a reading, what its format has", ctx)
@@ -248,7 +248,7 @@ def _replace(decls: list, d: sx.ReplaceDecl, err, ctx: str) -> tuple[list, str]:
         named = [(h, p) for h, p in owners if _name(h) == d.owner]
         if not named:
             close = difflib.get_close_matches(d.owner, sorted({n for h, _ in owners if (n := _name(h))}), n=1)
-            err("E040", f"`replace {d.owner}.{d.label}`: there is no action, routine or trigger {d.owner}", d.span,
+            err(Code.NOTHING_THERE, f"`replace {d.owner}.{d.label}`: there is no action, routine or trigger {d.owner}", d.span,
                 f"did you mean `{close[0]}`?" if close else
                 "name the action, routine or trigger that holds the labelled statement", ctx)
             return decls, ""
@@ -258,7 +258,7 @@ def _replace(decls: list, d: sx.ReplaceDecl, err, ctx: str) -> tuple[list, str]:
         known = sorted({lb for h, _ in owners for lb in labels(h.body)})
         close = difflib.get_close_matches(d.label, known, n=1)
         where = f" in {d.owner}" if d.owner else ""
-        err("E040", f"`replace {_target(d)}`: no statement is labelled {d.label}{where}", d.span,
+        err(Code.NOTHING_THERE, f"`replace {_target(d)}`: no statement is labelled {d.label}{where}", d.span,
             f"did you mean `{close[0]}`?" if close else
             ("its labels are " + ", ".join(known) if known else "label the statement first: `LABEL: statement`"), ctx)
         return decls, ""
@@ -267,7 +267,7 @@ def _replace(decls: list, d: sx.ReplaceDecl, err, ctx: str) -> tuple[list, str]:
         # a block without a name, or two holders of one name, cannot be told apart by qualifying
         hint = (f"write `replace {names[0]}.{d.label}`" if None not in names and len(set(names)) == len(names)
                 else "give the statements labels of their own")
-        err("E040", f"`replace {_target(d)}`: {len(holding)} declarations have a statement labelled {d.label} "
+        err(Code.NOTHING_THERE, f"`replace {_target(d)}`: {len(holding)} declarations have a statement labelled {d.label} "
             f"({', '.join(_called(h) for h, _ in holding)})", d.span, hint, ctx)
         return decls, ""
     (owner, parent), = holding
@@ -341,7 +341,7 @@ def _finish(decls: tuple, err, ctx: str) -> tuple:
             seen: dict[str, sx.Span] = {}
             for n in _labelled(h.body):
                 if n.label in seen:
-                    err("E011", f"label {n.label} is used twice in {_called(h)}", n.span,
+                    err(Code.DEFINED_TWICE, f"label {n.label} is used twice in {_called(h)}", n.span,
                         f"the first is at {seen[n.label]}; a label names one statement of its block", ctx)
                 seen.setdefault(n.label, n.span)
             if seen:
@@ -356,7 +356,7 @@ def _independent(changed: list[tuple[sx.ReadingDecl, set]], err, ctx: str) -> bo
     for (a, ta), (b, tb) in itertools.combinations(changed, 2):
         both = sorted(_overlap(ta, tb) | _overlap(tb, ta))
         if both:
-            err("E041", f"readings {a.name} and {b.name} both change {', '.join(both)}; combined, one would undo the "
+            err(Code.READINGS_CLASH, f"readings {a.name} and {b.name} both change {', '.join(both)}; combined, one would undo the "
                 "other", b.span, f"{a.name} is at {a.span}; readings of different ambiguities must change different "
                 "declarations (or different labelled statements): put the two in one ambiguity, or split the "
                 "declaration so each changes its own part", ctx)

@@ -7,40 +7,53 @@ line and carets under the span; it never raises, whatever the span says.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .syntax import Span
 
-CODES: dict[str, str] = {
-    "E001": "syntax error",
-    "E002": "file cannot be read",
-    "E003": "include cycle or missing include",
-    "E004": "file refused: outside the folder tree, not a regular file, or too large",
-    "E005": "file is not valid UTF-8",
-    "E006": "nested too deeply",
-    "E007": "number too large",
-    "E008": "definitions expand too far",
-    "E009": "output file cannot be written: a symlink or special file in the way, or no permission",
-    "E010": "undefined name",
-    "E011": "name defined twice",
-    "E012": "wrong number or kind of arguments",
-    "E013": "type mismatch",
-    "E014": "outcome predicate used under negation",
-    "E015": "value out of range during setup",
-    "E016": "missing declaration",
-    "E017": "evaluation error",
-    "E018": "too many instances: the parameters give more than a run checks",
-    "E020": "unknown finding kind in expect",
-    "E021": "an expect records a size or fingerprint it cannot have",
+class Code(StrEnum):
+    """The code of every kind of input problem, with its one-line description (also the text of
+    its rule in SARIF output). A Diagnostic's code is one of these; being a str, it prints and
+    serializes as "E001"."""
+
+    def __new__(cls, value: str, description: str):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.description = description
+        return member
+
+    SYNTAX = "E001", "syntax error"
+    UNREADABLE = "E002", "file cannot be read"
+    INCLUDE = "E003", "include cycle or missing include"
+    FILE_REFUSED = "E004", "file refused: outside the folder tree, not a regular file, or too large"
+    NOT_UTF8 = "E005", "file is not valid UTF-8"
+    TOO_DEEP = "E006", "nested too deeply"
+    NUMBER_TOO_LARGE = "E007", "number too large"
+    EXPANDS_TOO_FAR = "E008", "definitions expand too far"
+    OUTPUT_REFUSED = "E009", "output file cannot be written: a symlink or special file in the way, or no permission"
+    UNDEFINED = "E010", "undefined name"
+    DEFINED_TWICE = "E011", "name defined twice"
+    ARGUMENTS = "E012", "wrong number or kind of arguments"
+    TYPE_MISMATCH = "E013", "type mismatch"
+    OUTCOME_NEGATED = "E014", "outcome predicate used under negation"
+    OUT_OF_RANGE = "E015", "value out of range during setup"
+    MISSING_DECLARATION = "E016", "missing declaration"
+    EVALUATION = "E017", "evaluation error"
+    TOO_MANY_INSTANCES = "E018", "too many instances: the parameters give more than a run checks"
+    UNKNOWN_KIND = "E020", "unknown finding kind in expect"
+    IMPOSSIBLE_EXPECT = "E021", "an expect records a size or fingerprint it cannot have"
     # composition (checker/frontend/compose.py)
-    "E040": "a replace, remove or `for` names nothing there is",
-    "E041": "readings combined in one model change the same declaration",
-    "E042": "a reading inside a reading, or a format inside a format (through an include)",
-}
+    NOTHING_THERE = "E040", "a replace, remove or `for` names nothing there is"
+    READINGS_CLASH = "E041", "readings combined in one model change the same declaration"
+    NESTED_COMPOSITION = "E042", "a reading inside a reading, or a format inside a format (through an include)"
+
+
+CODES: dict[str, str] = {code.value: code.description for code in Code}
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    code: str
+    code: Code
     message: str
     span: Span
     hint: str = ""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lark import Lark, Token, Tree
 
-from .diagnostics import Diagnostic, SpecError
+from .diagnostics import Code, Diagnostic, SpecError
 from .syntax import Span
 
 # Levels below a top-level item (the declaration is level 1). The bundled specs nest at most
@@ -131,11 +131,11 @@ def _too_deep(node: Tree, at: Span) -> Diagnostic:
         message = f"nesting deeper than {MAX_DEPTH} levels"
         hint = (f"rulewright reads at most {MAX_DEPTH} levels of nested expressions and statements; "
                 f"name inner parts with `let`, or flatten nested `if`s with `elif`")
-    return Diagnostic("E006", message, at, hint)
+    return Diagnostic(Code.TOO_DEEP, message, at, hint)
 
 
 def _too_long(tok: Token, file: str) -> Diagnostic:
     end = tok.end_column if tok.end_line == tok.line and tok.end_column else tok.column + len(tok)
-    return Diagnostic("E007", f"number too large: {len(tok)} digits (at most {MAX_DIGITS})",
+    return Diagnostic(Code.NUMBER_TOO_LARGE, f"number too large: {len(tok)} digits (at most {MAX_DIGITS})",
                       Span(file, tok.line, tok.column, tok.line, end),
                       "rulewright works with numbers below 10^18")

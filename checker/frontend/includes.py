@@ -19,7 +19,7 @@ import os
 import stat
 from pathlib import Path
 
-from .diagnostics import Diagnostic, SpecError, remember_source
+from .diagnostics import Code, Diagnostic, SpecError, remember_source
 from .syntax import Span
 
 MAX_FILE_BYTES = 1 << 20   # 1 MiB; the largest bundled spec is about 60 KiB
@@ -49,9 +49,9 @@ class SpecTree:
     def include_path(self, including: Path, rel: str, at: Span) -> Path:
         """The file an `include` names; absolute paths are refused outright (they are never portable)."""
         if "\x00" in rel:
-            raise _refuse("E004", f"include {rel!r} contains a NUL character", at, _HINT)
+            raise _refuse(Code.FILE_REFUSED, f"include {rel!r} contains a NUL character", at, _HINT)
         if os.path.isabs(rel):
-            raise _refuse("E004", f"include {rel!r} is an absolute path", at, _HINT)
+            raise _refuse(Code.FILE_REFUSED, f"include {rel!r} is an absolute path", at, _HINT)
         return including.parent / rel
 
     def read(self, path: Path, shown: str, include: tuple[str, Span] | None = None,
@@ -65,7 +65,7 @@ class SpecTree:
         at = include[1] if include else Span(shown, 0, 0, 0, 0)
         st, real = self._locate(path, what, at, include is not None)
         if real in stack:
-            raise _refuse("E003", f"{what} includes itself", at, "a file may not include itself, directly or through other files")
+            raise _refuse(Code.INCLUDE, f"{what} includes itself", at, "a file may not include itself, directly or through other files")
         if real in self.buffers:
             text = self.buffers[real]
             self.charge(len(text.encode("utf-8", "surrogatepass")), what, at)
@@ -77,7 +77,7 @@ class SpecTree:
     def _locate(self, path: Path, what: str, at: Span, included: bool) -> tuple[os.stat_result, str]:
         """Resolve `path` inside the root and lstat it, without opening it; refuse anything but a
         regular file in the root."""
-        missing = "E003" if included else "E002"
+        missing = Code.INCLUDE if included else Code.UNREADABLE
         if not _inside(os.path.abspath(path), os.path.abspath(self.root)):
             # refused before any system call, so "does not exist" never tells what exists outside
             raise self._outside(what, at, included, "")
@@ -90,28 +90,28 @@ class SpecTree:
                 raise _refuse(missing, f"{what} does not exist", at, _HINT if included else "check the path")
             if exc.errno == errno.ELOOP:
                 raise _refuse(missing, f"{what} is a symlink loop", at, "a symlink in the path leads back to itself")
-            raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else exc.__class__.__name__}",
+            raise _refuse(Code.UNREADABLE, f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else exc.__class__.__name__}",
                           at, "check the path and its permissions")
         if not stat.S_ISREG(st.st_mode):
-            raise _refuse("E004", f"{what} is not a regular file ({kind_of(st.st_mode)})", at, "only regular files are read as specs")
+            raise _refuse(Code.FILE_REFUSED, f"{what} is not a regular file ({kind_of(st.st_mode)})", at, "only regular files are read as specs")
         if st.st_size > MAX_FILE_BYTES:
-            raise _refuse("E004", f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+            raise _refuse(Code.FILE_REFUSED, f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
                           "split it into several files")
         return st, real
 
     def _outside(self, what: str, at: Span, included: bool, how: str) -> SpecError:
         if self.alone:
-            return _refuse("E004", f"{what} is not read: the spec's tree is the file {str(self.root)!r} alone", at,
+            return _refuse(Code.FILE_REFUSED, f"{what} is not read: the spec's tree is the file {str(self.root)!r} alone", at,
                            "includes are read only inside the folder tree a spec is checked in; in an editor, "
                            "open a folder that holds the spec as a workspace folder")
-        return _refuse("E004", f"{what} leads outside the folder tree {str(self.root)!r}{how}", at,
+        return _refuse(Code.FILE_REFUSED, f"{what} leads outside the folder tree {str(self.root)!r}{how}", at,
                        (_HINT if included else "a spec file must lie inside the folder named or walked")
                        + "; --include-root DIR names a wider tree")
 
     def charge(self, size: int, what: str, at: Span) -> None:
         """Count a spec text read from elsewhere (an editor's buffer) against the limits."""
         if size > MAX_FILE_BYTES:
-            raise _refuse("E004", f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
+            raise _refuse(Code.FILE_REFUSED, f"{what} is larger than {mib(MAX_FILE_BYTES)}, the limit for one spec file", at,
                           "split it into several files")
         self._charge(size, what, at)
 
@@ -119,7 +119,7 @@ class SpecTree:
         self.files += 1
         self.bytes += size
         if self.files > MAX_SPEC_FILES or self.bytes > MAX_SPEC_BYTES:
-            raise _refuse("E004", f"{what} goes past the limit of {MAX_SPEC_FILES} files and {mib(MAX_SPEC_BYTES)} "
+            raise _refuse(Code.FILE_REFUSED, f"{what} goes past the limit of {MAX_SPEC_FILES} files and {mib(MAX_SPEC_BYTES)} "
                           f"for one spec with its includes", at, "include each file once, from one place")
 
 
@@ -197,19 +197,19 @@ def read_regular(path: str, st: os.stat_result, what: str, at: Span, *, limit: i
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
+        raise _refuse(Code.UNREADABLE, f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
                       "check the file's permissions")
     try:
         with os.fdopen(fd, "rb") as fh:
             now = os.fstat(fh.fileno())
             if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-                raise _refuse("E004", f"{what} changed while it was being read", at, "run again on a folder nobody is changing")
+                raise _refuse(Code.FILE_REFUSED, f"{what} changed while it was being read", at, "run again on a folder nobody is changing")
             data = fh.read(limit + 1)
     except OSError as exc:
-        raise _refuse("E002", f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
+        raise _refuse(Code.UNREADABLE, f"{what} cannot be read: {os.strerror(exc.errno) if exc.errno else 'error'}", at,
                       "check the file and the disk")
     if len(data) > limit:  # it grew, or it is a file (like those in /proc) whose size says 0
-        raise _refuse("E004", f"{what} is larger than {mib(limit)}, {too_large}", at, hint)
+        raise _refuse(Code.FILE_REFUSED, f"{what} is larger than {mib(limit)}, {too_large}", at, hint)
     return data
 
 
@@ -222,7 +222,7 @@ def decode(data: bytes, shown: str) -> str:
         line = data.count(b"\n", 0, bad) + 1
         col = len(data[data.rfind(b"\n", 0, bad) + 1:bad].decode("utf-8")) + 1  # valid up to `bad`
         remember_source(shown, data.decode("utf-8", "replace"))  # the file is in the tree: show the line
-        raise _refuse("E005", f"the file is not valid UTF-8: byte 0x{data[bad]:02x} cannot start or continue a character",
+        raise _refuse(Code.NOT_UTF8, f"the file is not valid UTF-8: byte 0x{data[bad]:02x} cannot start or continue a character",
                       Span(shown, line, col, line, col + 1), "save the file as UTF-8 text")
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from . import typed as T
 from .consts import ConstError, evaluate
-from .diagnostics import Diagnostic
+from .diagnostics import Code, Diagnostic
 from .types import Ty
 
 MAX_INSTANCES = 1_000
@@ -244,17 +244,17 @@ def instantiate(model: T.Model, max_instances: int = MAX_INSTANCES) -> tuple[lis
             if p.is_range:
                 lo, hi = (evaluate(x, known) for x in p.values)
                 if hi - lo >= max_instances:
-                    fail("E018", f"parameter {p.name} takes {hi - lo + 1:,} values, more than the {max_instances:,} "
+                    fail(Code.TOO_MANY_INSTANCES, f"parameter {p.name} takes {hi - lo + 1:,} values, more than the {max_instances:,} "
                          "instances a run checks", p.span, "narrow its range")
                     return [], diags
                 vals = list(range(lo, hi + 1))
             else:
                 vals = sorted(set(evaluate(x, known) for x in p.values))
         except ConstError as exc:
-            fail("E017", str(exc), exc.span)
+            fail(Code.EVALUATION, str(exc), exc.span)
             return [], diags
         if not vals:
-            fail("E015", f"parameter {p.name} has no values", p.span, "give a non-empty range such as `in 3..6`")
+            fail(Code.OUT_OF_RANGE, f"parameter {p.name} has no values", p.span, "give a non-empty range such as `in 3..6`")
             return [], diags
         known[p.name] = vals[0]  # later parameters' ranges may read earlier ones; the first value stands in
         choices.append(vals)
@@ -262,7 +262,7 @@ def instantiate(model: T.Model, max_instances: int = MAX_INSTANCES) -> tuple[lis
     for c in choices:
         total *= len(c)
     if total > max_instances:
-        fail("E018", f"the parameters give {total:,} instances, more than the {max_instances:,} a run checks",
+        fail(Code.TOO_MANY_INSTANCES, f"the parameters give {total:,} instances, more than the {max_instances:,} a run checks",
              model.params[-1].span, "narrow the parameter ranges")
         return [], diags
     out = []
@@ -286,7 +286,7 @@ def _build(model: T.Model, params: dict[str, int], fail) -> Instance | None:
     try:
         return _build_or_raise(model, params, fail)
     except ConstError as exc:
-        fail("E017", str(exc), exc.span)
+        fail(Code.EVALUATION, str(exc), exc.span)
         return None
 
 
@@ -296,14 +296,14 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
         count = evaluate(model.team_count, params) if model.team_count is not None else None
         size = evaluate(model.team_size, params)
         if count is not None and not 1 <= count <= 26:
-            fail("E015", f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
+            fail(Code.OUT_OF_RANGE, f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
             return None
         names = _team_names(model, count)
         if size < 1 or not names:
-            fail("E015", "teams need at least one team and one player each", model.team_size.span)
+            fail(Code.OUT_OF_RANGE, "teams need at least one team and one player each", model.team_size.span)
             return None
         if size * len(names) > MAX_PLAYERS:
-            fail("E015", f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
+            fail(Code.OUT_OF_RANGE, f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
             return None
         members = {t: [f"{t}{i + 1}" for i in range(size)] for t in names}
         if model.seating == "alternate":
@@ -314,7 +314,7 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
             order = list(model.seating_order)
             expected = sorted(m for t in names for m in members[t])
             if sorted(order) != expected:
-                fail("E015", f"the seating list must name each player once: {', '.join(expected)}", anchor,
+                fail(Code.OUT_OF_RANGE, f"the seating list must name each player once: {', '.join(expected)}", anchor,
                      "list every player exactly once, clockwise")
                 return None
         team_index = {m: i for i, t in enumerate(names) for m in members[t]}
@@ -323,27 +323,27 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
         if model.players is not None:
             n = evaluate(model.players, params)
             if n != len(players):
-                fail("E015", f"`players` says {n} but the teams have {len(players)} players", model.players.span,
+                fail(Code.OUT_OF_RANGE, f"`players` says {n} but the teams have {len(players)} players", model.players.span,
                      "drop `players` or make the counts agree")
                 return None
     else:
         n = evaluate(model.players, params) if model.players is not None else 0
         if n < 1:
-            fail("E015", f"the number of players is {n}", model.players.span if model.players else anchor,
+            fail(Code.OUT_OF_RANGE, f"the number of players is {n}", model.players.span if model.players else anchor,
                  "use at least one player")
             return None
         if n > MAX_PLAYERS:
-            fail("E015", f"{n} players: at most {MAX_PLAYERS} are supported", model.players.span)
+            fail(Code.OUT_OF_RANGE, f"{n} players: at most {MAX_PLAYERS} are supported", model.players.span)
             return None
         players, teams, team_of = tuple(f"P{i + 1}" for i in range(n)), (), tuple(-1 for _ in range(n))
     ok = True
     for kind, name, span in model.names_used:
         if name not in (players if kind == "player" else teams):
             shown = ", ".join(players if kind == "player" else teams)
-            fail("E010", f"`{name}` is not a {kind} of this instance", span, f"its {kind}s are {shown}")
+            fail(Code.UNDEFINED, f"`{name}` is not a {kind} of this instance", span, f"its {kind}s are {shown}")
             ok = False
     if model.across_used and len(players) % 2:
-        fail("E013", f"across() needs an even number of players; this instance has {len(players)}",
+        fail(Code.TYPE_MISMATCH, f"across() needs an even number of players; this instance has {len(players)}",
              model.across_used[0], "use left(p, k) or right(p, k) for odd tables")
         ok = False
     sizes = {"nplayers": len(players), "nteams": len(teams), "team_size": len(players) // len(teams) if teams else 1}
@@ -353,7 +353,7 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
     for v in model.vars:
         step = evaluate(v.step, params, sizes) if v.step is not None else 1
         if step < 1:  # before the bounds, which are counted in steps
-            fail("E015", f"the step of {v.name} is {step}; a step must be at least 1", v.step.span)
+            fail(Code.OUT_OF_RANGE, f"the step of {v.name} is {step}; a step must be at least 1", v.step.span)
             ok = False
             continue
         vt = inst.var_type(v.type)
@@ -369,12 +369,12 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
             continue
         slots = index_type.count(len(players), len(teams)) if index_type else 1
         if vt.count(len(players), len(teams)) > MAX_SLOT_VALUES or slots > MAX_SLOT_VALUES:
-            fail("E015", f"{v.name} has more than {MAX_SLOT_VALUES:,} possible values", v.span,
+            fail(Code.OUT_OF_RANGE, f"{v.name} has more than {MAX_SLOT_VALUES:,} possible values", v.span,
                  "state the document's number and check a smaller range (see docs/language.md, abstraction)")
             ok = False
             continue
         if v.init is not None and v.type.kind in ("int", "bool") and _constant_outside(v.init, vt, params, sizes):
-            fail("E015", f"the initial value of {v.name} is outside its type {vt.low}..{vt.high}"
+            fail(Code.OUT_OF_RANGE, f"the initial value of {v.name} is outside its type {vt.low}..{vt.high}"
                  if vt.kind == "int" else f"the initial value of {v.name} is outside its type", v.init.span,
                  "widen the type's range or fix the initial value")
             ok = False
@@ -389,7 +389,7 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
     for value, step, span, what in model.step_checks:  # constants counted in steps (an abstraction)
         v, k = evaluate(value, params, sizes), evaluate(step, params, sizes)
         if k >= 1 and v % k:
-            fail("E015", f"{what} is {v}, which is not a multiple of the step {k}", span,
+            fail(Code.OUT_OF_RANGE, f"{what} is {v}, which is not a multiple of the step {k}", span,
                  "numbers counted in steps only take multiples of the step (docs/language.md, \"Large numbers\")")
             ok = False
     return inst if ok else None
@@ -399,7 +399,7 @@ def _int_range(low, high, params, sizes, what, fail) -> VarType | None:
     """The integer type low..high of one instance, or None (and a diagnostic) if it is empty."""
     lo, hi = evaluate(low, params, sizes), evaluate(high, params, sizes)
     if hi < lo:
-        fail("E015", f"empty {what} {lo}..{hi}", low.span, "the low end must not exceed the high end")
+        fail(Code.OUT_OF_RANGE, f"empty {what} {lo}..{hi}", low.span, "the low end must not exceed the high end")
         return None
     return VarType("int", lo, hi)
 

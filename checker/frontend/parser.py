@@ -15,7 +15,7 @@ from pathlib import Path
 from lark.exceptions import UnexpectedInput, VisitError
 
 from . import syntax as ir
-from .diagnostics import Diagnostic, SpecError, remember_source
+from .diagnostics import Code, Diagnostic, SpecError, remember_source
 from .grammar import check_tree, lark_parser
 from .includes import SpecTree
 from .syntax_errors import syntax_error
@@ -33,7 +33,7 @@ def parse_text(text: str, file: str) -> list:
     try:
         return ToIR(file).transform(tree)
     except VisitError as exc:  # a transformer bug must still not become a traceback for the user
-        raise SpecError(Diagnostic("E001", f"could not build the IR: {exc.orig_exc}", ir.Span(file, 1, 1, 1, 2),
+        raise SpecError(Diagnostic(Code.SYNTAX, f"could not build the IR: {exc.orig_exc}", ir.Span(file, 1, 1, 1, 2),
                                    "this is a rulewright bug; please report it with the spec")) from exc
 
 
@@ -115,10 +115,10 @@ def _splice(decls: tuple, p: Path, stack: tuple[str, ...], files: SpecTree, ids:
             includes.extend(sub.includes)
             ids.extend(sub.ids)
             if sub.formats:
-                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a format, inside a {where or 'block'}",
+                raise SpecError(Diagnostic(Code.NESTED_COMPOSITION, f"include {rel!r} declares a format, inside a {where or 'block'}",
                                            span, "a file included in a format or reading holds declarations only"))
             if where == "reading" and any(_holds_decls(x) for x in sub.decls):
-                raise SpecError(Diagnostic("E042", f"include {rel!r} declares a reading or ambiguity, inside a reading",
+                raise SpecError(Diagnostic(Code.NESTED_COMPOSITION, f"include {rel!r} declares a reading or ambiguity, inside a reading",
                                            span, "a file included in a reading holds declarations only"))
             out.extend(sub.decls)
         elif isinstance(d, ir.ReadingDecl):

@@ -15,6 +15,7 @@ from . import syntax as sx
 from . import typed as T
 from .consts import ConstError, evaluate
 from .types import BOOL, ERROR, INT, Step, Ty
+from .diagnostics import Code
 
 
 
@@ -50,7 +51,7 @@ class StepsMixin:
         if k <= 0:
             return T.Const(0, ERROR, x.span)  # the declaration's own check reports it
         if v % k:
-            self.error("E013", f"{what} is {v}, which is not a multiple of the step {k}", x.span,
+            self.error(Code.TYPE_MISMATCH, f"{what} is {v}, which is not a multiple of the step {k}", x.span,
                        f"numbers in steps of {ty.step.text} only take multiples of it; use a smaller step, "
                        "or say the abstraction differently (docs/language.md, \"Large numbers\")")
             return T.Const(0, ERROR, x.span)
@@ -98,15 +99,15 @@ class StepsMixin:
         if ty.step is not None and x.type.step is None and self.countable(x):
             return self.in_steps(x, ty, what or "this number")
         if ty.step is None:
-            self.error("E013", f"{what or 'this'} must be a plain number, not a {x.type}", x.span,
+            self.error(Code.TYPE_MISMATCH, f"{what or 'this'} must be a plain number, not a {x.type}", x.span,
                        "a number counted in steps (an abstraction) cannot count seats, turns or indexes; "
                        "compare it, add it to numbers in the same steps, or divide it by a multiple of its step")
         elif x.type.step is None:
-            self.error("E013", f"{what or 'this'} must be a {ty}, not a number counted in ones", x.span,
+            self.error(Code.TYPE_MISMATCH, f"{what or 'this'} must be a {ty}, not a number counted in ones", x.span,
                        f"only constants that are multiples of {ty.step.text}, and plain numbers times such a "
                        f"constant (`k * {ty.step.text}`), can become numbers in those steps")
         else:
-            self.error("E013", f"{what or 'this'} must be a {ty}, not a {x.type}", x.span,
+            self.error(Code.TYPE_MISMATCH, f"{what or 'this'} must be a {ty}, not a {x.type}", x.span,
                        "numbers in different steps do not mix")
         return T.Const(0, ERROR, x.span)
 
@@ -114,7 +115,7 @@ class StepsMixin:
         """(a, b) in the same steps (a constant side is counted in the other's steps), or None."""
         sa, sb = self.step_of(a), self.step_of(b)
         if a.type.kind != "int" or b.type.kind != "int":
-            self.error("E013", f"{what}: a {a.type} and a {b.type} do not compare", span)
+            self.error(Code.TYPE_MISMATCH, f"{what}: a {a.type} and a {b.type} do not compare", span)
             return None
         if sa == sb:
             return a, b
@@ -124,7 +125,7 @@ class StepsMixin:
             b = self.in_steps(b, a.type, "this number")
         else:
             one, other = (a, b) if sa is not None else (b, a)
-            self.error("E013", f"{what}: a {one.type} meets a "
+            self.error(Code.TYPE_MISMATCH, f"{what}: a {one.type} meets a "
                        + (f"{other.type}" if self.step_of(other) is not None else "number counted in ones"), span,
                        "numbers counted in steps meet only numbers in the same steps, constants that are "
                        "multiples of the step and plain numbers times such a constant (docs/language.md, "
@@ -140,14 +141,14 @@ class StepsMixin:
         if op == "*":
             sa, sb = self.step_of(a), self.step_of(b)
             if sa is not None and sb is not None:
-                self.error("E013", "two numbers counted in steps are multiplied: the product is in no steps "
+                self.error(Code.TYPE_MISMATCH, "two numbers counted in steps are multiplied: the product is in no steps "
                            "the model declares", span, "multiply a number in steps by a plain number only")
                 return T.Const(0, ERROR, span)
             stepped, plain = (a, b) if sa is not None else (b, a)
             plain = self.want(plain, INT)
             return T.Arith("*", a if sa is not None else plain, b if sa is not None else plain, stepped.type, span)
         if a.type.kind == "set" or b.type.kind == "set":
-            self.error("E013", f"`{op}` of a {a.type} and a {b.type}", span)
+            self.error(Code.TYPE_MISMATCH, f"`{op}` of a {a.type} and a {b.type}", span)
             return T.Const(0, ERROR, span)
         pair = self.same_steps(a, b, span, f"`{op}`")
         if pair is None:

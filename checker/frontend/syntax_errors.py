@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .diagnostics import Diagnostic
+from .diagnostics import Code, Diagnostic
 from .grammar import lark_parser
 from .syntax import Span
 
@@ -23,7 +23,7 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> Diagnostic:
         line, col = len(lines), len(lines[-1]) + 1
     tok = getattr(exc, "token", None)
     width = len(str(tok)) if tok is not None and getattr(tok, "type", "") != "$END" else 1
-    return Diagnostic("E001", message, Span(file, line, col, line, col + max(width, 1)), hint)
+    return Diagnostic(Code.SYNTAX, message, Span(file, line, col, line, col + max(width, 1)), hint)
 
 
 # The mistakes `_friendly` names, and the hint each gets.

@@ -20,7 +20,7 @@ from typing import Callable
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
-from ..frontend.diagnostics import CODES, caret_block, render_all
+from ..frontend.diagnostics import CODES, Code, caret_block, render_all
 from ..engine import Result
 from ..analyses.findings import KINDS, MEASURES, Finding
 from .trace import narrative, to_itf
@@ -409,7 +409,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
                         "locations": [_location(s, root) for s in f.spans if s.line > 0]
                         or [{"physicalLocation": {"artifactLocation": _artifact(_file_of(f), root)}}]})
     for d in res.diagnostics:
-        results.append({"ruleId": d.code, "ruleIndex": index.get(d.code, index["E001"]), "level": "error",
+        results.append({"ruleId": d.code, "ruleIndex": index.get(d.code, index[Code.SYNTAX]), "level": "error",
                         "message": {"text": f"{d.message}. {d.hint}".strip()},
                         "locations": [_location(d.span, root)]})
     run: dict = {

@@ -35,6 +35,7 @@ from .. import syntax as sx
 from .. import typed as T
 from ..resolver.context import Ctx
 from ..types import BOOL, INT, PLAYER, TEAM, set_of
+from ..diagnostics import Code
 
 FLAG = "between_games"
 NEXT_GAME = "next_game"
@@ -51,7 +52,7 @@ def declare(r, decls) -> sx.MatchDecl | None:
     read them)."""
     matches = [d for d in decls if isinstance(d, sx.MatchDecl)]
     for d in matches[:-1]:
-        r.error("E011", "a model is one match: `match` is declared twice", d.span,
+        r.error(Code.DEFINED_TWICE, "a model is one match: `match` is declared twice", d.span,
                 f"the other declaration is at {matches[-1].span}")
     if not matches:
         return None
@@ -71,7 +72,7 @@ def end_of_step(r, d: sx.ActionDecl, guard, body) -> tuple:
     in one."""
     m = r.match_decl
     if d.match_action and m is None:
-        r.error("E013", f"action {d.name} is marked `match`, but the model is no match of games", d.span,
+        r.error(Code.TYPE_MISMATCH, f"action {d.name} is marked `match`, but the model is no match of games", d.span,
                 "declare the match with `match { ... }`, or drop the flag")
     if m is not None and not d.match_action and not any(d is a for a in m.actions):
         guard = T.Logic("and", T.Not(between(d.span), BOOL, d.span), guard, BOOL, d.span)  # a game action
@@ -87,10 +88,10 @@ def game_results(r, vars_) -> tuple[tuple, T.MatchInfo | None]:
     if m is None:
         return (), None
     if not m.results:
-        r.error("E013", "a match needs the results of a game: no `game won by ...` or `game drawn` is declared",
+        r.error(Code.TYPE_MISMATCH, "a match needs the results of a game: no `game won by ...` or `game drawn` is declared",
                 m.span, "write `game won by player p when CONDITION do ... end` inside `match { }`")
     for d in (x for x in r.decls if isinstance(x, sx.InitDecl)):
-        r.error("E013", "`init` cannot restrict the games of a match: every game starts from the initial values",
+        r.error(Code.TYPE_MISMATCH, "`init` cannot restrict the games of a match: every game starts from the initial values",
                 d.span, "state the game's setup with initial values (`= any` lets a game start from each value)")
     stmts, results = [], []
     match_vars = tuple(d.name for d in match_variables(m))
@@ -110,7 +111,7 @@ def _result(r, res: sx.GameResultDecl, fresh, results: list):
     scope, binder = {}, None
     if res.kind == "won":
         if res.subject_kind == "team" and not r.has_teams:
-            r.error("E013", "`game won by team` needs teams, and this format has none", res.span)
+            r.error(Code.TYPE_MISMATCH, "`game won by team` needs teams, and this format has none", res.span)
             return None
         binder = r.binder(res.var, PLAYER if res.subject_kind == "player" else TEAM, res.span, {})
         scope = {res.var: ("binder", binder)}
@@ -134,7 +135,7 @@ def actions(r, vars_) -> tuple:
         return ()
     out = [r.action(d) for d in m.actions]
     if len(m.starts) > 1:
-        r.error("E011", "`game starts` is declared twice", m.starts[1].span, f"the first is at {m.starts[0].span}")
+        r.error(Code.DEFINED_TWICE, "`game starts` is declared twice", m.starts[1].span, f"the first is at {m.starts[0].span}")
     start = m.starts[0] if m.starts else None
     span = start.span if start else m.span
     params, body = [], []
@@ -151,7 +152,7 @@ def actions(r, vars_) -> tuple:
     body.append(T.Assign(FLAG, None, T.Const(False, BOOL, span), None, span))
     if any(a.name == NEXT_GAME for a in out) or any(d.name == NEXT_GAME for d in r.decls
                                                     if isinstance(d, sx.ActionDecl)):
-        r.error("E011", "`next_game` names the step that starts the next game of the match", span,
+        r.error(Code.DEFINED_TWICE, "`next_game` names the step that starts the next game of the match", span,
                 "give the action another name")
     rid = r.rule("action", NEXT_GAME, start.tags if start else m.tags, span)
     out.append(T.Action(NEXT_GAME, tuple(params), guard, tuple(body), True, False, rid, span))
@@ -165,7 +166,7 @@ def restart(r, v: T.VarInfo, params: list, span) -> list:
         return [_again(r, v, span)]
     ty = v.type
     if v.index is not None or ty.kind == "set" or ty.optional:
-        r.error("E013", f"game variable {v.name} starts at `any`, which a new game cannot repeat for this type",
+        r.error(Code.TYPE_MISMATCH, f"game variable {v.name} starts at `any`, which a new game cannot repeat for this type",
                 v.span, "give it an initial value, or declare it inside `match { }` if it belongs to the match")
         return []
     p = r.fresh(v.name, INT if ty.kind == "bool" else ty, v.span)

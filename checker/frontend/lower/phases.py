@@ -32,6 +32,7 @@ from .. import syntax as sx
 from .. import typed as T
 from ..resolver.context import ERROR, Ctx
 from ..types import BOOL
+from ..diagnostics import Code
 
 
 def phase_variable(d: sx.PhasesDecl) -> sx.VarDecl:
@@ -53,7 +54,7 @@ def declare(r, decls) -> dict[str, sx.PhasesDecl]:
         for i, p in enumerate(d.phases):
             r.not_reserved(p.name, p.span)
             if p.name in names[:i]:
-                r.error("E011", f"phase {p.name} is declared twice in `phases {d.name}`", p.span,
+                r.error(Code.DEFINED_TWICE, f"phase {p.name} is declared twice in `phases {d.name}`", p.span,
                         "a cycle lists each phase once; a phase that comes twice is two phases with two names")
         if r.declare_var(phase_variable(d)):
             cycles[d.name] = d
@@ -63,7 +64,7 @@ def declare(r, decls) -> dict[str, sx.PhasesDecl]:
 def assigned(r, s: sx.Assign) -> None:
     """A statement of the writer's assigns the current phase: only the end conditions may."""
     d = r.phase_decls[s.target]
-    r.error("E013", f"{s.target} is the current phase of `phases {s.target}`; only the phases' "
+    r.error(Code.TYPE_MISMATCH, f"{s.target} is the current phase of `phases {s.target}`; only the phases' "
             "end conditions change it", s.span,
             "state when the phase ends with `ends when ...` in the declaration (an action may set a flag "
             f"that the condition reads); the declaration is at {d.span}")
@@ -93,11 +94,11 @@ def _when_blocks(r, decls) -> dict[tuple[str, str], list]:
             found = where.get(phase)
             if found is None:
                 close = difflib.get_close_matches(phase, list(where), n=1)
-                r.error("E010", f"there is no phase `{phase}`", w.span,
+                r.error(Code.UNDEFINED, f"there is no phase `{phase}`", w.span,
                         f"did you mean `{close[0]}`?" if close else
                         "declare the phases with `phases NAME { PHASE ends when CONDITION ... }`")
             elif w.edge == "ends" and found[1].cond is None:
-                r.error("E013", f"phase {phase} has no end condition, so `when {phase} ends` would never run",
+                r.error(Code.TYPE_MISMATCH, f"phase {phase} has no end condition, so `when {phase} ends` would never run",
                         w.span, f"add `ends when CONDITION` to {phase} in `phases {found[0].name}`")
             else:
                 named.append(phase)

@@ -15,6 +15,7 @@ from .. import typed as T
 from ..types import BOOL, OPT_PLAYER, Ty, accepts, join
 from ..builtins import STEP_ONLY
 from .context import ERROR, MAX_LET_NESTING, MAX_LET_USES, Ctx
+from ..diagnostics import Code
 
 
 class CallsMixin:
@@ -25,20 +26,20 @@ class CallsMixin:
         if name in self.lets:
             let = self.lets[name]
             if len(let.params) != len(e.args):
-                self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(e.args)}", e.span)
+                self.error(Code.ARGUMENTS, f"{name} takes {len(let.params)} argument(s), given {len(e.args)}", e.span)
                 return T.Const(0, ERROR, e.span)
             return self.inline(let, e.args, scope, ctx, pol, e.span)
         if name in ("count", "sum", "argmin", "argmax"):  # `count(a, b)`: the keywords parse as calls
-            self.error("E012", f"{name} is an aggregate over a domain, not a function of values", e.span,
+            self.error(Code.ARGUMENTS, f"{name} is an aggregate over a domain, not a function of values", e.span,
                        f"write `{name}(x in DOMAIN: ...)`; of a list of numbers only `min(a, b, ...)` and "
                        "`max(a, b, ...)` are written as functions")
             return T.Const(0, ERROR, e.span)
         if name not in bi.FUNCTIONS:
             if name in bi.NAMES:
-                self.error("E012", f"{name} is a built-in name, not a function", e.span, f"write `{name}` without (...)")
+                self.error(Code.ARGUMENTS, f"{name} is a built-in name, not a function", e.span, f"write `{name}` without (...)")
                 return T.Const(0, ERROR, e.span)
             close = difflib.get_close_matches(name, sorted(bi.FUNCTIONS) + list(self.lets), n=1)
-            self.error("E010", f"there is no function `{name}`", e.span,
+            self.error(Code.UNDEFINED, f"there is no function `{name}`", e.span,
                        f"did you mean `{close[0]}`?" if close else "see the table of built-in functions in docs/language.md")
             return T.Const(0, ERROR, e.span)
         entries = bi.FUNCTIONS[name]
@@ -52,11 +53,11 @@ class CallsMixin:
             arity = {len(b.params) for b in entries}
             if not any(len(b.params) == len(args) or "*" in b.params and len(args) >= len(b.params) - 1 for b in entries):
                 want = "at least 2" if any("*" in b.params for b in entries) else " or ".join(str(n) for n in sorted(arity))
-                self.error("E012", f"{name}() takes {want} argument(s), given {len(args)}", e.span)
+                self.error(Code.ARGUMENTS, f"{name}() takes {want} argument(s), given {len(args)}", e.span)
             else:
                 shown = " or ".join(f"a {p}" for b in entries for p in b.params[:1] if isinstance(p, Ty))
                 bad = next((a for a in args if a.type.kind == "none"), args[0])
-                self.error("E013", f"argument of {name}() must be {shown or 'a value of the listed type'}, not a {bad.type}"
+                self.error(Code.TYPE_MISMATCH, f"argument of {name}() must be {shown or 'a value of the listed type'}, not a {bad.type}"
                            if len(entries) > 1 or len(args) == 1 else f"the arguments of {name}() do not fit: "
                            + ", ".join(str(a.type) for a in args), bad.span,
                            "see the table of built-in functions in docs/language.md")
@@ -65,7 +66,7 @@ class CallsMixin:
 
     def call(self, entry: bi.Builtin, args, span, ctx, pol=1):
         if entry.needs_teams and not self.has_teams:
-            self.error("E013", f"{entry.name}() needs teams, and this format has none" if entry.params
+            self.error(Code.TYPE_MISMATCH, f"{entry.name}() needs teams, and this format has none" if entry.params
                        else f"`{entry.name}` needs teams, and this format has none", span, "declare `teams ... size ...`")
             return T.Const(0, ERROR, span)
         if ctx.const and not (entry.key in ("abs", "min", "max") or ctx.const == "sizes" and entry.key in ("nplayers", "nteams", "team_size")):
@@ -73,12 +74,12 @@ class CallsMixin:
         if entry.reads == "outcome":
             self.check_polarity(entry, span, ctx, pol)
         if entry.key in STEP_ONLY and not ctx.step:
-            self.error("E014", f"{entry.name}() means \"lost in the step being settled\", and only outcome rules "
+            self.error(Code.OUTCOME_NEGATED, f"{entry.name}() means \"lost in the step being settled\", and only outcome rules "
                        "and triggers see a step", span,
                        "use lost(x) (lost now or earlier) here, or state the rule as an outcome rule or a trigger")
             return T.Const(False, BOOL, span)
         if entry.reads == "end" and ctx.phase:
-            self.error("E014", f"`{entry.name}` reads the end of the game, which the outcome rules decide", span,
+            self.error(Code.OUTCOME_NEGATED, f"`{entry.name}` reads the end of the game, which the outcome rules decide", span,
                        "use lost(), won() and the state in outcome rules")
             return T.Const(False, BOOL, span)
         if entry.key == "across":
@@ -92,7 +93,7 @@ class CallsMixin:
             fitted.append(a)
         if entry.result == "first":
             if fitted[0].type.kind == "set":
-                self.error("E013", f"{entry.name}() steps through a list of single values, not sets", span,
+                self.error(Code.TYPE_MISMATCH, f"{entry.name}() steps through a list of single values, not sets", span,
                            "list players, teams, numbers or members")
                 return T.Const(0, ERROR, span)
             ty = fitted[0].type
@@ -126,7 +127,7 @@ class CallsMixin:
             shown = "none"
         else:
             shown = x.type.members[x.value] if x.type.kind == "enum" else str(x.value).lower()
-        self.error("E013", f"after({shown}, ...): {shown} is not one of the values listed, so it has no value after it",
+        self.error(Code.TYPE_MISMATCH, f"after({shown}, ...): {shown} is not one of the values listed, so it has no value after it",
                    args[0].span, "after(x, a, b, ...) is the value that follows x in the list a, b, ...; list x, "
                    "or test first where x may be another value (`x != none and ...`)")
 
@@ -135,7 +136,7 @@ class CallsMixin:
             return
         reads_lost = entry.key.startswith("lost")
         if ctx.phase.startswith("cannot"):
-            self.error("E014", f"a \"cannot\" rule may not read {entry.name}(): it says who cannot win or lose "
+            self.error(Code.OUTCOME_NEGATED, f"a \"cannot\" rule may not read {entry.name}(): it says who cannot win or lose "
                        "before this step's outcomes are derived", span,
                        "state it on the game's state; in_game(x) says whether x was in the game when the step began")
             return
@@ -152,24 +153,24 @@ class CallsMixin:
         hint = ("in a loss rule, in_game(x) says that x was in the game when this step began; "
                 "state the rule positively otherwise" if reads_lost else
                 "state the rule positively; a rule that needs `not won(...)` belongs in a draw or loss rule")
-        self.error("E014", f"{entry.name}() may only be used positively in {rule} (not under `not`, not left of "
+        self.error(Code.OUTCOME_NEGATED, f"{entry.name}() may only be used positively in {rule} (not under `not`, not left of "
                    "`implies`, not in a comparison or a count): the rule would depend on its own conclusion", span, hint)
 
     def inline(self, let, args, scope, ctx, pol, span):
         if let.name in self.inlining:
-            self.error("E012", f"{let.name} calls itself; lets may not be recursive", span)
+            self.error(Code.ARGUMENTS, f"{let.name} calls itself; lets may not be recursive", span)
             return T.Const(0, ERROR, span)
         # a let is expanded where it is used: a chain of lets each using the one before nests
         # as deep as the chain, and lets that use the one before twice double at each link
         if len(self.inlining) >= MAX_LET_NESTING:
-            self.error("E006", f"{let.name} is used inside {MAX_LET_NESTING} other lets", span,
+            self.error(Code.TOO_DEEP, f"{let.name} is used inside {MAX_LET_NESTING} other lets", span,
                        f"rulewright expands lets where they are used, at most {MAX_LET_NESTING} deep; "
                        "use a variable or a local `let` in an action for intermediate values")
             return T.Const(0, ERROR, span)
         self.inlined += 1
         if self.inlined > MAX_LET_USES:
             if self.inlined == MAX_LET_USES + 1:
-                self.error("E008", f"the lets expand to more than {MAX_LET_USES:,} uses", span,
+                self.error(Code.EXPANDS_TOO_FAR, f"the lets expand to more than {MAX_LET_USES:,} uses", span,
                            "a let that uses another let several times doubles the expression at each step; "
                            "use a variable or a local `let` in an action for intermediate values")
             return T.Const(0, ERROR, span)
@@ -178,7 +179,7 @@ class CallsMixin:
             value = self.peek(a, scope, ctx)  # the argument's type, checked once where it is written
             _, et = self.domain(prm.domain, {}, Ctx())
             if ERROR not in (et, value.type) and accepts(et, value.type) == "no":
-                self.error("E013", f"argument {prm.name} of {let.name} must be a {et}, not a {value.type}", a.span)
+                self.error(Code.TYPE_MISMATCH, f"argument {prm.name} of {let.name} must be a {et}, not a {value.type}", a.span)
             inner[prm.name] = ("arg", a, scope)
         self.inlining.append(let.name)
         try:

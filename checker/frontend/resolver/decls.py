@@ -14,6 +14,7 @@ from ..lower import match as lower_match
 from ..steps import const_text
 from ..types import BOOL, INT, OPT_PLAYER, PLAYER, PLAYERS, TEAM, Step, Ty, enum
 from .context import ERROR, Ctx
+from ..diagnostics import Code
 
 
 class DeclsMixin:
@@ -34,25 +35,25 @@ class DeclsMixin:
         seen = set()
         for unit, _ in d.measures:
             if unit not in units:
-                self.error("E021", f"a {d.kind} finding is not measured in `{unit}`", d.span,
+                self.error(Code.IMPOSSIBLE_EXPECT, f"a {d.kind} finding is not measured in `{unit}`", d.span,
                            "it may record: " + ", ".join(f"`N {u}`" for u in units))
             elif unit in seen:
-                self.error("E021", f"`{unit}` is recorded twice", d.span, "record each size once")
+                self.error(Code.IMPOSSIBLE_EXPECT, f"`{unit}` is recorded twice", d.span, "record each size once")
             seen.add(unit)
         if d.fingerprint and not re.fullmatch(r"[0-9a-f]{12}(-[0-9]+)?", d.fingerprint):
-            self.error("E021", f"`{d.fingerprint}` is not a fingerprint", d.span,
+            self.error(Code.IMPOSSIBLE_EXPECT, f"`{d.fingerprint}` is not a fingerprint", d.span,
                        "copy it from the report: 12 hexadecimal digits, as `fingerprint \"3f2a9c0d1b7e\"`")
 
     def type_of(self, d: sx.VarDecl) -> Ty:
         t = d.type
         if d.step is not None:
             if not isinstance(t, sx.TRange):
-                self.error("E013", f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
+                self.error(Code.TYPE_MISMATCH, f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
                            "`in steps of K` follows a range: `var life(p: player): 0..8000 in steps of 1000 = 8000`")
             else:
                 step = Step(self.const(d.step), const_text(d.step))
                 if isinstance(step.value, T.Const) and step.value.type == INT and step.value.value < 1:
-                    self.error("E013", f"the step of {d.name} is {step.value.value}; a step must be at least 1",
+                    self.error(Code.TYPE_MISMATCH, f"the step of {d.name} is {step.value.value}; a step must be at least 1",
                                d.step.span, "count in steps of 1 or more: `in steps of 1000`")
                     return ERROR
                 return Ty("int", step=step)
@@ -64,7 +65,7 @@ class DeclsMixin:
             return OPT_PLAYER if t.optional else PLAYER
         if isinstance(t, sx.TTeam):
             if not self.has_teams:
-                self.error("E013", f"{d.name} has type team but the format has no teams", t.span, "declare `teams ... size ...`")
+                self.error(Code.TYPE_MISMATCH, f"{d.name} has type team but the format has no teams", t.span, "declare `teams ... size ...`")
                 return ERROR
             return Ty("team", optional=True) if t.optional else TEAM
         if isinstance(t, sx.TSet):
@@ -87,7 +88,7 @@ class DeclsMixin:
             bname, k = d.index
             ity = self.index_type(d)
             if k == "team" and not self.has_teams:
-                self.error("E013", f"{d.name} is indexed by team but the format has no teams", d.span,
+                self.error(Code.TYPE_MISMATCH, f"{d.name} is indexed by team but the format has no teams", d.span,
                            "declare `teams ... size ...` or index by player")
                 ity = ERROR
             b = self.binder(bname, ity, d.span, {})
@@ -129,7 +130,7 @@ class DeclsMixin:
         binder = None
         if d.subject_kind:
             if d.subject_kind == "team" and not self.has_teams:
-                self.error("E013", "a team outcome needs teams, and this format has none", d.span, "declare `teams ... size ...`")
+                self.error(Code.TYPE_MISMATCH, "a team outcome needs teams, and this format has none", d.span, "declare `teams ... size ...`")
                 return None
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
             scope = {d.var: ("binder", binder)}
@@ -158,7 +159,7 @@ class DeclsMixin:
         scope, binder = {}, None
         if d.subject_kind:
             if d.subject_kind == "team" and not self.has_teams:
-                self.error("E013", "a trigger on a team's outcome needs teams, and this format has none", d.span,
+                self.error(Code.TYPE_MISMATCH, "a trigger on a team's outcome needs teams, and this format has none", d.span,
                            "declare `teams ... size ...`, or trigger on `lose player p`")
                 return None
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})

@@ -12,6 +12,7 @@ from .. import syntax as sx
 from .. import typed as T
 from ..types import BOOL, INT, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, Ty, accepts, enum, join, set_of
 from .context import ERROR, MAX_EXPANDED_DEPTH, Ctx
+from ..diagnostics import Code
 
 
 class ExprsMixin:
@@ -24,7 +25,7 @@ class ExprsMixin:
         if self.depth >= MAX_EXPANDED_DEPTH:  # only lets get here: the parser refuses deeper text
             if not self.told_depth:
                 self.told_depth = True
-                self.error("E006", f"with its lets expanded, this expression nests deeper than {MAX_EXPANDED_DEPTH} levels",
+                self.error(Code.TOO_DEEP, f"with its lets expanded, this expression nests deeper than {MAX_EXPANDED_DEPTH} levels",
                            e.span, "rulewright expands lets where they are used; use a variable or a local `let` "
                                    "in an action for intermediate values")
             return T.Const(0, ERROR, e.span)
@@ -55,7 +56,7 @@ class ExprsMixin:
         if name in self.lets:
             let = self.lets[name]
             if let.params:
-                self.error("E012", f"{name} is a function of {len(let.params)} argument(s); call it as {name}(...)", e.span)
+                self.error(Code.ARGUMENTS, f"{name} is a function of {len(let.params)} argument(s); call it as {name}(...)", e.span)
                 return T.Const(0, ERROR, e.span)
             return self.inline(let, (), scope, ctx, pol, e.span)
         if name in self.var_decls:
@@ -81,7 +82,7 @@ class ExprsMixin:
         return self.undefined(name, e.span, scope)
 
     def not_const(self, what, span):
-        self.error("E013", f"{what} is not a constant; this place needs one", span,
+        self.error(Code.TYPE_MISMATCH, f"{what} is not a constant; this place needs one", span,
                    "use numbers, parameters and lets of them here (and nplayers, nteams, team_size in a type)")
         return T.Const(0, ERROR, span)
 
@@ -89,23 +90,23 @@ class ExprsMixin:
         d = self.var_decls[name]
         ty = self.var_types.get(name, ERROR)
         if ctx.const:
-            self.error("E013", f"{name} is a state variable; this place needs a constant", span,
+            self.error(Code.TYPE_MISMATCH, f"{name} is a state variable; this place needs a constant", span,
                        "use parameters and lets here")
             return T.Const(0, ERROR, span)
         if ctx.init_of >= 0 and self.var_order[name] >= ctx.init_of:
-            self.error("E013", f"the initial value reads {name}, which is declared "
+            self.error(Code.TYPE_MISMATCH, f"the initial value reads {name}, which is declared "
                        + ("by this declaration" if self.var_order[name] == ctx.init_of else "later"), span,
                        f"declare {name} before the variable whose initial value reads it")
             return T.Const(0, ERROR, span)
         static = d.is_choice and name not in self.dynamic
         if d.index is None:
             if index is not None:
-                self.error("E012", f"{name} is a single value, not one per player or team", span, f"write `{name}` without [...]")
+                self.error(Code.ARGUMENTS, f"{name} is a single value, not one per player or team", span, f"write `{name}` without [...]")
                 return T.Const(0, ERROR, span)
             return T.VarRef(name, None, ty, static, span)
         if index is None:
             kind = d.index[1] if isinstance(d.index[1], str) else "value"
-            self.error("E012", f"{name} holds one value per {kind}; read it as {name}[...]", span, f"for example {name}[p]")
+            self.error(Code.ARGUMENTS, f"{name} holds one value per {kind}; read it as {name}[...]", span, f"for example {name}[p]")
             return T.Const(0, ERROR, span)
         i = self.ex(index, scope, ctx, 0)
         i = self.coerce(i, self.index_type(d), f"the index of {name}")
@@ -124,7 +125,7 @@ class ExprsMixin:
     def x_Index(self, e, scope, ctx, pol):
         if e.name not in self.var_decls:
             if e.name in self.lets:
-                self.error("E012", f"{e.name} is a let; call it with parentheses", e.span, f"{e.name}(...)")
+                self.error(Code.ARGUMENTS, f"{e.name} is a let; call it with parentheses", e.span, f"{e.name}(...)")
                 return T.Const(0, ERROR, e.span)
             return self.undefined(e.name, e.span, scope)
         return self.var_ref(e.name, e.index, e.span, scope, ctx)
@@ -144,12 +145,12 @@ class ExprsMixin:
         if ok == "narrow":
             return T.Narrow(x, Ty(ty.kind), x.span)
         if x.type.kind == "none" and ty.kind in ("player", "team"):
-            self.error("E013", f"{what or 'this'} must be a {ty.kind}, and `none` is not one", x.span,
+            self.error(Code.TYPE_MISMATCH, f"{what or 'this'} must be a {ty.kind}, and `none` is not one", x.span,
                        f"declare the variable `{ty.kind}?`, or test for none first")
         elif what:
-            self.error("E013", f"{what} must be a {ty}, not a {x.type}", x.span)
+            self.error(Code.TYPE_MISMATCH, f"{what} must be a {ty}, not a {x.type}", x.span)
         else:
-            self.error("E013", f"expected a {ty} here, found a {x.type}", x.span)
+            self.error(Code.TYPE_MISMATCH, f"expected a {ty} here, found a {x.type}", x.span)
         return T.Const(0, ERROR, x.span)
 
     def x_Unary(self, e, scope, ctx, pol):
@@ -174,17 +175,17 @@ class ExprsMixin:
             return T.Const(0, ERROR, e.span)
         if op in ("in", "notin"):
             if b.type.kind != "set":
-                self.error("E013", f"the right side of `in` must be a set, not a {b.type}", e.right.span)
+                self.error(Code.TYPE_MISMATCH, f"the right side of `in` must be a set, not a {b.type}", e.right.span)
                 return T.Const(0, ERROR, e.span)
             if join(a.type, b.type.elem) is None:
-                self.error("E013", f"a {a.type} cannot be a member of a {b.type}", e.span)
+                self.error(Code.TYPE_MISMATCH, f"a {a.type} cannot be a member of a {b.type}", e.span)
                 return T.Const(0, ERROR, e.span)
             return T.Member(a, b, op == "notin", BOOL, e.span)
         if self.step_of(a) is not None or self.step_of(b) is not None:
             return self.stepped_binary(op, a, b, e.span)
         if op in ("==", "!="):
             if join(a.type, b.type) is None:
-                self.error("E013", f"cannot compare a {a.type} with a {b.type}", e.span)
+                self.error(Code.TYPE_MISMATCH, f"cannot compare a {a.type} with a {b.type}", e.span)
                 return T.Const(0, ERROR, e.span)
             return T.Compare(op, a, b, BOOL, e.span)
         if op in ("<", "<=", ">", ">="):
@@ -206,7 +207,7 @@ class ExprsMixin:
             a, b = pair
         ty = join(a.type, b.type)
         if ty is None:
-            self.error("E013", f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
+            self.error(Code.TYPE_MISMATCH, f"the branches of this `if` have different types: {a.type} and {b.type}", e.span)
             return T.Const(0, ERROR, e.span)
         if ty.kind in ("player", "team") and ty.optional:
             a, b = self.coerce(a, ty, ""), self.coerce(b, ty, "")
@@ -222,10 +223,10 @@ class ExprsMixin:
         for x in items[1:]:
             ty = join(ty, x.type)
             if ty is None:
-                self.error("E013", "a set literal mixes values of different types", e.span)
+                self.error(Code.TYPE_MISMATCH, "a set literal mixes values of different types", e.span)
                 return T.Const(0, ERROR, e.span)
         if ty.kind not in ("player", "team", "enum", "int"):
-            self.error("E013", f"sets of {ty} are not supported", e.span, "sets hold players, teams, numbers or members")
+            self.error(Code.TYPE_MISMATCH, f"sets of {ty} are not supported", e.span, "sets hold players, teams, numbers or members")
             return T.Const(0, ERROR, e.span)
         return T.SetLit(tuple(items), set_of(ty), e.span)
 
@@ -239,7 +240,7 @@ class ExprsMixin:
             return T.Const(0, ERROR, e.span)
         ty = OPT_PLAYER if x.type.kind == "none" else x.type
         if ty.kind not in ("player", "team", "enum", "int"):
-            self.error("E013", f"sets of {ty} are not supported", e.elem.span,
+            self.error(Code.TYPE_MISMATCH, f"sets of {ty} are not supported", e.elem.span,
                        "a set comprehension `{e | x in S}` collects players, teams, numbers or members; "
                        "to pick elements of S by a condition write `{x | x in S: condition}`")
             return T.Const(0, ERROR, e.span)
@@ -255,7 +256,7 @@ class ExprsMixin:
         if s.type == ERROR:
             return T.SetDom(s, d.span), ERROR
         if s.type.kind != "set":
-            self.error("E013", f"cannot range over a {s.type}", d.span, "use a range `lo..hi` or a set such as `players`")
+            self.error(Code.TYPE_MISMATCH, f"cannot range over a {s.type}", d.span, "use a range `lo..hi` or a set such as `players`")
             return T.SetDom(T.Const(0, ERROR, d.span), d.span), ERROR
         return T.SetDom(s, d.span), s.type.elem
 

@@ -18,6 +18,7 @@ from ..lower import match as lower_match
 from ..lower import phases as lower_phases
 from ..types import PLAYER
 from .context import Ctx
+from ..diagnostics import Code
 
 OUTCOME_KINDS = ("lose", "win", "draw")
 
@@ -89,7 +90,7 @@ class ModelMixin:
     def table_sizes(self, players_d) -> tuple:
         """(the number of players, of teams, the size of a team), each None if not declared."""
         if not players_d and self.teams_decl is None:
-            self.error("E016", "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
+            self.error(Code.MISSING_DECLARATION, "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
         players = self.const(players_d[-1].count, "params") if players_d else None
         td = self.teams_decl
         team_count = self.const(td.count, "params") if td is not None and td.count is not None else None
@@ -105,7 +106,7 @@ class ModelMixin:
         for d in expects:
             if d.kind not in self.kinds:
                 close = difflib.get_close_matches(d.kind, self.kinds, n=1)
-                self.error("E020", f"`{d.kind}` is not a finding kind", d.span,
+                self.error(Code.UNKNOWN_KIND, f"`{d.kind}` is not a finding kind", d.span,
                            f"did you mean `{close[0]}`?" if close else "one of: " + ", ".join(self.kinds))
             else:
                 self.check_expect(d)
@@ -114,7 +115,7 @@ class ModelMixin:
         """Check `precedence` declarations; the (outcome rule, "cannot" rule) pairs they exempt."""
         for d in decls:
             if d.same_step and (d.winner, d.loser) != ("lose", "win"):
-                self.error("E013", f"`precedence {d.winner} over {d.loser} same_step`: only `lose over win` has a "
+                self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser} same_step`: only `lose over win` has a "
                            "scope", d.span, "a loss in an earlier step is the only fact that can outlast a step; "
                            "drop `same_step`")
         exempt = []
@@ -122,13 +123,13 @@ class ModelMixin:
         for d in decls:
             if d.winner in OUTCOME_KINDS and d.loser in OUTCOME_KINDS:
                 if d.winner == d.loser:
-                    self.error("E013", f"`precedence {d.winner} over {d.loser}` says nothing", d.span)
+                    self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser}` says nothing", d.span)
                 continue
             # a rule over a "cannot" rule: the rule's facts stand where the "cannot" rule holds
             rule, cannot = by_name.get(d.winner), by_name.get(d.loser)
             if (rule is None or cannot is None or not cannot.kind.startswith("cannot_")
                     or cannot.kind != "cannot_" + rule.kind or cannot.subject != rule.subject):
-                self.error("E013", f"`precedence {d.winner} over {d.loser}` names neither two outcome kinds nor "
+                self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser}` names neither two outcome kinds nor "
                            "an outcome rule and a \"cannot\" rule about the same outcome", d.span,
                            "write `precedence lose over win`, or `precedence RULE over CANNOT_RULE` where RULE is "
                            "a `lose player` rule and CANNOT_RULE a `cannot lose player` rule (or win, or team)")
@@ -143,11 +144,11 @@ class ModelMixin:
             for b, dom in d.params:  # the bindings are fixed before any setup: players, teams, ranges, members
                 if any(isinstance(n, (T.VarRef, T.BinderRef)) or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
                        for n in T.walk(dom)):
-                    self.error("E013", f"the parameter {b.name} of `possible {d.name}` ranges over a domain that "
+                    self.error(Code.TYPE_MISMATCH, f"the parameter {b.name} of `possible {d.name}` ranges over a domain that "
                                "depends on the game", b.span, "use players, teams, a range or a set of members")
             for n in T.walk(d.cond):
                 if isinstance(n, T.Call) and bi.BY_KEY[n.func].reads:
-                    self.error("E013", f"`possible {d.name}` reads {bi.BY_KEY[n.func].name}, which play decides, "
+                    self.error(Code.TYPE_MISMATCH, f"`possible {d.name}` reads {bi.BY_KEY[n.func].name}, which play decides, "
                                "not the setup", n.span, "a `possible` property reads what constraints read: "
                                "choices, parameters and the initial values of variables")
                     break

@@ -14,7 +14,7 @@ import re
 from .. import builtins as bi
 from .. import syntax as sx
 from .. import typed as T
-from ..diagnostics import Diagnostic
+from ..diagnostics import Code, Diagnostic
 from ..grammar import keywords
 from ..types import Ty, enum
 from .context import ERROR
@@ -29,7 +29,7 @@ class NamesMixin:
 
     def _unique(self, table, d, what) -> bool:
         if d.name in table:
-            self.error("E011", f"{what} {d.name} is declared twice", d.span,
+            self.error(Code.DEFINED_TWICE, f"{what} {d.name} is declared twice", d.span,
                        f"the first declaration is at {table[d.name].span}")
             return False
         table[d.name] = d
@@ -66,7 +66,7 @@ class NamesMixin:
         for m in t.members:
             other = self.enum_of_member.get(m)
             if other is not None and other != ty:
-                self.error("E011", f"enumeration member {m} belongs to two different enumerations", t.span,
+                self.error(Code.DEFINED_TWICE, f"enumeration member {m} belongs to two different enumerations", t.span,
                            "give members of different enumerations different names")
             self.enum_of_member.setdefault(m, ty)
         return ty
@@ -102,7 +102,7 @@ class NamesMixin:
     def not_reserved(self, name, span) -> None:
         if name in keywords() or name in bi.NAMES or name in bi.FUNCTIONS:
             what = "a keyword of the language" if name in keywords() else "a built-in name"
-            self.error("E011", f"`{name}` is {what} and cannot name a variable, parameter, let or binder", span,
+            self.error(Code.DEFINED_TWICE, f"`{name}` is {what} and cannot name a variable, parameter, let or binder", span,
                        f"choose another name, such as `{name}_now` or `is_{name}`")
 
     def binder(self, name, ty, span, scope) -> T.Binder:
@@ -113,7 +113,7 @@ class NamesMixin:
                   else "enumeration member" if name in self.enum_of_member else "let" if name in self.lets
                   else None)  # an inner binder may reuse an outer one's name: the inner one is meant there
         if hidden:
-            self.error("E011", f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
+            self.error(Code.DEFINED_TWICE, f"`{name}` is bound here as a new name, which hides the {hidden} {name}", span,
                        f"use a fresh name and compare it, e.g. `t == {name}`" if hidden in ("team", "player")
                        else "use a fresh name")
         return self.fresh(name, ty, span)
@@ -123,5 +123,5 @@ class NamesMixin:
             + list(self.enum_of_member) + sorted(bi.NAMES) + sorted(bi.FUNCTIONS)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean `{close[0]}`?" if close else "declare it with `var`, `param`, `let`, or bind it in a quantifier"
-        self.error("E010", f"`{name}` is not defined", span, hint)
+        self.error(Code.UNDEFINED, f"`{name}` is not defined", span, hint)
         return T.Const(0, ERROR, span)

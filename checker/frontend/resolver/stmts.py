@@ -13,6 +13,7 @@ from .. import typed as T
 from ..lower import phases as lower_phases
 from ..types import BOOL, OPT_PLAYER, PLAYER, TEAM, accepts
 from .context import ERROR, Ctx
+from ..diagnostics import Code
 
 
 class StmtsMixin:
@@ -63,15 +64,15 @@ class StmtsMixin:
         r = self.routines.get(s.name)
         if r is None:
             close = difflib.get_close_matches(s.name, list(self.routines), n=1)
-            self.error("E010", f"there is no routine `{s.name}`", s.span,
+            self.error(Code.UNDEFINED, f"there is no routine `{s.name}`", s.span,
                        f"did you mean `{close[0]}`?" if close else "declare it with `routine NAME(params) do ... end`")
             return T.Block((), rid, s.span)
         if len(r.params) != len(s.args):
-            self.error("E012", f"{s.name} takes {len(r.params)} argument(s), given {len(s.args)}", s.span)
+            self.error(Code.ARGUMENTS, f"{s.name} takes {len(r.params)} argument(s), given {len(s.args)}", s.span)
             return T.Block((), rid, s.span)
         key = "routine " + r.name
         if key in self.inlining:
-            self.error("E012", f"routine {r.name} runs itself; routines may not be recursive", s.span)
+            self.error(Code.ARGUMENTS, f"routine {r.name} runs itself; routines may not be recursive", s.span)
             return T.Block((), rid, s.span)
         body, inner = [], {}
         for prm, a in zip(r.params, s.args):
@@ -94,14 +95,14 @@ class StmtsMixin:
         the order written (each value, then its index, as a single assignment does), and then
         writes the places in the order written: no value reads a place written by this statement."""
         if len(s.places) != len(s.values):
-            self.error("E012", f"{len(s.places)} places are assigned {len(s.values)} values", s.span,
+            self.error(Code.ARGUMENTS, f"{len(s.places)} places are assigned {len(s.values)} values", s.span,
                        "write one value per place, in the same order: `a, b := b, a;`")
             return T.Block((), rid, s.span)
         seen: dict = {}
         for p in s.places:
             key = (_place_name(p), getattr(p, "index", None), getattr(p, "args", None))
             if key in seen:
-                self.error("E012", f"{_place_text(p)} is assigned twice in one statement", p.span,
+                self.error(Code.ARGUMENTS, f"{_place_text(p)} is assigned twice in one statement", p.span,
                            "a simultaneous assignment writes each place once")
                 return T.Block((), rid, s.span)
             seen[key] = p
@@ -122,7 +123,7 @@ class StmtsMixin:
     def assign(self, s, scope, ctx, rid):
         target, index_sx, index_scope = s.target, s.index, scope
         if s.target in self.var_decls and s.args is not None:
-            self.error("E012", f"{s.target} is a variable; assign it as {s.target}[...]" if self.var_decls[s.target].index
+            self.error(Code.ARGUMENTS, f"{s.target} is a variable; assign it as {s.target}[...]" if self.var_decls[s.target].index
                        else f"{s.target} is a variable; assign it as {s.target}", s.span)
             return T.Assign(s.target, None, T.Const(0, ERROR, s.span), rid, s.span)
         if s.target not in self.var_decls and (s.args is not None or s.target in self.lets):
@@ -137,19 +138,19 @@ class StmtsMixin:
         if target in self.phase_decls:
             lower_phases.assigned(self, s)
         if d.is_choice:
-            self.error("E013", f"{target} is a choice made before play and never changes", s.span,
+            self.error(Code.TYPE_MISMATCH, f"{target} is a choice made before play and never changes", s.span,
                        "declare it with `var` if the game changes it")
         ty = self.var_types.get(target, ERROR)
         value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {target}")
         index = None
         if d.index is not None:
             if index_sx is None:
-                self.error("E012", f"{target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
+                self.error(Code.ARGUMENTS, f"{target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
                            f"assign {target}[...]", s.span)
             else:
                 index = self.coerce(self.ex(index_sx, index_scope, ctx, 0), self.index_type(d), f"the index of {target}")
         elif index_sx is not None:
-            self.error("E012", f"{target} is a single value; assign it without [...]", s.span)
+            self.error(Code.ARGUMENTS, f"{target} is a single value; assign it without [...]", s.span)
         return T.Assign(target, index, value, rid, s.span)
 
     # ------------------------------------------------------------ lets that name a place
@@ -166,27 +167,27 @@ class StmtsMixin:
                 self.undefined(name, s.span, scope)
                 return None
             if let is None:
-                self.error("E012", f"{s.target} does not name a variable, so it cannot be assigned", s.span,
+                self.error(Code.ARGUMENTS, f"{s.target} does not name a variable, so it cannot be assigned", s.span,
                            "a let names a place when its value is a variable `x`, an indexed variable `x[e]` "
                            "or another such let")
                 return None
             if index is not None:
-                self.error("E012", f"{name} is a let; assign it as {name}(...), the way it is read", s.span)
+                self.error(Code.ARGUMENTS, f"{name} is a let; assign it as {name}(...), the way it is read", s.span)
                 return None
             if name in seen:
-                self.error("E012", f"{name} calls itself; lets may not be recursive", s.span)
+                self.error(Code.ARGUMENTS, f"{name} calls itself; lets may not be recursive", s.span)
                 return None
             seen.append(name)
             given = tuple(args or ())
             if len(let.params) != len(given):
-                self.error("E012", f"{name} takes {len(let.params)} argument(s), given {len(given)}", s.span)
+                self.error(Code.ARGUMENTS, f"{name} takes {len(let.params)} argument(s), given {len(given)}", s.span)
                 return None
             inner = {}
             for prm, a in zip(let.params, given):
                 value = self.peek(a, where, ctx)
                 _, et = self.domain(prm.domain, {}, Ctx())
                 if ERROR not in (et, value.type) and accepts(et, value.type) == "no":
-                    self.error("E013", f"argument {prm.name} of {name} must be a {et}, not a {value.type}", a.span)
+                    self.error(Code.TYPE_MISMATCH, f"argument {prm.name} of {name} must be a {et}, not a {value.type}", a.span)
                     return None
                 inner[prm.name] = ("arg", a, where)
             body = let.body
@@ -197,13 +198,13 @@ class StmtsMixin:
             elif isinstance(body, sx.Call) and body.func in self.lets:
                 name, index, args = body.func, None, body.args
             else:
-                self.error("E012", f"{s.target} is a let whose value is not a variable, so it cannot be assigned",
+                self.error(Code.ARGUMENTS, f"{s.target} is a let whose value is not a variable, so it cannot be assigned",
                            s.span, f"its value is computed (at {body.span}); a let names a place when its value is "
                            "a variable `x`, an indexed variable `x[e]` or another such let")
                 return None
             where = inner
         if args is not None:
-            self.error("E012", f"{name} is a variable; assign it as {name}[...]" if self.var_decls[name].index
+            self.error(Code.ARGUMENTS, f"{name} is a variable; assign it as {name}[...]" if self.var_decls[name].index
                        else f"{name} is a variable; assign it as {name}", s.span)
             return None
         return name, index, where
