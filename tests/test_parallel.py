@@ -291,10 +291,13 @@ def test_the_watchdog_and_time_limit_hold_in_worker_processes(tmp_path, capsys):
     assert took < 2 * 2 + 3, took  # two workers' 2 s, start-up and the parent's part
 
 
+_run_task = engine.run_task
+
+
 def _wrong_left_in_worker(task):
     from checker.symbolic import encode  # a deliberately wrong symbolic `left`, in the worker only
-    encode.Encoder.b_left = lambda self, e, a, st: (a[0] + a[1] + 1) % self.n
-    return engine.run_task(task)
+    encode._BUILTIN["left"] = lambda self, e, a, st: (a[0] + a[1] + 1) % self.n
+    return _run_task(task)
 
 
 def test_engines_that_disagree_in_a_worker_still_stop_the_run_with_exit_4(monkeypatch):
