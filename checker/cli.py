@@ -214,10 +214,10 @@ def _report_options(args, res) -> tuple[str, report.Options]:
         fmt = args.deprecated_format
     if args.baseline:
         from .baseline import apply_baseline
-        from .engine import _order
+        from .analyses.merging import report_order
         for warning in apply_baseline(res, args.baseline):
             print(f"rulewright: warning: {warning}", file=sys.stderr)
-        res.findings.sort(key=_order)
+        res.findings.sort(key=report_order)
     if args.select:
         res.findings = [f for f in res.findings if f.kind in args.select]
     if args.ignore:

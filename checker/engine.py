@@ -11,7 +11,9 @@ one format are compared.
 Each instance is checked by itself (`check_instance`, in this process or in a worker that
 rebuilds it from its `Task`, see checker.runner) and comes back as an `Outcome`; the outcomes
 are merged per file in instance order (`_merge_file`), so grouping, expectations and the
-comparison of readings see the same input whatever the number of workers.
+comparison of readings see the same input whatever the number of workers. The parts live in
+the analyses: the questions asked of Z3 beside exploring (analyses/questions.py), the replay
+of counterexamples (analyses/replay.py), grouping and comparing findings (analyses/merging.py).
 
 Limits (checker.limits) apply per instance to all of its work, with its share of the run's
 time: the contradiction check, exploration (which stops at EXPLORE_SHARE of the time, so the
@@ -33,20 +35,18 @@ from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, NotChecked, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
 from .analyses.lint import lint
+from .analyses.merging import abstraction_of, compare_readings, finding_key, group, report_order, say_where_dead
+from .analyses.questions import contradiction, cross_check_possibles, explorer_machine, fold_into_contradiction, possibles
+from .analyses.replay import replay_within
 from .explicit.explore import Graph, explore
-from .explicit.compiled import machine_for
 from .explicit import symmetry
-from .explicit.machine import Machine, reads_static
+from .explicit.machine import Machine
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
 from .frontend import syntax as ir
 from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
 from .frontend.parser import parse_file, parse_source
 from .frontend.resolve import resolve_spec
-from .frontend.typed import VarInfo, model_name
-from .symbolic import replay as z3replay
-from .symbolic import setup as z3setup
-from .symbolic.terms import Unsupported
 
 
 @dataclass
@@ -181,7 +181,6 @@ def front_end_file(path: str, root, res: Result, text: str | None = None,
 
 
 EXPLORE_SHARE = 0.8  # of an instance's time and memory; the rest is the checks'
-CONTRADICTION_SHARE, CONTRADICTION_SECONDS = 0.25, 10.0  # at most, for the Z3 contradiction check
 
 
 @dataclass(frozen=True)
@@ -231,7 +230,7 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
         # findings earlier instances of the file made (and keep: a second try may replace an
         # outcome cut short) are grouped under the earlier one's, so replaying them here is
         # not needed: it would not be reported either way
-        skip = frozenset(_key(f) for j, o in outcomes.items()
+        skip = frozenset(finding_key(f) for j, o in outcomes.items()
                          if j < k and chosen[j][0] is plan and not o.short_of_time for f in o.findings)
         return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
                     replace(limits, max_seconds=share.seconds, max_memory=share.memory,
@@ -261,7 +260,7 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
         mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
         if mine or not select:  # a file --only or --param left out entirely is not reported on
             _merge_file(plan, mine, outcomes, missed, res)
-    res.findings.sort(key=_order)
+    res.findings.sort(key=report_order)
     return res
 
 
@@ -281,15 +280,6 @@ def _nothing_selected(plans: list[Plan], select: Selection) -> Diagnostic:
     asked = [f"--only {o}" for o in select.only] + [f"--param {n}={','.join(map(str, v))}" for n, v in select.params]
     return Diagnostic(Code.UNREADABLE, f"no instance matches {' '.join(asked)}", ir.Span(plans[0].spec.path if plans else "", 0, 0, 0, 0),
                       "there are " + ("; ".join(lines) if lines else "no instances"))
-
-
-def _key(f: Finding) -> tuple:
-    return (f.model,) + f.signature()
-
-
-def _order(f: Finding):
-    kinds = list(KINDS)
-    return (f.model, kinds.index(f.kind), f.rules, f.message, f.instance)
 
 
 def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, missed: dict, res: Result) -> None:
@@ -324,8 +314,8 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
             unfinished[inst.label] = reasons[0].removeprefix(inst.label + ": ") if reasons else "interrupted"
     res.unfinished.update(unfinished)
     kept = []
-    grouped = _group(raw, done)
-    _say_where_dead(grouped, done, raw, res)
+    grouped = group(raw, done)
+    say_where_dead(grouped, done, raw, res)
     for f in grouped:
         if id(f) in notes:
             res.incomplete.append(notes[id(f)])
@@ -354,7 +344,7 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     res.unchecked_models.update(unchecked)
     res.left_out_models.update(left_out)
     if not unfinished and len(done) == len(chosen):
-        differ = _compare_readings(done, kept)
+        differ = compare_readings(done, kept)
         assign_fingerprints(differ)
         kept.extend(differ)
     res.findings.extend(kept)
@@ -451,14 +441,14 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
     o.findings = found
     memo: dict = {}  # the Z3 replays of this instance's steps: traces share their first steps
     for j, f in enumerate(found):
-        if id(f) not in replayable or _key(f) in task.skip:
+        if id(f) not in replayable or finding_key(f) in task.skip:
             continue
         if o.interrupted:
             f.replay = "not run: the run was interrupted"
             continue
         notes = Outcome()
         try:
-            f.replay = _replay_within(budget, *replayable[id(f)], f, notes, memo)
+            f.replay = replay_within(budget, *replayable[id(f)], f, notes, memo)
         except KeyboardInterrupt:  # keep this instance's findings; the run stops after it
             o.interrupted = True
             f.replay = "not run: the run was interrupted"
@@ -475,25 +465,15 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
     return o
 
 
-def _replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> str:
-    try:
-        budget.check()
-        with watchdog(budget):
-            return replay_finding(machine, graph, f, memo)
-    except LimitHit as exc:
-        res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
-        return f"not replayed: {exc}"
-
-
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
     said = len(res.incomplete)
-    out.extend(_contradiction(inst, budget, res))
+    out.extend(contradiction(inst, budget, res))
     unknown = res.incomplete[said:] if inst.static_choices else []  # no verdict on the choices left to Z3
     if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
-        out.extend(_possibles(inst, budget, res))
-    machine = _explorer(inst, out)
+        out.extend(possibles(inst, budget, res))
+    machine = explorer_machine(inst, out)
     # `rulewright diff` walks the graphs' own edges (checker.diff): it gets full graphs
     graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
     found, stopped = None, ""
@@ -518,10 +498,10 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         out.append(Finding("contradiction", "no initial state satisfies the setup rules",
                            tuple(t for d in m.inits + m.constraints for t in d.tags),
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
-    _cross_check_possibles(inst, graph, out)
+    cross_check_possibles(inst, graph, out)
     if not reduced:
         found, stopped = run_checks_within(graph, budget)
-    found = _fold_into_contradiction(out, found, graph)
+    found = fold_into_contradiction(out, found, graph)
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     for f in found:
@@ -556,274 +536,6 @@ def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, bud
     return explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position)), f"none: {why}"
 
 
-# What an instance without any initial state shows of every rule and property: nothing is
-# reachable, so each is "dead" or "never reached". One finding (the contradiction) says it all.
-FOLLOW_ON = ("dead-rule", "unreachable-outcome", "unreachable-property", "never-active")
-
-
-def _fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Graph) -> list[Finding]:
-    """The checks' findings, less those that only follow from a contradictory setup (no initial
-    state at all), which the contradiction finding counts instead."""
-    contra = [f for f in out if f.kind == "contradiction"]
-    if not contra or graph.init_ids or not graph.complete:
-        return found
-    folded = [f for f in found if f.kind in FOLLOW_ON]
-    if folded:
-        counts: dict[str, int] = {}
-        for f in folded:
-            counts[f.kind] = counts.get(f.kind, 0) + 1
-        shown = ", ".join(f"{n} {k}" for k, n in counts.items())
-        contra[0].detail = (f"{len(folded)} follow-on finding(s) folded into this one ({shown}): "
-                            "with no initial state, no rule applies and no state is reached")
-        contra[0].context["folded"] = counts
-    return [f for f in found if f.kind not in FOLLOW_ON]
-
-
-def _ask_within(part: Budget, ask):
-    """Z3's verdict `ask(milliseconds left)` within `part` (building the formulas included: a
-    quantifier over 0..10^8 is built term by term); ("unknown", why) when the formulas cannot be
-    encoded or the part runs out, so the caller makes the instance incomplete, never clean."""
-    try:
-        part.check()
-        with watchdog(part):
-            return ask(max(1, int(part.remaining() * 1000)))
-    except Unsupported as exc:
-        return ("unknown", f"not encodable: {exc}")
-    except LimitHit as exc:
-        return ("unknown", str(exc))
-
-
-def _contradiction(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
-    """The Z3 contradiction check within its part of the instance's time; "unknown" makes the
-    instance incomplete."""
-    seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
-    part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
-    verdict = _ask_within(part, lambda ms: z3setup.contradiction(inst, ms))
-    if verdict and verdict[0] == "unknown":
-        res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
-        return []
-    if not verdict:
-        return []
-    core = verdict[1]
-    rules = [t for d, _ in core for t in d.tags]
-    what = "; ".join(sorted({w for _, w in core}))
-    subject = tuple(sorted({w.strip("`") for _, w in core}))  # the constraints (by name) that conflict
-    f = Finding("contradiction", f"no setup satisfies all of: {what}", tuple(dict.fromkeys(rules)),
-                tuple(d.span for d, _ in core), inst.label, inst.model_name, key=what, subject=subject)
-    # a conflict among the choices Z3 alone decides: the explorer, which does not enumerate
-    # them, has initial states all the same, and none of them is a setup's
-    f.context["static_choices"] = any(_reads_static_choice(d) for d, _ in core)
-    return [f]
-
-
-def _explorer(inst: Instance, found: list[Finding]) -> Machine:
-    """The instance's machine for the explorer, given the contradiction check's findings: where
-    the choices Z3 alone decides have no value that satisfies their constraints, no setup
-    exists, and the explorer (which does not enumerate them) must start from no state."""
-    machine = machine_for(inst)
-    machine.no_setup = any(f.kind == "contradiction" and f.context.get("static_choices") for f in found)
-    return machine
-
-
-def _reads_static_choice(d) -> bool:
-    """Whether a declaration of a contradiction's core is about a choice Z3 alone decides (its
-    type, or a constraint that reads one). Such choices are tied to nothing the explorer
-    enumerates (checker.frontend.resolve), so a minimal core with one of them is about them alone."""
-    if isinstance(d, VarInfo):
-        return d.static
-    cond = getattr(d, "cond", None)
-    return cond is not None and reads_static(cond)
-
-
-def _possibles(inst: Instance, budget: Budget, res: Outcome) -> list[Finding]:
-    """Each `possible` property asked of Z3 within the contradiction check's part of the time:
-    an unsatisfiable one is an `impossible-property` finding naming the setup rules that rule it
-    out (a minimal core); "unknown" makes the instance incomplete, never clean."""
-    out: list[Finding] = []
-    for d in inst.model.possibles:
-        seconds = min(CONTRADICTION_SECONDS, CONTRADICTION_SHARE * budget.seconds)
-        part = budget.part(seconds, f"the check of `possible {d.name}` ran out of its {seconds:g}s")
-        for env, shown in _possible_bindings(inst, d):
-            verdict = _ask_within(part, lambda ms, env=env: z3setup.impossible(inst, d.cond, ms, env))
-            if verdict and verdict[0] == "unknown":
-                res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
-                continue
-            if not verdict:
-                continue
-            core = verdict[1]
-            names = sorted({w for _, w in core})
-            why = ("it is ruled out by: " + "; ".join(names)) if names else "it holds in no setup at all"
-            rules = list(d.tags) + [t for c, _ in core for t in c.tags]
-            # what the finding is about (and for which binding); the rules that rule it out are in its rules
-            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
-            out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown}: {why}",
-                               tuple(dict.fromkeys(rules)), (d.span,) + tuple(c.span for c, _ in core), inst.label,
-                               inst.model_name, key=f"{d.name}{shown}: {why}", subject=subject))
-    return out
-
-
-def _possible_bindings(inst: Instance, d):
-    """(binder uid -> value, " (for t=A, p=A1)") for every binding of a `possible` property's
-    parameters (their domains are fixed: the resolve pass allows no state in them); one empty
-    binding for a property without parameters."""
-    if not d.params:
-        yield {}, ""
-        return
-    m = Machine(inst)
-    binders = m._binders(d.params)
-    for values in _binding_values(m, binders):
-        env = {b.uid: v for (b, _), v in zip(d.params, values)}
-        yield env, " (for " + ", ".join(f"{b.name}={inst.show(b.type, v)}" for (b, _), v in zip(d.params, values)) + ")"
-
-
-def abstraction_of(inst: Instance) -> str:
-    """The abstractions an instance is checked under, in the spec's words with this instance's
-    numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
-    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
-    from .frontend.consts import evaluate
-    parts = []
-    for p in inst.model.params:
-        if p.abstracts is not None:
-            parts.append(f"{p.name}={inst.params.get(p.name)} for the document's {_number(evaluate(p.abstracts, inst.params))}")
-    for v in list(inst.vars) + list(inst.static_choices.values()):
-        if v.info.step is not None:
-            lo, hi = v.type.low * v.step, v.type.high * v.step
-            parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
-                         f"{v.type.low}..{v.type.high})")
-    return "; ".join(parts)
-
-
-def _merge_abstractions(a: str, b: str) -> str:
-    """The abstractions of a finding found in several instances: per declaration (the name that
-    starts each part), every distinct text in instance order, joined by " / "."""
-    parts: dict[str, list[str]] = {}
-    for text in (a, b):
-        for part in (p for group in text.split("; ") for p in group.split(" / ") if p):
-            name = part.split("=", 1)[0].split(" ", 1)[0]
-            if part not in parts.setdefault(name, []):
-                parts[name].append(part)
-    return "; ".join(" / ".join(texts) for texts in parts.values())
-
-
-def _number(n: int) -> str:
-    return f"{n:,}" if abs(n) >= 10_000 else str(n)
-
-
-def _cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> None:
-    """The explorer's view of each `possible` property, where it has one: with no choice left
-    to Z3 and every initial state enumerated, the explored initial states are exactly the setups,
-    so a `possible` holds in one of them exactly when Z3 found a setup for it. A finding Z3 made
-    is confirmed (its `replay`) or the engines disagree; a `possible` Z3 satisfied but no initial
-    state satisfies is a disagreement too (a finding whose replay failed, as for traces). With
-    no setup at all (a contradiction), nothing is asked."""
-    # (a reduced search keeps one initial state per orbit: not every setup)
-    if (not inst.model.possibles or inst.static_choices or not graph.complete or graph.setup_errors
-            or not graph.init_ids or any(f.kind == "contradiction" for f in out)
-            or graph.__class__ is not Graph or inst.model.triggers):  # (triggers may change a setup's values)
-        for f in out:
-            if f.kind == "impossible-property" and not f.replay:
-                f.replay = "not replayed: the explorer does not enumerate every setup here"
-        return
-    from .explicit.compile import EvalError
-    ref = Machine(inst)
-    inits = [graph.values(sid) for sid in graph.init_ids]
-    for d in inst.model.possibles:
-        cond = ref.comp.expr(d.cond)
-        binders = ref._binders(d.params)
-        for values, (_, shown) in zip(_binding_values(ref, binders), _possible_bindings(inst, d)):
-            ref.bind(binders, values)
-            holds = False
-            for slots in inits:
-                try:
-                    holds = bool(cond(ref.reader(slots)))
-                except EvalError:
-                    holds = False
-                if holds:
-                    break
-            subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
-            mine = [f for f in out if f.kind == "impossible-property" and f.subject == subject]
-            if mine:
-                mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
-                                  else "confirmed by the explorer's initial states")
-            elif not holds:
-                out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown} (the explorer)",
-                                   tuple(d.tags), (d.span,), inst.label, inst.model_name, key=d.name + shown,
-                                   subject=subject,
-                                   replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
-
-
-def _binding_values(machine: Machine, binders) -> list:
-    """Every binding of fixed domains (a `possible` property's parameters), in the order
-    `_possible_bindings` lists them."""
-    from .explicit.compile import Ctx
-    return list(machine.bindings(binders, Ctx(()))) if binders else [()]
-
-
-def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> str:
-    """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
-    or "FAILED: what the replay saw"."""
-    if "setup_error" in f.context:
-        e = f.context["setup_error"]
-        problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
-        if problem.startswith("not replayed"):
-            return problem
-        return f"FAILED: {problem}" if problem else "confirmed"
-    steps = []
-    path = [st for st in f.trace if st.sid >= 0]
-    for a, b in zip(path, path[1:]):
-        action, binding, hits = graph.labels[b.lid]
-        steps.append(z3replay.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid), hits=hits))
-    if "failing_step" in f.context:
-        src, step = f.context["failing_step"]
-        steps.append(z3replay.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3replay.replay(machine.inst, steps, memo)
-    if not problem and "failing_condition" in f.context:
-        cond, state = f.context["failing_condition"]
-        if not z3replay.fails_in(machine.inst, state, cond):
-            problem = "the condition can be evaluated in the last state of the replay"
-    if problem.startswith("not replayed"):
-        return problem
-    return f"FAILED: {problem}" if problem else "confirmed"
-
-
-def _group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
-    """One finding per (model, signature), listing every parameter instance it occurs in."""
-    order = {inst.label: i for i, inst in enumerate(instances)}
-    groups: dict[tuple, Finding] = {}
-    for f in sorted(raw, key=lambda f: order.get(f.instance, 0)):
-        key = (f.model,) + f.signature()
-        if key in groups:
-            groups[key].instances.append(f.instance)
-            groups[key].size += f.size  # a size is counted over every instance the finding occurs in
-            groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
-        else:
-            f.instances = [f.instance]
-            groups[key] = f
-    return list(groups.values())
-
-
-def _say_where_dead(grouped: list[Finding], done: list[Instance], raw: list[Finding], res: Result) -> None:
-    """A rule dead for some parameter values only says for which, and for which it applies.
-
-    Instances whose exploration was incomplete, or whose setup is contradictory, say nothing
-    about the rule either way and are left out of both lists."""
-    complete = {i.label for i in res.instances if i.complete}
-    void = {f.instance for f in raw if f.kind == "contradiction"}
-    for f in grouped:
-        if f.kind != "dead-rule":
-            continue
-        applies = [i.label for i in done if i.model_name == f.model and i.label in complete
-                   and i.label not in void and i.label not in f.instances]
-        if not applies:
-            continue  # dead in every instance that could tell
-        f.message = f"{f.message} when {_params_of(f.instances)}"
-        f.detail = f"it does apply when {_params_of(applies)}"
-
-
-def _params_of(labels: list[str]) -> str:
-    return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
-
-
 def _apply_expectations(models: list[Instance], findings: list[Finding], unchecked: dict[str, str]
                         ) -> tuple[list[Finding], list[NotChecked]]:
     """Mark what each model's `expect`s accept (checker.analyses.expectations); (the unmet ones,
@@ -833,36 +545,6 @@ def _apply_expectations(models: list[Instance], findings: list[Finding], uncheck
     unmet, not_checked = apply_expectations(findings, expectations, unchecked)
     assign_fingerprints(unmet)
     return unmet, not_checked
-
-
-def _compare_readings(instances, findings: list[Finding]) -> list[Finding]:
-    by_format: dict[tuple, dict[str, set]] = {}
-    for inst in instances:
-        if inst.reading:
-            by_format.setdefault((inst.spec.path, inst.format), {}).setdefault(inst.reading, set())
-    if not by_format:
-        return []
-    for f in findings:
-        for (path, fmt), readings in by_format.items():
-            for r in readings:
-                if f.model == model_name(path, fmt, r):
-                    readings[r].add((f.kind, f.rules))
-    out = []
-    for (path, fmt), readings in by_format.items():
-        names = sorted(readings)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                only_a = sorted(readings[a] - readings[b])
-                only_b = sorted(readings[b] - readings[a])
-                if not only_a and not only_b:
-                    continue
-                def show(items):
-                    return ", ".join(f"{k} [{', '.join(r)}]" for k, r in items) or "nothing"
-                msg = f"reading {a} has {show(only_a)} that reading {b} does not; {b} has {show(only_b)}"
-                rules = tuple(dict.fromkeys(t for _, r in only_a + only_b for t in r))
-                model = model_name(path, fmt)
-                out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}", subject=(a, b)))
-    return out
 
 
 def load_instances(path: str) -> list[Instance]:

@@ -10,7 +10,9 @@ from checker.analyses.checks import run_checks
 from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
 from checker import engine
-from checker.engine import load_instances, replay_finding
+from checker.analyses import questions
+from checker.analyses.replay import replay_finding
+from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
 from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
@@ -77,10 +79,10 @@ def test_both_engines_agree_on_whether_a_setup_exists_and_which_setups_there_are
         pytest.skip("an input-error fixture")
     for inst in insts:
         res = engine.Outcome()
-        found = engine._contradiction(inst, Budget(Limits()), res)
+        found = questions.contradiction(inst, Budget(Limits()), res)
         if res.incomplete:  # Z3 cannot tell (set-valued choices): nothing to compare
             continue
-        machine = engine._explorer(inst, found)
+        machine = questions.explorer_machine(inst, found)
         initial, errors = machine.initial_states()
         # a setup whose outcome resolution fails is still a setup (Z3 does not resolve outcomes)
         explored = [tuple(machine.values(s)[:inst.nslots]) for s, _, _ in initial]

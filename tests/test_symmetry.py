@@ -167,7 +167,7 @@ action pass [1] progress when started do turn := next(turn); end
 
 @pytest.mark.parametrize("n", [18, 23])  # 18: the cycle passes states that rotations by 9 fix
 def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp_path, n):
-    from checker.engine import replay_finding
+    from checker.analyses.replay import replay_finding
     inst = _markers(tmp_path, n)
     m = CompiledMachine(inst)
     red = symmetry.explore_reduced(m, symmetry.Rotation(m, n))
@@ -217,7 +217,7 @@ action stop [1] do draw; end
 
 
 def test_starvation_carries_the_player_along_the_quotient_and_its_lasso_is_replayed(tmp_path):
-    from checker.engine import replay_finding
+    from checker.analyses.replay import replay_finding
     inst = _instance(tmp_path, STARVING)
     m = CompiledMachine(inst)
     red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))

@@ -1,0 +1,119 @@
+"""Findings of many instances made into one report: grouped across parameter values (the
+smallest instance's trace kept), dead rules said where they are dead, readings of one format
+compared, and the abstraction an instance counts in (`in steps of`) merged for a group."""
+from __future__ import annotations
+
+from ..frontend.instances import Instance
+from ..frontend.typed import model_name
+from .findings import KINDS, Finding
+
+
+def finding_key(f: Finding) -> tuple:
+    return (f.model,) + f.signature()
+
+
+def report_order(f: Finding):
+    kinds = list(KINDS)
+    return (f.model, kinds.index(f.kind), f.rules, f.message, f.instance)
+
+
+def group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
+    """One finding per (model, signature), listing every parameter instance it occurs in."""
+    order = {inst.label: i for i, inst in enumerate(instances)}
+    groups: dict[tuple, Finding] = {}
+    for f in sorted(raw, key=lambda f: order.get(f.instance, 0)):
+        key = (f.model,) + f.signature()
+        if key in groups:
+            groups[key].instances.append(f.instance)
+            groups[key].size += f.size  # a size is counted over every instance the finding occurs in
+            groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
+        else:
+            f.instances = [f.instance]
+            groups[key] = f
+    return list(groups.values())
+
+
+def say_where_dead(grouped: list[Finding], done: list[Instance], raw: list[Finding], res) -> None:
+    """A rule dead for some parameter values only says for which, and for which it applies.
+
+    `res` is the run's checker.engine.Result. Instances whose exploration was incomplete, or
+    whose setup is contradictory, say nothing about the rule either way and are left out of
+    both lists."""
+    complete = {i.label for i in res.instances if i.complete}
+    void = {f.instance for f in raw if f.kind == "contradiction"}
+    for f in grouped:
+        if f.kind != "dead-rule":
+            continue
+        applies = [i.label for i in done if i.model_name == f.model and i.label in complete
+                   and i.label not in void and i.label not in f.instances]
+        if not applies:
+            continue  # dead in every instance that could tell
+        f.message = f"{f.message} when {_params_of(f.instances)}"
+        f.detail = f"it does apply when {_params_of(applies)}"
+
+
+def _params_of(labels: list[str]) -> str:
+    return "; ".join(label.rsplit(" | ", 1)[-1] for label in labels)
+
+
+def compare_readings(instances, findings: list[Finding]) -> list[Finding]:
+    by_format: dict[tuple, dict[str, set]] = {}
+    for inst in instances:
+        if inst.reading:
+            by_format.setdefault((inst.spec.path, inst.format), {}).setdefault(inst.reading, set())
+    if not by_format:
+        return []
+    for f in findings:
+        for (path, fmt), readings in by_format.items():
+            for r in readings:
+                if f.model == model_name(path, fmt, r):
+                    readings[r].add((f.kind, f.rules))
+    out = []
+    for (path, fmt), readings in by_format.items():
+        names = sorted(readings)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                only_a = sorted(readings[a] - readings[b])
+                only_b = sorted(readings[b] - readings[a])
+                if not only_a and not only_b:
+                    continue
+                def show(items):
+                    return ", ".join(f"{k} [{', '.join(r)}]" for k, r in items) or "nothing"
+                msg = f"reading {a} has {show(only_a)} that reading {b} does not; {b} has {show(only_b)}"
+                rules = tuple(dict.fromkeys(t for _, r in only_a + only_b for t in r))
+                model = model_name(path, fmt)
+                out.append(Finding("readings-differ", msg, rules, (), model, model, key=f"{a}/{b}", subject=(a, b)))
+    return out
+
+
+def abstraction_of(inst: Instance) -> str:
+    """The abstractions an instance is checked under, in the spec's words with this instance's
+    numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
+    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
+    from ..frontend.consts import evaluate
+    parts = []
+    for p in inst.model.params:
+        if p.abstracts is not None:
+            parts.append(f"{p.name}={inst.params.get(p.name)} for the document's {_number(evaluate(p.abstracts, inst.params))}")
+    for v in list(inst.vars) + list(inst.static_choices.values()):
+        if v.info.step is not None:
+            lo, hi = v.type.low * v.step, v.type.high * v.step
+            parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
+                         f"{v.type.low}..{v.type.high})")
+    return "; ".join(parts)
+
+
+def _merge_abstractions(a: str, b: str) -> str:
+    """The abstractions of a finding found in several instances: per declaration (the name that
+    starts each part), every distinct text in instance order, joined by " / "."""
+    parts: dict[str, list[str]] = {}
+    for text in (a, b):
+        for part in (p for group in text.split("; ") for p in group.split(" / ") if p):
+            name = part.split("=", 1)[0].split(" ", 1)[0]
+            if part not in parts.setdefault(name, []):
+                parts[name].append(part)
+    return "; ".join(" / ".join(texts) for texts in parts.values())
+
+
+def _number(n: int) -> str:
+    return f"{n:,}" if abs(n) >= 10_000 else str(n)

@@ -1,0 +1,54 @@
+"""The Z3 replay of a counterexample: the explorer's trace given to the symbolic engine step by
+step (setup, actions, the failing step or the stuck state), within the instance's budget.
+A trace the replay rejects is a disagreement of the two engines, never a finding."""
+from __future__ import annotations
+
+from ..explicit.explore import Graph
+from ..explicit.machine import Machine
+from ..limits import Budget, LimitHit, watchdog
+from ..symbolic import replay as z3replay
+from .findings import Finding
+
+
+def replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> str:
+    try:
+        budget.check()
+        with watchdog(budget):
+            return replay_finding(machine, graph, f, memo)
+    except LimitHit as exc:
+        res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
+        return f"not replayed: {exc}"
+
+
+def binding_values(machine: Machine, binders) -> list:
+    """Every binding of fixed domains (a `possible` property's parameters), in the order
+    `_possible_bindings` lists them."""
+    from ..explicit.compile import Ctx
+    return list(machine.bindings(binders, Ctx(()))) if binders else [()]
+
+
+def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> str:
+    """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
+    or "FAILED: what the replay saw"."""
+    if "setup_error" in f.context:
+        e = f.context["setup_error"]
+        problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
+        if problem.startswith("not replayed"):
+            return problem
+        return f"FAILED: {problem}" if problem else "confirmed"
+    steps = []
+    path = [st for st in f.trace if st.sid >= 0]
+    for a, b in zip(path, path[1:]):
+        action, binding, hits = graph.labels[b.lid]
+        steps.append(z3replay.ReplayStep(graph.values(a.sid), action, binding, graph.values(b.sid), hits=hits))
+    if "failing_step" in f.context:
+        src, step = f.context["failing_step"]
+        steps.append(z3replay.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
+    problem = z3replay.replay(machine.inst, steps, memo)
+    if not problem and "failing_condition" in f.context:
+        cond, state = f.context["failing_condition"]
+        if not z3replay.fails_in(machine.inst, state, cond):
+            problem = "the condition can be evaluated in the last state of the replay"
+    if problem.startswith("not replayed"):
+        return problem
+    return f"FAILED: {problem}" if problem else "confirmed"
