@@ -42,62 +42,19 @@ fixed in a model some of whose instances were not seen to the end.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
-from collections import deque
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
+from .analyses.findings import Finding
+from .analyses.graph_diff import BEHAVIOUR, KINDS, Difference, compare_graphs, model_of, without_path  # noqa: F401 (BEHAVIOUR, KINDS: diff's vocabulary)
 from .engine import Result, check as check_spec, front_end
+from .explicit.explore import Graph
 from .frontend import syntax as sx
-from .explicit.explore import Graph, describe_action, rules_of
 from .frontend.instances import Instance
-from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
-from .symbolic import replay as z3replay
-from .symbolic import setup as z3setup
-from .analyses.findings import Finding, TraceStep
-from .analyses.traces import RESULT_ROWS, build_trace, show, state_values
+from .limits import Budget, Limits, cpu_seconds
 
-BUILTIN_OBSERVED = ("out_of_game", "teams_out", "game")
-KINDS = {  # kind: what it says (behaviour kinds make `diff` fail unless declared)
-    "setup": "a starting state one version admits and the other does not",
-    "play": "a step one version allows after a play both allow, and the other does not",
-    "outcome": "an outcome reachable in one version and not in the other",
-    "instance": "an instance (format, reading, parameter values) only one version has",
-    "finding": "a finding added, fixed or changed (informational: `check` judges findings)",
-    "contradiction": "an instance neither version has a setup for, whose conflicting rules changed "
-                     "(informational: neither allows any play)",
-}
-BEHAVIOUR = ("setup", "play", "outcome", "instance")
 SIDE_SHARE = 0.4  # of the diff's time, each version's check; the comparisons get the rest (a fifth at least)
-
-
-@dataclass
-class Difference:
-    kind: str  # one of KINDS
-    side: str  # "old" or "new": the version that allows or has it; "both" for a changed finding
-    model: str  # the model without the file's path: "turns | reading allies_across" ("" for a plain file)
-    summary: str  # one line in the rules' vocabulary
-    rules: tuple[str, ...]
-    identity: tuple  # what makes two instances' differences the same, and the fingerprint
-    instances: list[str] = field(default_factory=list)
-    trace: list[TraceStep] | None = None  # in the version that allows it
-    other: str = ""  # what the other version does instead
-    replay: str = ""  # "confirmed", "not replayed: ...", "FAILED: ..."
-    declared_by: str = ""  # the `changes` note or accepted-differences file that declares it
-    findings: tuple = ()  # (old, new) Finding or None, for finding differences
-    trace_obs: tuple = ()  # the observed values of the last state of `trace`
-    old_trace: list[TraceStep] | None = None  # side "both": OLD's play (`trace` is NEW's)
-    old_replay: str = ""
-
-    @property
-    def fingerprint(self) -> str:
-        text = json.dumps([self.kind, self.side, self.model, *self.identity], ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-    @property
-    def behaviour(self) -> bool:
-        return self.kind in BEHAVIOUR
 
 
 @dataclass
@@ -169,8 +126,8 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
     # every instance of each version, checked or not (the front end is deterministic: the
     # checks' labels are these)
     i_old, i_new = _instances(old), _instances(new)
-    g_old = {_rel(label, old[0]): g for label, g in graphs_old.items()}
-    g_new = {_rel(label, new[0]): g for label, g in graphs_new.items()}
+    g_old = {without_path(label, old[0]): g for label, g in graphs_old.items()}
+    g_new = {without_path(label, new[0]): g for label, g in graphs_new.items()}
     unseen = {"OLD": _unseen(res.old_check, old[0], i_old, g_old), "NEW": _unseen(res.new_check, new[0], i_new, g_new)}
     labels = _ordered(i_old, i_new)
     budget = Budget(limits, seconds=max(deadline - cpu_seconds(), 0.001), why=f"the diff's time limit of {total:g}s reached",
@@ -208,7 +165,7 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
         raw.extend(found)
         if why:
             res.incomplete.append(f"{label or 'the model'}: {why}")
-    partly_seen = {_rel(i.model_name, path) for which, insts, path in (("OLD", i_old, old[0]), ("NEW", i_new, new[0]))
+    partly_seen = {without_path(i.model_name, path) for which, insts, path in (("OLD", i_old, old[0]), ("NEW", i_new, new[0]))
                    for label, i in insts.items() if label in unseen[which]}
     res.differences = _group(raw) + finding_differences(res.old_check, old[0], res.new_check, new[0], partly_seen)
     _declare(res, i_old, i_new, accepted or {})
@@ -233,7 +190,7 @@ def _instances(side: tuple[str, str, str]) -> dict[str, Instance]:
     """Every instance of a version by its label without the file's path (its check may not
     have got to all of them)."""
     plans = front_end([side[0]], Result(), side[1])
-    return {_rel(inst.label, side[0]): inst for plan in plans for inst in plan.instances}
+    return {without_path(inst.label, side[0]): inst for plan in plans for inst in plan.instances}
 
 
 def _unseen(r: Result, path: str, insts: dict[str, Instance], graphs: dict[str, Graph]) -> set[str]:
@@ -241,7 +198,7 @@ def _unseen(r: Result, path: str, insts: dict[str, Instance], graphs: dict[str, 
     part, or stopped in some other phase (a line of its incomplete list names them)."""
     out = {label for label in insts if graphs.get(label) is None or not graphs[label].complete}
     for line in r.incomplete:
-        line = _rel(line, path)
+        line = without_path(line, path)
         out.update(label for label in insts if line.startswith(f"{label}: "))
     return out
 
@@ -266,7 +223,7 @@ def _no_setup(g: Graph) -> bool:
 def _contradiction_of(r: Result, path: str, label: str) -> Finding | None:
     """The contradiction a version's check found in an instance, if any."""
     for f in r.findings:
-        if f.kind == "contradiction" and label in {_rel(i, path) for i in (f.instances or [f.instance])}:
+        if f.kind == "contradiction" and label in {without_path(i, path) for i in (f.instances or [f.instance])}:
             return f
     return None
 
@@ -279,13 +236,8 @@ def _contradiction_difference(label: str, g: Graph, contra: tuple) -> Difference
         return None
     said = [f.message if f is not None else "no initial state (every setup fails)" for f in contra]
     rules = tuple(dict.fromkeys(r for f in contra if f is not None for r in f.rules))
-    return Difference("contradiction", "both", _model(g), f"contradiction changed: OLD: {said[0]}; NEW: {said[1]}",
+    return Difference("contradiction", "both", model_of(g), f"contradiction changed: OLD: {said[0]}; NEW: {said[1]}",
                       rules, ("contradiction", what(contra[0])[0], what(contra[1])[0]), instances=[label])
-
-
-def _rel(label: str, path: str) -> str:
-    """A label or model name without the file's path: `turns | reading r | V=2`."""
-    return label[len(path):].removeprefix(" | ") if label.startswith(path) else label
 
 
 def _strip(text: str, r: Result) -> str:
@@ -314,290 +266,8 @@ def _group(raw: list[Difference]) -> list[Difference]:
 def _instance_difference(label: str, inst: Instance, side: str) -> Difference:
     m = inst.model
     tags = tuple(dict.fromkeys(t for f in m.spec.formats if f.name == m.format for t in f.tags))
-    return Difference("instance", side, _rel(m.name, m.path), f"only {side.upper()} has the instance {label or 'the model'}",
+    return Difference("instance", side, without_path(m.name, m.path), f"only {side.upper()} has the instance {label or 'the model'}",
                       tags, (label,), instances=[label])
-
-
-# ---------------------------------------------------------------- two graphs of one instance
-
-class _View:
-    """One version's graph as observable steps: (action text, observation id) -> targets."""
-
-    def __init__(self, g: Graph, observed: set[str], intern: dict):
-        self.g = g
-        self.obs_names = observed
-        self._intern = intern
-        self._obs: dict[int, int] = {}
-        self._text: dict[int, str] = {}
-        self._succ: dict[int, list] = {}
-        for s, d, lid in g.edges:
-            self._succ.setdefault(s, []).append((lid, d))
-
-    def obs(self, sid: int) -> int:
-        o = self._obs.get(sid)
-        if o is None:
-            shown = {k: show(v) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names}
-            for name in self.obs_names & REASONS:  # a reason this version never gives: nobody is out for it
-                shown.setdefault(name, show({"#set": []}))
-            # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
-            values = tuple(sorted(shown.items()))
-            o = self._obs[sid] = self._intern.setdefault(values, len(self._intern))
-        return o
-
-    def text(self, lid: int) -> str:
-        t = self._text.get(lid)
-        if t is None:
-            action, binding, _ = self.g.labels[lid]
-            t = self._text[lid] = describe_action(self.g.machine, action, binding)
-        return t
-
-    def expanded(self, sid: int) -> bool:
-        return self.g.complete or sid < self.g.expanded
-
-    def steps(self, sids) -> dict[tuple, list[tuple[int, int, int]]]:
-        """(action text, observation after) -> [(source, label, target)] from any of `sids`."""
-        out: dict[tuple, list] = {}
-        for s in sorted(sids):
-            for lid, d in self._succ.get(s, ()):
-                out.setdefault((self.text(lid), self.obs(d)), []).append((s, lid, d))
-        return out
-
-
-REASONS = {name for _, name, _ in RESULT_ROWS}
-
-
-def observed_names(a: Graph, b: Graph) -> set[str]:
-    """The variables both versions declare, the built-in statuses, and why players are out for
-    every reason either version can give."""
-    names = lambda g: {v.name for v in g.machine.inst.vars} | set(BUILTIN_OBSERVED)  # noqa: E731
-    used = a.machine.results_used | b.machine.results_used
-    return (names(a) & names(b)) | {name for _, name, key in RESULT_ROWS if key in used}
-
-
-def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
-                   budget: Budget | None = None) -> tuple[list[Difference], str]:
-    """The differences of one instance's two graphs (OLD `a`, NEW `b`) within `budget` (by
-    default one of `limits`), and why the comparison is incomplete ("" if it is not)."""
-    budget = budget or Budget(limits)
-    intern: dict = {}
-    names = observed_names(a, b)
-    va, vb = _View(a, names, intern), _View(b, names, intern)
-    views = {"old": va, "new": vb}
-    unobs = {v: k for k, v in intern.items()}  # filled lazily below
-    stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
-    incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
-                  "compared" if stopped else "")
-    found: dict[str, Difference] = {}
-    out: list[Difference] = []
-    try:
-        with watchdog(budget):
-            # setups: group the initial states by what they show
-            init: dict[int, list[set]] = {}
-            if (a.init_ids or a.complete) and (b.init_ids or b.complete):
-                for side, v in (("old", va), ("new", vb)):
-                    for sid in v.g.init_ids:
-                        init.setdefault(v.obs(sid), [set(), set()])[side == "new"].add(sid)
-            queue: deque = deque()
-            parent: dict[tuple, tuple | None] = {}
-            for o, (sa, sb) in init.items():
-                if sa and sb:
-                    node = (frozenset(sa), frozenset(sb))
-                    if node not in parent:
-                        parent[node] = None
-                        queue.append(node)
-                    continue
-                side = "old" if sa else "new"
-                if side not in found:
-                    found[side] = _setup_difference(views, side, min(sa or sb), init, intern)
-            nodes = 0
-            while queue and len(found) < 2:
-                budget.check()
-                nodes += 1
-                if nodes > limits.max_states:
-                    incomplete = f"the comparison stopped after {limits.max_states:,} pairs of state sets"
-                    break
-                node = queue.popleft()
-                if not all(va.expanded(s) for s in node[0]) or not all(vb.expanded(s) for s in node[1]):
-                    continue  # beyond what a stopped exploration saw: nothing is known there
-                sa, sb = va.steps(node[0]), vb.steps(node[1])
-                unobs.update({v: k for k, v in intern.items() if v not in unobs})
-                for key in sorted(set(sa) | set(sb), key=lambda k: (k[0], unobs[k[1]])):
-                    if key in sa and key in sb:
-                        child = (frozenset(d for _, _, d in sa[key]), frozenset(d for _, _, d in sb[key]))
-                        if child not in parent:
-                            parent[child] = (node, key)
-                            queue.append(child)
-                        continue
-                    side = "old" if key in sa else "new"
-                    if side not in found:
-                        other = sb if side == "old" else sa
-                        found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
-                                                       other, parent, unobs)
-            out.extend(_merged(found))
-            if a.init_ids and b.init_ids:  # (without a setup on one side, the setup difference says it all)
-                out.extend(_outcome_differences(va, vb, names))
-            for d in out:
-                if d.trace is not None:
-                    d.replay = _replay(views["new" if d.side == "both" else d.side].g, d.trace, budget) if replay else "not run"
-                if d.old_trace is not None:
-                    d.old_replay = _replay(va.g, d.old_trace, budget) if replay else "not run"
-    except LimitHit as exc:
-        out.extend(found[s] for s in ("old", "new") if s in found and found[s] not in out)
-        return out, f"the comparison stopped ({exc})"
-    return out, incomplete
-
-
-def _merged(found: dict[str, Difference]) -> list[Difference]:
-    """The two sides' first differences, as one when they are the same play (or setup) whose
-    last step leads to different values: `end_turn` gives the turn to B1 in OLD, to A2 in NEW."""
-    o, n = found.get("old"), found.get("new")
-    if not (o and n and o.kind == n.kind and o.identity[1] == n.identity[1]
-            and [s.action for s in o.trace] == [s.action for s in n.trace]):
-        return [d for d in (o, n) if d]
-    diff = _differing(o.trace_obs, n.trace_obs)
-    if o.kind == "setup":
-        summary = f"the setup differs: OLD starts with {_values(diff, 1)}, NEW with {_values(diff, 2)}"
-    else:
-        before = "; ".join(st.action for st in n.trace[1:-1])
-        summary = (f"after setup{'; ' + before if before else ''}, {n.trace[-1].action} leads to {_values(diff, 1)} "
-                   f"in OLD but to {_values(diff, 2)} in NEW")
-    rules = tuple(dict.fromkeys(o.rules + n.rules))
-    return [Difference(o.kind, "both", n.model, summary, rules, (o.identity[0], o.identity[1], tuple(k for k, _, _ in diff)),
-                       trace=n.trace, old_trace=o.trace)]
-
-
-def _differing(x: tuple, y: tuple) -> list[tuple[str, str, str]]:
-    """(name, value in x, value in y) for every observed value that differs."""
-    dy = dict(y)
-    return [(k, v, dy[k]) for k, v in x if k in dy and dy[k] != v]
-
-
-def _values(items: list[tuple[str, str, str]], which: int) -> str:
-    """The values of one side (1: the first, 2: the second) of `_differing`'s triples."""
-    return "; ".join(f"{i[0]} = {i[which]}" for i in items) or "the same values"
-
-
-def _model(g: Graph) -> str:
-    m = g.machine.inst.model
-    return _rel(m.name, m.path)
-
-
-def _setup_difference(views, side: str, sid: int, init: dict, intern: dict) -> Difference:
-    v = views[side]
-    other = views["new" if side == "old" else "old"]
-    unobs = {i: k for k, i in intern.items()}
-    mine = unobs[v.obs(sid)]
-    theirs = [o for o, sets in init.items() if sets[side == "old"]]  # what the other side starts with
-    inst = v.g.machine.inst
-    if theirs:
-        closest = min(theirs, key=lambda o: (len(_differing(mine, unobs[o])), o))
-        diff = _differing(mine, unobs[closest])
-        instead = f"{other_name(side)} starts with {_values(diff, 2)} instead"
-    else:
-        diff, instead = [], f"{other_name(side)} admits no setup"
-    changed = {k for k, _, _ in diff}
-    rules = [t for var in inst.vars if var.name in changed for t in var.info.tags]
-    rules += [t for vw in (v, other) for d in vw.g.machine.inst.model.inits for t in d.tags]
-    rules += list(rules_of(v.g.machine, v.g.init_hits.get(sid, ())))
-    shown = _values(diff, 1) if diff else "; ".join(f"{k} = {x}" for k, x in mine if k != "game")
-    trace = build_trace(v.g, [(sid, -1)])
-    return Difference("setup", side, _model(v.g), f"{side.upper()} can start with {shown}; {instead}",
-                      tuple(dict.fromkeys(rules)), ("setup", (), tuple(k for k, _, _ in diff)), trace=trace,
-                      other=instead, trace_obs=mine)
-
-
-def other_name(side: str) -> str:
-    return "NEW" if side == "old" else "OLD"
-
-
-def _play_difference(views, side: str, node: tuple, key: tuple, edges: list, other_steps: dict, parent: dict,
-                     unobs: dict) -> Difference:
-    v = views[side]
-    _, lid, target = min(edges, key=lambda e: (e[2], e[1]))
-    # walk back through the pairs of sets to a concrete path of this side's graph
-    path = [(target, lid)]
-    cur, keys = node, []
-    while parent[cur] is not None:
-        prev, k = parent[cur]
-        keys.append(k)
-        cur = prev
-    keys.reverse()
-    sets = [cur[side == "new"]]
-    for k in keys:
-        step = v.steps(sets[-1])[k]
-        sets.append(frozenset(d for _, _, d in step))
-    want = min(e[0] for e in edges if e[2] == target and e[1] == lid)
-    for i in range(len(keys) - 1, -1, -1):
-        candidates = [(s, l) for s, l, d in v.steps(sets[i])[keys[i]] if d == want]
-        s, l = min(candidates)
-        path.append((want, l))
-        want = s
-    path.append((want, -1))
-    path.reverse()
-    trace = build_trace(v.g, path)
-    action, after = key
-    same = sorted((unobs[k[1]], sts) for k, sts in other_steps.items() if k[0] == action)
-    mine = unobs[after]
-    rules = list(trace[-1].rules)
-    if same:
-        theirs, sts = min(same, key=lambda x: (len(_differing(mine, x[0])), x[0]))
-        diff = _differing(mine, theirs)
-        o = views["new" if side == "old" else "old"]
-        rules += [t for _, l, _ in sts[:1] for t in rules_of(o.g.machine, o.g.labels[l][2])]
-        inst = v.g.machine.inst
-        rules += [t for var in inst.vars if var.name in {k for k, _, _ in diff} for t in var.info.tags]
-        instead = f"{other_name(side)}: {action} leads to {_values(diff, 2)} instead"
-        what = f"{action} leading to {_values(diff, 1)}"
-    else:
-        instead = f"{other_name(side)} does not allow {action} there"
-        diff, what = [], action
-    before = "; ".join(st.action for st in trace[1:-1])
-    summary = f"after setup{'; ' + before if before else ''}, {side.upper()} allows {what}; {instead}"
-    identity = ("play", tuple(st.action for st in trace[1:]), tuple(k for k, _, _ in diff))
-    return Difference("play", side, _model(v.g), summary, tuple(dict.fromkeys(rules)), identity, trace=trace,
-                      other=instead, trace_obs=mine)
-
-
-def _outcome_differences(va: _View, vb: _View, names) -> list[Difference]:
-    def outcomes(v: _View) -> dict[str, int]:
-        inst = v.g.machine.inst
-        seen: dict[str, int] = {}
-        for sid, st in enumerate(v.g.states):
-            end = st[-1]
-            if end and end[0] != "gap":
-                seen.setdefault(inst.describe_end(end), sid)
-        return seen
-    oa, ob = outcomes(va), outcomes(vb)
-    out = []
-    for side, mine, theirs, v, other in (("old", oa, ob, va, vb), ("new", ob, oa, vb, va)):
-        if not other.g.complete:
-            continue  # the other side may reach it beyond where it stopped
-        for what, sid in mine.items():
-            if what not in theirs:
-                trace = build_trace(v.g, v.g.path_to(sid))
-                out.append(Difference("outcome", side, _model(v.g),
-                                      f"only {side.upper()} can end with: {what}", tuple(trace[-1].rules),
-                                      ("outcome", what), trace=trace, other=f"{other_name(side)} never ends so"))
-    return out
-
-
-def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
-    """The play re-executed by the Z3 engine: its setup, then every step."""
-    inst = g.machine.inst
-    try:
-        budget.check()
-        problem = z3setup.setup_admits(inst, g.values(trace[0].sid), max(1, int(budget.remaining() * 1000)))
-        if not problem:
-            steps = [z3replay.ReplayStep(g.values(x.sid), *g.labels[y.lid][:2], g.values(y.sid))
-                     for x, y in zip(trace, trace[1:])]
-            problem = z3replay.replay(inst, steps)
-        else:
-            problem = problem if problem.startswith("not replayed") else f"setup: {problem}"
-    except LimitHit as exc:
-        return f"not replayed: {exc}"
-    if problem.startswith("not replayed"):
-        return problem
-    return f"FAILED: {problem}" if problem else "confirmed"
 
 
 # ---------------------------------------------------------------- findings
@@ -610,8 +280,8 @@ def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
     def table(r: Result, path: str) -> dict[tuple, list[Finding]]:
         t: dict[tuple, list[Finding]] = {}
         for f in r.findings:
-            if _rel(f.model, path) not in unseen:
-                t.setdefault((_rel(f.model, path), f.kind, f.rules), []).append(f)
+            if without_path(f.model, path) not in unseen:
+                t.setdefault((without_path(f.model, path), f.kind, f.rules), []).append(f)
         return t
 
     def text(f: Finding, path: str) -> str:
@@ -639,7 +309,7 @@ def _finding_difference(how, side, model, kind, rules, f_old, f_new, path, summa
     f = f_new or f_old
     d = Difference("finding", side, model, summary, rules, (how, kind, rules), trace=f.trace, replay=f.replay,
                    findings=(f_old, f_new))
-    d.instances = [_rel(i, path) for i in (f.instances or [f.instance])]
+    d.instances = [without_path(i, path) for i in (f.instances or [f.instance])]
     return d
 
 
@@ -656,10 +326,10 @@ def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Insta
     notes: dict[str, tuple] = {}
     covered: dict[str, bool] = {}
     every: list = []
-    old_models = {_rel(i.model.name, i.model.path): i.model for i in i_old.values()}
+    old_models = {without_path(i.model.name, i.model.path): i.model for i in i_old.values()}
     for i in i_new.values():
         m = i.model
-        name = _rel(m.name, m.path)
+        name = without_path(m.name, m.path)
         if name in notes:
             continue
         notes[name] = m.changes
