@@ -291,42 +291,23 @@ def _build(model: T.Model, params: dict[str, int], fail) -> Instance | None:
 
 
 def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
+    seats = _seats(model, params, fail)
+    if seats is None:
+        return None
+    players, teams, team_of = seats
+    ok = _names_fit(model, players, teams, fail)
+    sizes = {"nplayers": len(players), "nteams": len(teams), "team_size": len(players) // len(teams) if teams else 1}
+    inst = Instance(model, params, players, teams, team_of)
+    out_vars, vars_ok = _variables(model, inst, params, sizes, fail)
+    inst.vars = tuple(out_vars)
+    ok = _steps_fit(model, params, sizes, fail) and vars_ok and ok
+    return inst if ok else None
+
+
+def _seats(model: T.Model, params, fail) -> tuple[tuple, tuple, tuple] | None:
+    """(players clockwise, teams, each seat's team index) of one instance, or None (and a diagnostic)."""
     anchor = model.spec.span
-    if model.has_teams:
-        count = evaluate(model.team_count, params) if model.team_count is not None else None
-        size = evaluate(model.team_size, params)
-        if count is not None and not 1 <= count <= 26:
-            fail(Code.OUT_OF_RANGE, f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
-            return None
-        names = _team_names(model, count)
-        if size < 1 or not names:
-            fail(Code.OUT_OF_RANGE, "teams need at least one team and one player each", model.team_size.span)
-            return None
-        if size * len(names) > MAX_PLAYERS:
-            fail(Code.OUT_OF_RANGE, f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
-            return None
-        members = {t: [f"{t}{i + 1}" for i in range(size)] for t in names}
-        if model.seating == "alternate":
-            order = [members[t][i] for i in range(size) for t in names]
-        elif model.seating == "blocks":
-            order = [m for t in names for m in members[t]]
-        else:
-            order = list(model.seating_order)
-            expected = sorted(m for t in names for m in members[t])
-            if sorted(order) != expected:
-                fail(Code.OUT_OF_RANGE, f"the seating list must name each player once: {', '.join(expected)}", anchor,
-                     "list every player exactly once, clockwise")
-                return None
-        team_index = {m: i for i, t in enumerate(names) for m in members[t]}
-        team_of = tuple(team_index[p] for p in order)
-        players, teams = tuple(order), tuple(names)
-        if model.players is not None:
-            n = evaluate(model.players, params)
-            if n != len(players):
-                fail(Code.OUT_OF_RANGE, f"`players` says {n} but the teams have {len(players)} players", model.players.span,
-                     "drop `players` or make the counts agree")
-                return None
-    else:
+    if not model.has_teams:
         n = evaluate(model.players, params) if model.players is not None else 0
         if n < 1:
             fail(Code.OUT_OF_RANGE, f"the number of players is {n}", model.players.span if model.players else anchor,
@@ -335,7 +316,45 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
         if n > MAX_PLAYERS:
             fail(Code.OUT_OF_RANGE, f"{n} players: at most {MAX_PLAYERS} are supported", model.players.span)
             return None
-        players, teams, team_of = tuple(f"P{i + 1}" for i in range(n)), (), tuple(-1 for _ in range(n))
+        return tuple(f"P{i + 1}" for i in range(n)), (), tuple(-1 for _ in range(n))
+    count = evaluate(model.team_count, params) if model.team_count is not None else None
+    size = evaluate(model.team_size, params)
+    if count is not None and not 1 <= count <= 26:
+        fail(Code.OUT_OF_RANGE, f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
+        return None
+    names = _team_names(model, count)
+    if size < 1 or not names:
+        fail(Code.OUT_OF_RANGE, "teams need at least one team and one player each", model.team_size.span)
+        return None
+    if size * len(names) > MAX_PLAYERS:
+        fail(Code.OUT_OF_RANGE, f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
+        return None
+    members = {t: [f"{t}{i + 1}" for i in range(size)] for t in names}
+    if model.seating == "alternate":
+        order = [members[t][i] for i in range(size) for t in names]
+    elif model.seating == "blocks":
+        order = [m for t in names for m in members[t]]
+    else:
+        order = list(model.seating_order)
+        expected = sorted(m for t in names for m in members[t])
+        if sorted(order) != expected:
+            fail(Code.OUT_OF_RANGE, f"the seating list must name each player once: {', '.join(expected)}", anchor,
+                 "list every player exactly once, clockwise")
+            return None
+    team_index = {m: i for i, t in enumerate(names) for m in members[t]}
+    team_of = tuple(team_index[p] for p in order)
+    players, teams = tuple(order), tuple(names)
+    if model.players is not None:
+        n = evaluate(model.players, params)
+        if n != len(players):
+            fail(Code.OUT_OF_RANGE, f"`players` says {n} but the teams have {len(players)} players", model.players.span,
+                 "drop `players` or make the counts agree")
+            return None
+    return players, teams, team_of
+
+
+def _names_fit(model: T.Model, players: tuple, teams: tuple, fail) -> bool:
+    """Whether the players and teams the rules name, and across(), fit this instance."""
     ok = True
     for kind, name, span in model.names_used:
         if name not in (players if kind == "player" else teams):
@@ -346,8 +365,13 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
         fail(Code.TYPE_MISMATCH, f"across() needs an even number of players; this instance has {len(players)}",
              model.across_used[0], "use left(p, k) or right(p, k) for odd tables")
         ok = False
-    sizes = {"nplayers": len(players), "nteams": len(teams), "team_size": len(players) // len(teams) if teams else 1}
-    inst = Instance(model, params, players, teams, team_of)
+    return ok
+
+
+def _variables(model: T.Model, inst: Instance, params, sizes, fail) -> tuple[list[Var], bool]:
+    """The explored variables of one instance (its static choices go into `inst`), and whether all are valid."""
+    players, teams = inst.players, inst.teams
+    ok = True
     out_vars: list[Var] = []
     offset = 0
     for v in model.vars:
@@ -385,14 +409,19 @@ def _build_or_raise(model: T.Model, params, fail) -> Instance | None:
             continue
         out_vars.append(var)
         offset += slots
-    inst.vars = tuple(out_vars)
+    return out_vars, ok
+
+
+def _steps_fit(model: T.Model, params, sizes, fail) -> bool:
+    """Whether the constants counted in steps (an abstraction) are multiples of their step."""
+    ok = True
     for value, step, span, what in model.step_checks:  # constants counted in steps (an abstraction)
         v, k = evaluate(value, params, sizes), evaluate(step, params, sizes)
         if k >= 1 and v % k:
             fail(Code.OUT_OF_RANGE, f"{what} is {v}, which is not a multiple of the step {k}", span,
                  "numbers counted in steps only take multiples of the step (docs/language.md, \"Large numbers\")")
             ok = False
-    return inst if ok else None
+    return ok
 
 
 def _int_range(low, high, params, sizes, what, fail) -> VarType | None:
