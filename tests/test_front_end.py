@@ -248,4 +248,6 @@ def test_a_counterexample_the_replay_rejects_is_a_disagreement_with_its_own_exit
     assert res.exit_code() == 4
     text = report.text(res)
     assert "ENGINES DISAGREE" in text and "The replay's view: step" in text
+    # in the spec's values, as the traces show them, not Z3's numbers
+    assert re.search(r"turn is P\d in the replay but P\d in the explorer", text), text
     assert "result: the engines disagree" in text

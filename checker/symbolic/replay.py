@@ -158,6 +158,21 @@ def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
     return f"the rules applied differ: the explorer has {show(mine - theirs)}, the replay {show(theirs - mine)}"
 
 
+def _shown(inst: Instance, var, value) -> str:
+    """A value the replay or the explorer holds, in the spec's words (as the traces show it):
+    a disagreement is read by someone who knows the rules, not Z3's encoding."""
+    if value is None:
+        return "undetermined (no single value)"
+    try:
+        return inst.show_value(var, value)
+    except (IndexError, TypeError):  # a value outside the type: the disagreement itself, shown raw
+        return f"{value} (outside the type of {var.name})"
+
+
+def _players(inst: Instance, mask: int) -> str:
+    return "{" + ", ".join(inst.players[p] for p in range(inst.nplayers) if mask >> p & 1) + "}"
+
+
 def _compare(inst, st: SymState, ended, gap, post) -> str:
     for v in inst.vars:
         for j in range(v.count):
@@ -170,12 +185,14 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
             want = post[v.offset + j]
             if got != want:
                 key = v.name if not v.indexed else f"{v.name}[{v.index_keys(inst)[j]}]"
-                return f"{key} is {got} in the replay but {want} in the explorer"
+                return (f"{key} is {_shown(inst, v, got)} in the replay but {_shown(inst, v, want)} "
+                        "in the explorer")
     k = inst.nslots
     n, nt = inst.nplayers, inst.nteams
     out = sum(1 << p for p in range(n) if concrete(st.out[p]))
     if out != post[k] & ((1 << n) - 1):
-        return "players out of the game differ"
+        return (f"players out of the game differ: {_players(inst, out)} in the replay, "
+                f"{_players(inst, post[k] & ((1 << n) - 1))} in the explorer")
     for why, (ps, ts) in enumerate(((st.rd, st.trd), (st.rw, st.trw), (st.rx, st.trx)), 1):
         got = (sum(1 << p for p in range(n) if concrete(ps[p])), sum(1 << t for t in range(nt) if concrete(ts[t])))
         if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
