@@ -470,8 +470,14 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     model = inst.model_name
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
+    undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
     unknown = res.incomplete[said:] if inst.static_choices else []  # no verdict on the choices left to Z3
-    if not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
+    if undecided and inst.model.possibles:
+        # with no setup at all every property is impossible: that would be the contradiction's
+        # consequence, never a finding of its own (a complete run folds it away)
+        res.incomplete.append(f"{inst.label}: the `possible` properties were not asked: whether any setup "
+                              "exists is not known")
+    elif not any(f.kind == "contradiction" for f in out):  # with no setup at all, nothing is possible
         out.extend(possibles(inst, budget, res))
     machine = explorer_machine(inst, out)
     # `rulewright diff` walks the graphs' own edges (checker.diff): it gets full graphs
@@ -502,6 +508,13 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if not reduced:
         found, stopped = run_checks_within(graph, budget)
     found = fold_into_contradiction(out, found, graph)
+    if unknown and found:
+        # the explorer leaves the choices Z3 decides to Z3 and starts from states that are a
+        # setup's only if some value of those choices fits; with no verdict on that, what it
+        # found may be about no game at all: incomplete, never a finding (nor a failed expect)
+        res.incomplete.append(f"{inst.label}: {len(found)} finding(s) not reported: they hold only if some "
+                              "setup exists, which the contradiction check could not tell")
+        found = []
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     for f in found:

@@ -538,3 +538,25 @@ def test_worker_processes_leave_ctrl_c_to_the_parent_z3_included():
             "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, z3.get_param('ctrl_c'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["True", "false"], out.stdout + out.stderr
+
+
+def test_with_no_verdict_on_the_setup_findings_that_need_one_are_not_checked_never_reported(monkeypatch):
+    # `check spec/ --max-seconds 10` on a busy machine reported dead rules and impossible
+    # properties of instances whose contradiction check Z3 left unknown: in a complete run the
+    # contradiction folds them away, so they failed a run that only lacked time
+    from checker.symbolic import setup as z3setup
+    monkeypatch.setattr(z3setup, "contradiction", lambda inst, ms: ("unknown", "canceled"))
+    res = engine.check(["tests/fixtures/impossible-property/defect.rw"])
+    assert [f.kind for f in res.findings] == []
+    assert any("the `possible` properties were not asked" in line for line in res.incomplete), res.incomplete
+    assert res.exit_code() == 3
+
+
+def test_with_no_verdict_on_choices_left_to_z3_the_explorers_findings_are_withheld(monkeypatch, tmp_path):
+    from checker.symbolic import setup as z3setup
+    monkeypatch.setattr(z3setup, "contradiction", lambda inst, ms: ("unknown", "canceled"))
+    path = spec(tmp_path, "players 2\nchoice deck: 0..3\nconstraint c: deck == 2\nvar x: 0..2 = 0\n"
+                          "action a when x < 2 do x := x + 1; end\naction never when x > 5 do x := 0; end\n")
+    res = engine.check([path])
+    assert res.findings == [] and res.exit_code() == 3
+    assert any("finding(s) not reported: they hold only if some setup exists" in line for line in res.incomplete)
