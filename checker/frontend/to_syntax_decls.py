@@ -33,35 +33,30 @@ class Declarations(SyntaxBuilder):
     def include(self, meta, children):
         return ("include", unquote(children[0]), self.sp(meta))
 
-    def format_block(self, meta, children):
-        name = str(children[0])
-        tags, rest = self._split(children[1:])
-        title = ""
-        if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
-            title = unquote(rest.pop(0))
-        return ir.FormatBlock(name, title, tuple(rest), tags, self.sp(meta))
-
-    def reading(self, meta, children):
-        name = str(children[0])
+    def _titled(self, children):
+        """(name, tags, title, the `for` formats, the declarations) of a format, reading or ambiguity block."""
         tags, rest = self._split(children[1:])
         title = ""
         if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
             title = unquote(rest.pop(0))
         formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "for" else ()
-        return ir.ReadingDecl(name, title, tuple(rest), tags, self.sp(meta), formats)
+        return str(children[0]), tags, title, formats, tuple(rest)
+
+    def format_block(self, meta, children):
+        name, tags, title, _, decls = self._titled(children)  # (a format has no `for`)
+        return ir.FormatBlock(name, title, decls, tags, self.sp(meta))
+
+    def reading(self, meta, children):
+        name, tags, title, formats, decls = self._titled(children)
+        return ir.ReadingDecl(name, title, decls, tags, self.sp(meta), formats)
 
     # --- composition
     def reading_for(self, meta, children):
         return ("for", tuple(str(c) for c in children))
 
     def ambiguity(self, meta, children):
-        name = str(children[0])
-        tags, rest = self._split(children[1:])
-        title = ""
-        if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
-            title = unquote(rest.pop(0))
-        formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "for" else ()
-        return ir.AmbiguityDecl(name, title, tuple(rest), tags, self.sp(meta), formats)
+        name, tags, title, formats, decls = self._titled(children)
+        return ir.AmbiguityDecl(name, title, decls, tags, self.sp(meta), formats)
 
     def replace_decl(self, meta, children):
         owner, label = children[0]
