@@ -61,6 +61,14 @@ def _ask_within(part: Budget, ask):
         return ("unknown", str(exc))
 
 
+def _why_unknown(reason: str) -> str:
+    """Z3's reason for "unknown", in words: its timeouts are wall-clock, so on a busy machine
+    they can run out before the CPU time the limits granted ("canceled" is one of them)."""
+    if reason in ("canceled", "timeout"):
+        return f"its time ran out ({reason}; Z3 counts wall-clock time, which a busy machine stretches)"
+    return reason
+
+
 def contradiction(inst: Instance, budget: Budget, res) -> list[Finding]:
     """The Z3 contradiction check within its part of the instance's time; "unknown" makes the
     instance incomplete."""
@@ -68,7 +76,7 @@ def contradiction(inst: Instance, budget: Budget, res) -> list[Finding]:
     part = budget.part(seconds, f"the contradiction check's {seconds:g}s ran out")
     verdict = _ask_within(part, lambda ms: z3setup.contradiction(inst, ms))
     if verdict and verdict[0] == "unknown":
-        res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {verdict[1]})")
+        res.incomplete.append(f"{inst.label}: the contradiction check is incomplete (Z3: {_why_unknown(verdict[1])})")
         return []
     if not verdict:
         return []
@@ -114,7 +122,8 @@ def possibles(inst: Instance, budget: Budget, res) -> list[Finding]:
         for env, shown in _possible_bindings(inst, d):
             verdict = _ask_within(part, lambda ms, env=env: z3setup.impossible(inst, d.cond, ms, env))
             if verdict and verdict[0] == "unknown":
-                res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided (Z3: {verdict[1]})")
+                res.incomplete.append(f"{inst.label}: `possible {d.name}`{shown} was not decided "
+                                      f"(Z3: {_why_unknown(verdict[1])})")
                 continue
             if not verdict:
                 continue
