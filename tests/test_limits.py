@@ -443,7 +443,10 @@ def test_an_interrupted_run_prints_the_findings_of_the_instances_it_finished(tmp
     # N=3 is checked in a moment and breaks the invariant; N=200 would take minutes
     text = MELEE.replace("players {n}", "param N in {{3, 200}}\nplayers N").format() + "invariant untouched: life[P1] == 2\n"
     path = spec(tmp_path, text)
+    # SIGINT back to its default in the child: a test run started in the background (nohup, `&`)
+    # inherits SIGINT ignored, and Python then keeps ignoring it, as a shell's background job should
     proc = subprocess.Popen([sys.executable, "-m", "checker", "check", path, "--jobs", jobs], stdout=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                             stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(8)  # start-up and N=3 take about one second of CPU; a loaded machine stretches it
