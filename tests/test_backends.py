@@ -14,6 +14,7 @@ from checker.analyses import questions
 from checker.analyses.replay import replay_finding
 from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
+from checker.frontend.ends import has_ended, is_gap
 from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
 
@@ -34,8 +35,8 @@ def _depths(graph):
 def _explorer_view(graph, k):
     depth = _depths(graph)
     within = [i for i in range(len(graph.states)) if depth[i] <= k]
-    outcomes = {graph.states[i][-1] for i in within if graph.states[i][-1] and graph.states[i][-1][0] != "gap"}
-    gaps = any(graph.states[i][-1] and graph.states[i][-1][0] == "gap" for i in within)
+    outcomes = {graph.states[i][-1] for i in within if has_ended(graph.states[i][-1])}
+    gaps = any(is_gap(graph.states[i][-1]) for i in within)
     moves = {s for s, _, lid in graph.edges if not graph.is_leave(lid)}
     failed = {s for s, _ in graph.errors}
     dead = any(not graph.states[i][-1] and i not in moves and i not in failed for i in within)

@@ -14,6 +14,7 @@ from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import describe_action
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
+from checker.frontend.ends import is_gap
 from checker.symbolic.replay import ReplayStep, replay
 
 RING = """
@@ -66,9 +67,9 @@ def words(inst, state) -> dict:
     k = inst.nslots
     out["out"] = ",".join(p for i, p in enumerate(inst.players) if state[k] >> i & 1)
     end = state[-1]
-    out["end"] = ("gap" if end[0] == "gap" else "won " + ",".join(
-        [p for i, p in enumerate(inst.players) if end[0] >> i & 1] + [t for i, t in enumerate(inst.teams) if end[1] >> i & 1])
-        + (" draw" if end[2] else "")) if end else "running"
+    out["end"] = ("gap" if is_gap(end) else "won " + ",".join(
+        [p for i, p in enumerate(inst.players) if end.players >> i & 1] + [t for i, t in enumerate(inst.teams) if end.teams >> i & 1])
+        + (" draw" if end.draw else "")) if end else "running"
     return out
 
 

@@ -10,6 +10,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..explicit.explore import Graph, describe_action, rules_of
+from ..frontend.ends import has_ended
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import replay as z3replay
 from ..symbolic import setup as z3setup
@@ -303,7 +304,7 @@ def _outcome_differences(va: _View, vb: _View, names) -> list[Difference]:
         seen: dict[str, int] = {}
         for sid, st in enumerate(v.g.states):
             end = st[-1]
-            if end and end[0] != "gap":
+            if has_ended(end):
                 seen.setdefault(inst.describe_end(end), sid)
         return seen
     oa, ob = outcomes(va), outcomes(vb)

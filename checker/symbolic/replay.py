@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import z3
 
 from ..frontend import typed as T
+from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import settle
@@ -91,10 +92,10 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
     evaluation error here too; won() reads the winners of the state's end marker."""
     st = state_to_sym(inst, state)
     end = state[-1]
-    if end and end[0] != "gap":
-        st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
-        st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
-        st.draw = z3.BoolVal(bool(end[2]))
+    if has_ended(end):
+        st.wp = [z3.BoolVal(bool(end.players >> p & 1)) for p in range(inst.nplayers)]
+        st.wt = [z3.BoolVal(bool(end.teams >> t & 1)) for t in range(inst.nteams)]
+        st.draw = z3.BoolVal(bool(end.draw))
         st.fin = z3.BoolVal(not any(end))
     st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst, fold=True)
@@ -114,7 +115,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
                 filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
     enc = Encoder(inst, fold=True)
     try:
-        st = state_to_sym(inst, tuple(filled) + (0, 0, ()))
+        st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING))
         if where.startswith("initial value of "):
             var = inst.var(where.removeprefix("initial value of "))
             fails = []
@@ -181,15 +182,15 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
         if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
             return "why players or teams are out of the game differs"
     end = post[-1]
-    is_end, is_gap = concrete(ended), concrete(gap)
-    if bool(end and end[0] != "gap") != bool(is_end):
+    z3_ended, z3_gap = concrete(ended), concrete(gap)
+    if has_ended(end) != bool(z3_ended):
         return "whether the game ended differs"
-    if bool(end and end[0] == "gap") != bool(is_gap):
+    if is_gap(end) != bool(z3_gap):
         return "whether the game must be over differs"
-    if end and end[0] != "gap":
+    if has_ended(end):
         # winners who left while the game went on are winners of the game too
         wp = sum(1 << p for p in range(inst.nplayers) if concrete(or2(st.wp[p], st.rw[p])))
         wt = sum(1 << t for t in range(inst.nteams) if concrete(or2(st.wt[t], st.trw[t])))
-        if (wp, wt, bool(concrete(st.draw))) != (end[0], end[1], end[2]):
+        if Ended(wp, wt, bool(concrete(st.draw))) != end:
             return "the winners differ"
     return ""
