@@ -14,6 +14,7 @@ from ..frontend.ends import has_ended
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import replay as z3replay
 from ..symbolic import setup as z3setup
+from ..symbolic.terms import Unsupported
 from .findings import TraceStep
 from .traces import RESULT_ROWS, build_trace, show, state_values
 
@@ -332,11 +333,9 @@ def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
                      for x, y in zip(trace, trace[1:])]
             problem = z3replay.replay(inst, steps)
         else:
-            problem = problem if problem.startswith("not replayed") else f"setup: {problem}"
-    except LimitHit as exc:
+            problem = f"setup: {problem}"
+    except (LimitHit, Unsupported) as exc:
         return f"not replayed: {exc}"
-    if problem.startswith("not replayed"):
-        return problem
     return f"FAILED: {problem}" if problem else "confirmed"
 
 

@@ -7,6 +7,7 @@ from ..explicit.explore import Graph
 from ..explicit.machine import Machine
 from ..limits import Budget, LimitHit, watchdog
 from ..symbolic import replay as z3replay
+from ..symbolic.terms import Unsupported
 from .findings import Finding
 
 
@@ -32,9 +33,10 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None
     or "FAILED: what the replay saw"."""
     if "setup_error" in f.context:
         e = f.context["setup_error"]
-        problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
-        if problem.startswith("not replayed"):
-            return problem
+        try:
+            problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
+        except Unsupported as exc:
+            return f"not replayed: {exc}"
         return f"FAILED: {problem}" if problem else "confirmed"
     steps = []
     path = [st for st in f.trace if st.sid >= 0]
@@ -44,11 +46,12 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3replay.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3replay.replay(machine.inst, steps, memo)
+    try:
+        problem = z3replay.replay(machine.inst, steps, memo)
+    except Unsupported as exc:
+        return f"not replayed: {exc}"
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]
         if not z3replay.fails_in(machine.inst, state, cond):
             problem = "the condition can be evaluated in the last state of the replay"
-    if problem.startswith("not replayed"):
-        return problem
     return f"FAILED: {problem}" if problem else "confirmed"

@@ -15,7 +15,7 @@ from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import settle
-from .terms import TRUE, SymSet, SymState, Unsupported, concrete, or2, or_all, state_to_sym
+from .terms import TRUE, SymSet, SymState, concrete, or2, or_all, state_to_sym
 
 
 @dataclass(frozen=True)
@@ -31,21 +31,19 @@ class ReplayStep:
 
 
 def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) -> str:
-    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs.
+    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs;
+    raises Unsupported when the encoding cannot replay a step (the trace is not replayed).
     `memo` (step -> what its replay said) lets the traces of one instance share the steps they
     have in common: a step's replay depends on the step alone."""
     enc = Encoder(inst, fold=True)
-    try:
-        for i, step in enumerate(steps, 1):
-            problem = memo.get(step) if memo is not None else None
-            if problem is None:
-                problem = _replay_step(enc, inst, step)
-                if memo is not None:
-                    memo[step] = problem
-            if problem:
-                return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
-    except Unsupported as exc:
-        return f"not replayed: {exc}"
+    for i, step in enumerate(steps, 1):
+        problem = memo.get(step) if memo is not None else None
+        if problem is None:
+            problem = _replay_step(enc, inst, step)
+            if memo is not None:
+                memo[step] = problem
+        if problem:
+            return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
     return ""
 
 
@@ -106,7 +104,8 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
 def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
     """Re-check a setup the explorer could not complete: with the slots it had computed
     (`values`, None where not yet), the failing part (`where`: "initial value of X", "init",
-    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs."""
+    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs;
+    raises Unsupported when the encoding cannot tell."""
     model = inst.model
     filled = list(values)
     for v in inst.vars:  # slots not computed yet are never read (initial values read earlier variables only)
@@ -114,31 +113,28 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
             if filled[v.offset + j] is None:
                 filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
     enc = Encoder(inst, fold=True)
-    try:
-        st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING))
-        if where.startswith("initial value of "):
-            var = inst.var(where.removeprefix("initial value of "))
-            fails = []
-            for j in range(var.count):
-                env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
-                value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
-                fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
-            ok = concrete(or_all(fails)) is True
-        elif where in ("init", "constraint"):
-            conds = list(model.inits) + ([d for d in model.constraints
-                                          if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
-                                         if where == "constraint" else [])
-            before, fails = TRUE, []
-            for d in conds:  # each is evaluated only while the ones before it held
-                value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
-                fails.append(err)
-                before = z3.And(before, value)
-            ok = concrete(or_all(fails)) is True
-        else:
-            after, _, _ = settle(enc, st)
-            ok = concrete(after.overflow if kind == "overflow" else after.error) is True
-    except Unsupported as exc:
-        return f"not replayed: {exc}"
+    st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING))
+    if where.startswith("initial value of "):
+        var = inst.var(where.removeprefix("initial value of "))
+        fails = []
+        for j in range(var.count):
+            env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
+            value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
+            fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
+        ok = concrete(or_all(fails)) is True
+    elif where in ("init", "constraint"):
+        conds = list(model.inits) + ([d for d in model.constraints
+                                      if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
+                                     if where == "constraint" else [])
+        before, fails = TRUE, []
+        for d in conds:  # each is evaluated only while the ones before it held
+            value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
+            fails.append(err)
+            before = z3.And(before, value)
+        ok = concrete(or_all(fails)) is True
+    else:
+        after, _, _ = settle(enc, st)
+        ok = concrete(after.overflow if kind == "overflow" else after.error) is True
     return "" if ok else f"the setup does not fail in the replay ({where})"
 
 
