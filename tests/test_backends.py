@@ -17,6 +17,7 @@ from checker.frontend.diagnostics import SpecError
 from checker.frontend.ends import has_ended, is_gap
 from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))
@@ -134,15 +135,16 @@ def test_the_replay_confirms_a_true_trace_and_rejects_a_tampered_one():
     machine = Machine(inst)
     graph = explore(machine)
     (finding,) = [f for f in run_checks(graph) if f.kind == "deadlock"]
-    assert replay_finding(machine, graph, finding) == "confirmed"
+    assert replay_finding(machine, graph, finding) == CONFIRMED
     # tamper with the recorded target state: give a player one more life point
     last = finding.trace[-1].sid
     state = list(graph.states[last])
     life = inst.var("life")
     state[life.offset] = 1 - state[life.offset]
     graph.states[last] = tuple(state)
-    assert replay_finding(machine, graph, finding).startswith("FAILED: step")
-    assert "life" in replay_finding(machine, graph, finding)
+    got = replay_finding(machine, graph, finding)
+    assert got.failed and got.why.startswith("step") and "life" in got.why
+    assert str(got).startswith("FAILED: step")  # the reports' words
 
 
 def test_a_contradiction_comes_back_as_a_minimal_core_of_rules(tmp_path):
@@ -177,7 +179,7 @@ def test_rules_that_derive_the_same_fact_in_one_step_all_apply_and_aggregates_re
     kinds = [f.kind for f in res.findings]
     assert "dead-rule" not in kinds
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
-    assert inv.replay == "confirmed"
+    assert inv.replay == CONFIRMED
 
 
 def test_a_livelock_trace_loops_through_non_progress_moves_only():

@@ -10,6 +10,7 @@ from checker.engine import load_instances
 from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
 from checker.frontend.ends import has_ended
+from checker.analyses.verdicts import CONFIRMED
 
 DRAFT = """players 3
 var picks(p: player): 0..2 = 0
@@ -79,7 +80,7 @@ outcome ends: finish when x == 1
 outcome champion: win player p when x == 1 and p == P1
 """)
     (f,) = [f for f in res.findings if f.kind == "outcome-conflict"]
-    assert "ends without a winner and is won" in f.message and f.replay == "confirmed"
+    assert "ends without a winner and is won" in f.message and f.replay == CONFIRMED
 
 
 def test_a_drawn_game_is_not_a_finished_one(tmp_path):
@@ -163,7 +164,7 @@ def test_a_rule_with_precedence_over_a_cannot_rule_still_applies(tmp_path):
     spec.write_text(SHIELD + "invariant concession_counts: forall p in players: conceded[p] implies lost(p)\n",
                     encoding="utf-8")
     (f,) = [f for f in engine.check([str(spec)]).findings if f.kind == "invariant"]
-    assert f.replay == "confirmed"
+    assert f.replay == CONFIRMED
 
 
 def test_a_cannot_rule_also_forbids_the_loss_a_statement_derives(tmp_path):
@@ -192,7 +193,7 @@ outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
 outcome no_win: cannot win player p when cursed
 """)
     (f,) = [f for f in res.findings if f.kind == "outcome-gap"]
-    assert f.replay == "confirmed" and "only P1 is left" in f.message
+    assert f.replay == CONFIRMED and "only P1 is left" in f.message
 
 
 def test_a_cannot_rule_may_not_read_this_steps_outcomes(tmp_path):

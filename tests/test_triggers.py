@@ -16,6 +16,7 @@ from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
 from checker.frontend.ends import is_gap
 from checker.symbolic.replay import ReplayStep, replay
+from checker.analyses.verdicts import CONFIRMED
 
 RING = """
 players 4
@@ -261,7 +262,7 @@ invariant never_skipped [3]: not (turn == P1 and lost(P2))
     dead = [f for f in res.findings if f.kind == "dead-rule"]
     assert [f.message for f in dead] == ["trigger `crown` never applies in any reachable state"]
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
-    assert "3" in inv.rules and inv.replay == "confirmed"
+    assert "3" in inv.rules and inv.replay == CONFIRMED
 
 
 def test_the_reference_example_of_triggers_is_clean(tmp_path):
