@@ -79,7 +79,7 @@ class DiffResult:
 
     @property
     def disagreements(self) -> list[Difference]:
-        return [d for d in self.differences if d.replay.startswith("FAILED")]
+        return [d for d in self.differences if d.replay is not None and d.replay.failed]
 
     def exit_code(self) -> int:
         """2 bad input; 4 a replay rejects a play (a bug in rulewright); 1 undeclared behaviour

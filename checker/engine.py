@@ -38,6 +38,7 @@ from .analyses.lint import lint
 from .analyses.merging import abstraction_of, compare_readings, finding_key, group, report_order, say_where_dead
 from .analyses.questions import contradiction, cross_check_possibles, explorer_machine, fold_into_contradiction, possibles
 from .analyses.replay import replay_within
+from .analyses.verdicts import Replay
 from .explicit.explore import Graph, explore
 from .explicit import symmetry
 from .explicit.machine import Machine
@@ -319,8 +320,8 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     for f in grouped:
         if id(f) in notes:
             res.incomplete.append(notes[id(f)])
-        if f.replay.startswith("FAILED"):
-            res.disagreements.append(Disagreement(f, f.replay.removeprefix("FAILED: ")))
+        if f.replay is not None and f.replay.failed:
+            res.disagreements.append(Disagreement(f, f.replay.why))
             continue
         kept.append(f)
     # a model not checked to its end (a limit hit, interrupted) cannot tell an unmet expectation:
@@ -440,18 +441,19 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
         return o
     o.findings = found
     memo: dict = {}  # the Z3 replays of this instance's steps: traces share their first steps
+    interrupted = Replay("not-run", "the run was interrupted")
     for j, f in enumerate(found):
         if id(f) not in replayable or finding_key(f) in task.skip:
             continue
         if o.interrupted:
-            f.replay = "not run: the run was interrupted"
+            f.replay = interrupted
             continue
         notes = Outcome()
         try:
             f.replay = replay_within(budget, *replayable[id(f)], f, notes, memo)
         except KeyboardInterrupt:  # keep this instance's findings; the run stops after it
             o.interrupted = True
-            f.replay = "not run: the run was interrupted"
+            f.replay = interrupted
         if notes.incomplete:
             o.replay_notes[j] = notes.incomplete[0]
     under = abstraction_of(inst)

@@ -14,8 +14,10 @@ from checker.analyses import questions
 from checker.analyses.replay import replay_finding
 from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
+from checker.frontend.ends import has_ended, is_gap
 from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))
@@ -34,8 +36,8 @@ def _depths(graph):
 def _explorer_view(graph, k):
     depth = _depths(graph)
     within = [i for i in range(len(graph.states)) if depth[i] <= k]
-    outcomes = {graph.states[i][-1] for i in within if graph.states[i][-1] and graph.states[i][-1][0] != "gap"}
-    gaps = any(graph.states[i][-1] and graph.states[i][-1][0] == "gap" for i in within)
+    outcomes = {graph.states[i][-1] for i in within if has_ended(graph.states[i][-1])}
+    gaps = any(is_gap(graph.states[i][-1]) for i in within)
     moves = {s for s, _, lid in graph.edges if not graph.is_leave(lid)}
     failed = {s for s, _ in graph.errors}
     dead = any(not graph.states[i][-1] and i not in moves and i not in failed for i in within)
@@ -133,15 +135,16 @@ def test_the_replay_confirms_a_true_trace_and_rejects_a_tampered_one():
     machine = Machine(inst)
     graph = explore(machine)
     (finding,) = [f for f in run_checks(graph) if f.kind == "deadlock"]
-    assert replay_finding(machine, graph, finding) == "confirmed"
+    assert replay_finding(machine, graph, finding) == CONFIRMED
     # tamper with the recorded target state: give a player one more life point
     last = finding.trace[-1].sid
     state = list(graph.states[last])
     life = inst.var("life")
     state[life.offset] = 1 - state[life.offset]
     graph.states[last] = tuple(state)
-    assert replay_finding(machine, graph, finding).startswith("FAILED: step")
-    assert "life" in replay_finding(machine, graph, finding)
+    got = replay_finding(machine, graph, finding)
+    assert got.failed and got.why.startswith("step") and "life" in got.why
+    assert str(got).startswith("FAILED: step")  # the reports' words
 
 
 def test_a_contradiction_comes_back_as_a_minimal_core_of_rules(tmp_path):
@@ -176,7 +179,7 @@ def test_rules_that_derive_the_same_fact_in_one_step_all_apply_and_aggregates_re
     kinds = [f.kind for f in res.findings]
     assert "dead-rule" not in kinds
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
-    assert inv.replay == "confirmed"
+    assert inv.replay == CONFIRMED
 
 
 def test_a_livelock_trace_loops_through_non_progress_moves_only():

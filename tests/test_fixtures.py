@@ -28,6 +28,7 @@ import pytest
 from checker import engine
 from checker.outputs import report
 from checker.frontend.parser import parse_file
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path("tests/fixtures")
@@ -222,7 +223,7 @@ def assert_defect_found(c: Case) -> None:
     for f in mine:
         assert not f.expected, f"{c.kind} finding is marked expected:\n{describe(res)}"
         if f.trace:
-            assert f.replay == "confirmed", f"trace not confirmed by the Z3 replay ({f.replay}):\n{describe(res)}"
+            assert f.replay == CONFIRMED, f"trace not confirmed by the Z3 replay ({f.replay}):\n{describe(res)}"
     assert any(c.rules <= set(f.rules) for f in mine), (
         f"no {c.kind} finding cites all of {sorted(c.rules)}; cited: {[f.rules for f in mine]}\n{describe(res)}")
     assert res.exit_code() == 1 or c.kind == "readings-differ", describe(res)
@@ -344,7 +345,7 @@ def test_a_trace_through_a_min_aggregate_is_replayed():
     res = engine.check(["tests/fixtures/bugs/replay-min-aggregate.rw"])
     assert res.exit_code() == 1, report.text(res)
     (f,) = [f for f in res.findings if f.kind == "invariant"]
-    assert f.replay == "confirmed"
+    assert f.replay == CONFIRMED
 
 
 def test_a_trace_through_a_division_by_a_negative_number_is_replayed():
@@ -352,7 +353,7 @@ def test_a_trace_through_a_division_by_a_negative_number_is_replayed():
     res = engine.check(["tests/fixtures/bugs/replay-negative-divisor.rw"])
     traced = [f for f in res.findings if f.trace]
     assert traced
-    assert all(f.replay == "confirmed" for f in traced), [f.replay for f in traced]
+    assert all(f.replay == CONFIRMED for f in traced), [f.replay for f in traced]
 
 
 def test_an_overflow_of_a_team_indexed_variable_names_the_team():

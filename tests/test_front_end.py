@@ -17,6 +17,7 @@ from checker.frontend import builtins, dispatch, typed
 from checker.frontend.diagnostics import Code
 from checker.outputs import report
 from checker.symbolic import encode
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,7 +96,7 @@ invariant small: hits < 2
     res = engine.check([str(spec)])
     assert res.diagnostics == [] and res.disagreements == []
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
-    assert inv.replay == "confirmed"
+    assert inv.replay == CONFIRMED
 
 
 # ---------------------------------------------------------------- one IR, three engines

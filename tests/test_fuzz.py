@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from checker.analyses.verdicts import CONFIRMED
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -82,7 +84,7 @@ def test_a_domain_without_a_value_is_a_replayed_evaluation_error(tmp_path, text,
     (tmp_path / "d.rw").write_text(text)
     res = engine.check([str(tmp_path / "d.rw")])
     (f,) = [f for f in res.findings if f.kind == "evaluation-error"]
-    assert f.message == where and f.replay == "confirmed"
+    assert f.message == where and f.replay == CONFIRMED
     assert f.trace[-1].note == f"fails (domain): {where}"
     _assert_promises(text, tmp_path)
 
@@ -126,7 +128,7 @@ def test_an_initial_value_with_seat_calls_is_no_constant(tmp_path):
     res = engine.check([str(tmp_path / "c.rw")])
     assert {f.kind for f in res.findings} >= {"contradiction", "overflow"}
     (f,) = [f for f in res.findings if f.kind == "overflow"]
-    assert f.message == "the initial value of v2 is 0, outside its type" and f.replay == "confirmed"
+    assert f.message == "the initial value of v2 is 0, outside its type" and f.replay == CONFIRMED
     _assert_promises(CALL_IN_INITIAL_VALUE, tmp_path)
 
 

@@ -19,6 +19,7 @@ from checker.cli import main
 from checker.frontend import grammar, includes, parser
 from checker.frontend.diagnostics import CODES, Diagnostic, SpecError, render
 from checker.frontend.syntax import Span
+from checker.analyses.verdicts import CONFIRMED
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "TOP-SECRET-LINE-7f3a"  # written into files outside the tree: it must never be printed
@@ -533,7 +534,7 @@ def test_a_fuzz_reproducer_gets_a_clear_error_or_a_replayed_finding(name):
     else:
         assert res.diagnostics == [] and res.disagreements == []
         (f,) = [f for f in res.findings if f.kind == code]
-        assert f.trace and f.replay == "confirmed"
+        assert f.trace and f.replay == CONFIRMED
 
 
 @pytest.mark.parametrize("successors", ["compiled", "closures"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 from checker import engine
 from checker.frontend import syntax as sx
 from checker.frontend.parser import parse_text
+from checker.analyses.verdicts import CONFIRMED
 
 
 def _expr(text: str):
@@ -133,7 +134,7 @@ outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
     res = engine.check([str(spec)])
     assert res.diagnostics == [] and res.disagreements == []
     (f,) = res.findings
-    assert f.kind == "invariant" and "shown" in f.message and f.replay == "confirmed"
+    assert f.kind == "invariant" and "shown" in f.message and f.replay == CONFIRMED
 
 
 def test_a_parameter_over_fresh_names_declares_an_enumeration(tmp_path):
@@ -161,7 +162,7 @@ outcome nobody: draw when rounds == 2 and holder == none
     spec.write_text("teams A, B size 1\nvar holder: team? = none\naction a do holder := none; end\n"
                     "invariant i: size(members(holder)) == 1\n", encoding="utf-8")
     (f,) = [f for f in engine.check([str(spec)]).findings if f.kind == "evaluation-error"]
-    assert "none where a team is needed" in f.message and f.replay == "confirmed"
+    assert "none where a team is needed" in f.message and f.replay == CONFIRMED
 
 
 def test_properties_can_tell_a_running_game_from_an_ended_or_drawn_one(tmp_path):
@@ -180,7 +181,7 @@ invariant never_drawn: not game_drawn
     res = engine.check([str(spec)])
     assert res.diagnostics == [] and res.disagreements == []
     (f,) = res.findings
-    assert f.kind == "invariant" and "never_drawn" in f.message and f.replay == "confirmed"
+    assert f.kind == "invariant" and "never_drawn" in f.message and f.replay == CONFIRMED
     spec.write_text("players 2\noutcome o: draw when game_over\n", encoding="utf-8")
     (d,) = engine.check([str(spec)]).diagnostics
     assert d.code == "E014" and "reads the end of the game" in d.message
@@ -203,7 +204,7 @@ outcome fin: draw when done
     assert res.diagnostics == [] and res.disagreements == []
     # a's body and b's guard fail (one finding of 2 failing steps); c tests for none first
     (f,) = [f for f in res.findings if f.kind == "evaluation-error"]
-    assert f.message == "none is not one of the values after() lists" and f.size == 2 and f.replay == "confirmed"
+    assert f.message == "none is not one of the values after() lists" and f.size == 2 and f.replay == CONFIRMED
     assert "action `c` never applies in any reachable state" in {g.message for g in res.findings}
     spec.write_text("players 3\nvar seen: player? = none\naction a do seen := after(none, P1, P2); end\n",
                     encoding="utf-8")

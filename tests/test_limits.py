@@ -16,6 +16,7 @@ import pytest
 from checker import engine
 from checker.analyses.checks import run_checks_within
 from checker.analyses.replay import replay_within
+from checker.analyses.verdicts import Replay
 from checker.cli import main
 from checker.explicit.explore import explore
 from checker.explicit.compiled import CompiledMachine
@@ -173,7 +174,7 @@ def test_spent_budgets_stop_the_checks_and_the_replay_cleanly(tmp_path):
     res = engine.Result()
     (f,) = [f for f in found if f.kind == "deadlock"]
     assert replay_within(Budget(Limits(max_seconds=1), seconds=0), graph.machine, graph, f, res) \
-        == "not replayed: time limit of 1s reached"
+        == Replay("not-replayed", "time limit of 1s reached")
     assert res.incomplete == [f"{f.instance}: the Z3 replay of the deadlock finding was not run (time limit of 1s reached)"]
 
 

@@ -10,6 +10,7 @@ import functools
 from checker import engine
 from checker.outputs import report
 from checker.outputs.trace import narrative
+from checker.analyses.verdicts import CONFIRMED
 
 LOCATED = "tests/specs/located"
 
@@ -68,7 +69,7 @@ def test_a_tagged_if_whose_branch_never_runs_is_a_dead_rule_at_the_if():
 
 def test_a_trace_cites_a_tagged_if_only_when_its_branch_ran():
     f = only(checked(f"{LOCATED}/tagged-if.rw"), "invariant")
-    assert f.replay == "confirmed"  # the Z3 replay agrees on which tagged statements applied
+    assert f.replay == CONFIRMED  # the Z3 replay agrees on which tagged statements applied
     assert [st.action for st in f.trace] == ["setup", "hit"]
     assert "T3" not in f.trace[1].rules and "T3" not in f.rules
 
@@ -96,7 +97,7 @@ def test_the_loop_marker_is_on_the_state_the_loop_starts_in_not_on_the_concessio
 def test_a_shortest_trace_takes_a_game_action_rather_than_an_equally_short_concession():
     f = only(checked(f"{LOCATED}/concession.rw"), "invariant")
     assert [st.action for st in f.trace] == ["setup", "knock_out(q=P3)"]
-    assert f.replay == "confirmed"
+    assert f.replay == CONFIRMED
 
 
 def test_a_concession_stays_in_a_trace_where_it_is_the_shorter_way():

@@ -7,6 +7,7 @@ the next game. A game ends after a step in which a `game won by` / `game drawn` 
 actions between games too; the outcome rules are the match's."""
 from __future__ import annotations
 
+from checker.analyses.verdicts import CONFIRMED
 from checking import _check, _errors, _graph
 
 MATCH = """players 2
@@ -68,7 +69,7 @@ def test_results_are_judged_in_the_order_declared(tmp_path):
     swapped = text.replace(drawn, "").replace("  game won by", drawn + "  game won by")
     res, _ = _check(tmp_path, swapped + "invariant no_draw [D]: draws == 0\n")  # `drawn` first: a drawn game
     (f,) = [f for f in res.findings if f.kind == "invariant"]
-    assert "D" in f.trace[-1].rules and "W" not in f.trace[-1].rules and f.replay == "confirmed"
+    assert "D" in f.trace[-1].rules and "W" not in f.trace[-1].rules and f.replay == CONFIRMED
 
 
 def test_the_game_ends_with_its_variables_back_at_their_initial_values(tmp_path):

@@ -9,6 +9,8 @@ from checker import engine
 from checker.engine import load_instances
 from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
+from checker.frontend.ends import has_ended
+from checker.analyses.verdicts import CONFIRMED
 
 DRAFT = """players 3
 var picks(p: player): 0..2 = 0
@@ -30,7 +32,7 @@ def _check(tmp_path, text: str, name: str = "s.rw"):
 def _ends(spec) -> set:
     (inst,) = load_instances(str(spec))
     g = explore(Machine(inst), Limits(max_states=10_000, max_seconds=30))
-    return {inst.describe_end(s[-1]) if s[-1] and s[-1][0] != "gap" else s[-1] and "gap" for s in g.states} - {()}
+    return {inst.describe_end(s[-1]) if has_ended(s[-1]) else "gap" for s in g.states if s[-1]}
 
 
 def test_a_draft_that_finishes_ends_without_a_winner_and_is_clean(tmp_path):
@@ -78,7 +80,7 @@ outcome ends: finish when x == 1
 outcome champion: win player p when x == 1 and p == P1
 """)
     (f,) = [f for f in res.findings if f.kind == "outcome-conflict"]
-    assert "ends without a winner and is won" in f.message and f.replay == "confirmed"
+    assert "ends without a winner and is won" in f.message and f.replay == CONFIRMED
 
 
 def test_a_drawn_game_is_not_a_finished_one(tmp_path):
@@ -148,7 +150,7 @@ def test_the_loss_a_cannot_rule_forbids_is_never_derived_so_no_other_rule_reads_
     shielded_at_zero = [st for st in g.states if st[shield] and st[life] == 0 and not st[conceded]]
     assert shielded_at_zero
     for st in shielded_at_zero:
-        assert not (st[-1] and st[-1][0] != "gap" and st[-1][0] >> 1 & 1), "P2 won against a shielded P1"
+        assert not (has_ended(st[-1]) and st[-1].players >> 1 & 1), "P2 won against a shielded P1"
 
 
 def test_a_rule_with_precedence_over_a_cannot_rule_still_applies(tmp_path):
@@ -162,7 +164,7 @@ def test_a_rule_with_precedence_over_a_cannot_rule_still_applies(tmp_path):
     spec.write_text(SHIELD + "invariant concession_counts: forall p in players: conceded[p] implies lost(p)\n",
                     encoding="utf-8")
     (f,) = [f for f in engine.check([str(spec)]).findings if f.kind == "invariant"]
-    assert f.replay == "confirmed"
+    assert f.replay == CONFIRMED
 
 
 def test_a_cannot_rule_also_forbids_the_loss_a_statement_derives(tmp_path):
@@ -191,7 +193,7 @@ outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
 outcome no_win: cannot win player p when cursed
 """)
     (f,) = [f for f in res.findings if f.kind == "outcome-gap"]
-    assert f.replay == "confirmed" and "only P1 is left" in f.message
+    assert f.replay == CONFIRMED and "only P1 is left" in f.message
 
 
 def test_a_cannot_rule_may_not_read_this_steps_outcomes(tmp_path):

@@ -16,6 +16,7 @@ from checker.cli import main
 from checker.limits import Limits
 from checker.outputs import report
 from checker.progress import Progress, wanted
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_FOLDERS = sorted(p for p in (ROOT / "tests" / "fixtures").iterdir() if p.is_dir())
@@ -98,7 +99,7 @@ def test_an_instance_whose_worker_dies_is_incomplete_and_the_others_are_kept(tmp
                missed.__setitem__, Limits(), jobs=2)
     assert set(outcomes) | set(missed) == {0, 1, 2, 3} and 1 in missed and 0 in outcomes
     assert missed[1].startswith("not checked: the worker process checking it stopped")
-    assert all(o.findings and o.findings[0].replay == "confirmed" for o in outcomes.values())
+    assert all(o.findings and o.findings[0].replay == CONFIRMED for o in outcomes.values())
 
 
 # ---------------------------------------------------------------- the run's time, shared fairly

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from checker import engine
 from checker.engine import load_instances
+from checker.analyses.verdicts import CONFIRMED
 from checking import _check, _errors, _graph
 
 GAME = """players 2
@@ -54,7 +55,7 @@ def test_a_skipped_phase_ends_in_the_step_that_starts_it(tmp_path):
     _, spec = _check(tmp_path, GAME + "invariant never_skipped_to_p2: not (turn == P2 and passes == 0 and step == main and life[P2] == 1 and life[P1] == 1)\n")
     res = engine.check([str(spec)])
     (f,) = [f for f in res.findings if f.kind == "invariant"]
-    assert f.replay == "confirmed"
+    assert f.replay == CONFIRMED
     last = f.trace[-1]
     assert {"M", "C", "E"} <= set(last.rules)
 
@@ -90,7 +91,7 @@ def test_a_deadlock_in_a_phase_cites_the_phase(tmp_path):
     text = GAME.replace("ends when skip or passes == 2", "ends when skip")
     res, _ = _check(tmp_path, text)
     (f,) = [f for f in res.findings if f.kind == "deadlock"]
-    assert "C" in f.rules and f.replay == "confirmed"
+    assert "C" in f.rules and f.replay == CONFIRMED
     assert f.spans[0].line == text.splitlines().index("  combat [C] ends when skip") + 1
 
 

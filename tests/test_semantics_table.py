@@ -36,6 +36,7 @@ from checker.explicit.compile import Compiler, Ctx, EvalError, Overflow
 from checker.explicit.compiled import CompiledMachine
 from checker.frontend import builtins as bi
 from checker.frontend import typed as T
+from checker.frontend.ends import has_ended
 from checker.symbolic.encode import Encoder
 from checker.symbolic.outcomes import settle
 from checker.symbolic.replay import statement_hits
@@ -1088,7 +1089,7 @@ def _settled_explicit(inst, out):
         end, _ = m.settle(c)
     except Overflow:
         return OVERFLOW
-    won = {p for i, p in enumerate(inst.players) if end and end[0] >> i & 1}
+    won = {p for i, p in enumerate(inst.players) if has_ended(end) and end.players >> i & 1}
     return {**state_in_words(inst, c.vals), "out": _names(inst, c.out, 0), "end": ",".join(sorted(won)) or "running",
             "rules": _tags(inst, [r for r in c.hits if inst.model.rules[r].kind in ("statement", "trigger")])}
 
@@ -1119,7 +1120,7 @@ def _settled_generated(inst, out):
     (_, _, hits), target, _ = step
     vals = m.unpack(target)
     end = vals[-1]
-    won = {p for i, p in enumerate(inst.players) if end and end[0] >> i & 1}
+    won = {p for i, p in enumerate(inst.players) if has_ended(end) and end.players >> i & 1}
     return {**state_in_words(inst, vals[:-3]), "out": _names(inst, vals[-3], 0), "end": ",".join(sorted(won)) or "running",
             "rules": _tags(inst, [r for r in hits if inst.model.rules[r].kind in ("statement", "trigger")])}
 

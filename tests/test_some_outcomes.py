@@ -13,6 +13,7 @@ from checker.engine import load_instances
 from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
+from checker.frontend.ends import is_gap
 
 from test_compiled import view
 
@@ -52,7 +53,7 @@ def _graph(spec):
 
 def _ends(spec) -> set:
     inst, g = _graph(spec)
-    return {inst.describe_end(s[-1]) if s[-1][0] != "gap" else "gap: " + s[-1][1] for s in g.states if s[-1]}
+    return {"gap: " + s[-1].why if is_gap(s[-1]) else inst.describe_end(s[-1]) for s in g.states if s[-1]}
 
 
 def _kinds(res) -> list:

@@ -12,6 +12,7 @@ from checker.engine import load_instances
 from checker.explicit import symmetry
 from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import Limits, explore
+from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKERS = ROOT / "bench" / "peers" / "markers.rw"
@@ -176,7 +177,7 @@ def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp
     (expected,) = [f for f in full if f.kind == "forced-loop"]
     assert (set(loop.rules), loop.size) == (set(expected.rules), expected.size)
     assert loop.trace[loop.loop_start].state == loop.trace[-1].state  # the lifted cycle closes on a real state
-    assert replay_finding(m, red, loop) == "confirmed"
+    assert replay_finding(m, red, loop) == CONFIRMED
 
 
 # ---------------------------------------------------------------- the differential test
@@ -225,7 +226,7 @@ def test_starvation_carries_the_player_along_the_quotient_and_its_lasso_is_repla
     (got,) = [f for f in run_checks(red) if f.kind == "starvation"]
     (want,) = [f for f in run_checks(explore(CompiledMachine(inst))) if f.kind == "starvation"]
     assert (set(got.rules), got.size) == (set(want.rules), want.size) == ({"1", "2"}, 6)  # every cycle jumps
-    assert replay_finding(m, red, got) == "confirmed"
+    assert replay_finding(m, red, got) == CONFIRMED
     starved = got.message.split()[0]  # the trace's cycle never gives that player the turn
     assert all(dict(st.state)["turn"] != starved for st in got.trace[got.loop_start:])
 

@@ -14,7 +14,9 @@ from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import describe_action
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
+from checker.frontend.ends import is_gap
 from checker.symbolic.replay import ReplayStep, replay
+from checker.analyses.verdicts import CONFIRMED
 
 RING = """
 players 4
@@ -66,9 +68,9 @@ def words(inst, state) -> dict:
     k = inst.nslots
     out["out"] = ",".join(p for i, p in enumerate(inst.players) if state[k] >> i & 1)
     end = state[-1]
-    out["end"] = ("gap" if end[0] == "gap" else "won " + ",".join(
-        [p for i, p in enumerate(inst.players) if end[0] >> i & 1] + [t for i, t in enumerate(inst.teams) if end[1] >> i & 1])
-        + (" draw" if end[2] else "")) if end else "running"
+    out["end"] = ("gap" if is_gap(end) else "won " + ",".join(
+        [p for i, p in enumerate(inst.players) if end.players >> i & 1] + [t for i, t in enumerate(inst.teams) if end.teams >> i & 1])
+        + (" draw" if end.draw else "")) if end else "running"
     return out
 
 
@@ -260,7 +262,7 @@ invariant never_skipped [3]: not (turn == P1 and lost(P2))
     dead = [f for f in res.findings if f.kind == "dead-rule"]
     assert [f.message for f in dead] == ["trigger `crown` never applies in any reachable state"]
     (inv,) = [f for f in res.findings if f.kind == "invariant"]
-    assert "3" in inv.rules and inv.replay == "confirmed"
+    assert "3" in inv.rules and inv.replay == CONFIRMED
 
 
 def test_the_reference_example_of_triggers_is_clean(tmp_path):

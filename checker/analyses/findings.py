@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from ..frontend.syntax import Span
+from .verdicts import Replay
 
 KINDS: dict[str, tuple[str, str]] = {
     # kind: (severity, one-line description)
@@ -81,7 +82,7 @@ class Finding:
     model: str
     trace: list[TraceStep] | None = None
     loop_start: int | None = None  # trace index where the repeating part starts
-    replay: str = ""  # "confirmed", "not replayed: ...", or a failure
+    replay: Replay | None = None  # the Z3 replay of the trace (None: not replayed, nor needed)
     expected: bool = False
     instances: list[str] = field(default_factory=list)
     detail: str = ""  # extra lines for the report

@@ -9,6 +9,7 @@ Part of the ordered tuple `checker.analyses.checks.CHECKS`.
 from __future__ import annotations
 
 from ..explicit import symmetry
+from ..frontend.ends import has_ended
 from .explored import Explored
 from .findings import Finding
 from .traces import build_trace
@@ -22,9 +23,9 @@ def check_unreachable_outcome(x: Explored) -> list[Finding]:
     wp = wt = 0
     for s in g.states:
         end = s[-1]
-        if end and end[0] != "gap":
-            wp |= end[0]
-            wt |= end[1]
+        if has_ended(end):
+            wp |= end.players
+            wt |= end.teams
     if x.reduced:  # a rotation of a state where P1 wins is one where P2 wins...
         wp = symmetry.all_rotations(g, wp)
     out = []
@@ -105,7 +106,7 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
     g, inst, m = x.graph, x.inst, x.machine
     for sid, state in enumerate(g.states):
         end = state[-1]
-        if not end or end[0] == "gap" or end[2]:
+        if not has_ended(end) or end.draw:
             continue
         wp, wt, _ = end
         if not (wp or wt):  # ended by `finish`: nobody is meant to have an outcome
@@ -198,7 +199,7 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
             for t, lid in sorted(succ.get(s, ())):
                 state = g.states[t]
                 if state[-1]:
-                    if again and state[-1][0] != "gap" and not (state[-3] >> p) & 1:
+                    if again and has_ended(state[-1]) and not (state[-3] >> p) & 1:
                         path, cur = [(t, lid)], node
                         while parent[cur] is not None:
                             prev, plid = parent[cur]

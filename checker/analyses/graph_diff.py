@@ -10,11 +10,14 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..explicit.explore import Graph, describe_action, rules_of
+from ..frontend.ends import has_ended
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import replay as z3replay
 from ..symbolic import setup as z3setup
+from ..symbolic.terms import Unsupported
 from .findings import TraceStep
 from .traces import RESULT_ROWS, build_trace, show, state_values
+from .verdicts import CONFIRMED, Replay
 
 BUILTIN_OBSERVED = ("out_of_game", "teams_out", "game")
 KINDS = {  # kind: what it says (behaviour kinds make `diff` fail unless declared)
@@ -40,12 +43,12 @@ class Difference:
     instances: list[str] = field(default_factory=list)
     trace: list[TraceStep] | None = None  # in the version that allows it
     other: str = ""  # what the other version does instead
-    replay: str = ""  # "confirmed", "not replayed: ...", "FAILED: ..."
+    replay: Replay | None = None  # the Z3 replay of `trace`
     declared_by: str = ""  # the `changes` note or accepted-differences file that declares it
     findings: tuple = ()  # (old, new) Finding or None, for finding differences
     trace_obs: tuple = ()  # the observed values of the last state of `trace`
     old_trace: list[TraceStep] | None = None  # side "both": OLD's play (`trace` is NEW's)
-    old_replay: str = ""
+    old_replay: Replay | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -175,11 +178,12 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
             out.extend(_merged(found))
             if a.init_ids and b.init_ids:  # (without a setup on one side, the setup difference says it all)
                 out.extend(_outcome_differences(va, vb, names))
+            skipped = Replay("not-run")  # --no-replay
             for d in out:
                 if d.trace is not None:
-                    d.replay = _replay(views["new" if d.side == "both" else d.side].g, d.trace, budget) if replay else "not run"
+                    d.replay = _replay(views["new" if d.side == "both" else d.side].g, d.trace, budget) if replay else skipped
                 if d.old_trace is not None:
-                    d.old_replay = _replay(va.g, d.old_trace, budget) if replay else "not run"
+                    d.old_replay = _replay(va.g, d.old_trace, budget) if replay else skipped
     except LimitHit as exc:
         out.extend(found[s] for s in ("old", "new") if s in found and found[s] not in out)
         return out, f"the comparison stopped ({exc})"
@@ -303,7 +307,7 @@ def _outcome_differences(va: _View, vb: _View, names) -> list[Difference]:
         seen: dict[str, int] = {}
         for sid, st in enumerate(v.g.states):
             end = st[-1]
-            if end and end[0] != "gap":
+            if has_ended(end):
                 seen.setdefault(inst.describe_end(end), sid)
         return seen
     oa, ob = outcomes(va), outcomes(vb)
@@ -320,7 +324,7 @@ def _outcome_differences(va: _View, vb: _View, names) -> list[Difference]:
     return out
 
 
-def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
+def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> Replay:
     """The play re-executed by the Z3 engine: its setup, then every step."""
     inst = g.machine.inst
     try:
@@ -331,12 +335,10 @@ def _replay(g: Graph, trace: list[TraceStep], budget: Budget) -> str:
                      for x, y in zip(trace, trace[1:])]
             problem = z3replay.replay(inst, steps)
         else:
-            problem = problem if problem.startswith("not replayed") else f"setup: {problem}"
-    except LimitHit as exc:
-        return f"not replayed: {exc}"
-    if problem.startswith("not replayed"):
-        return problem
-    return f"FAILED: {problem}" if problem else "confirmed"
+            problem = f"setup: {problem}"
+    except (LimitHit, Unsupported) as exc:
+        return Replay("not-replayed", str(exc))
+    return Replay("failed", problem) if problem else CONFIRMED
 
 
 def without_path(label: str, path: str) -> str:

@@ -16,6 +16,7 @@ from ..symbolic import setup as z3setup
 from ..symbolic.terms import Unsupported
 from .findings import Finding
 from .replay import binding_values
+from .verdicts import Replay
 
 # `res` below is the instance's record (checker.engine.Outcome): its `incomplete` list says
 # which questions went unanswered.
@@ -166,7 +167,7 @@ def cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> N
             or graph.__class__ is not Graph or inst.model.triggers):  # (triggers may change a setup's values)
         for f in out:
             if f.kind == "impossible-property" and not f.replay:
-                f.replay = "not replayed: the explorer does not enumerate every setup here"
+                f.replay = Replay("not-replayed", "the explorer does not enumerate every setup here")
         return
     from ..explicit.compile import EvalError
     ref = Machine(inst)
@@ -187,10 +188,10 @@ def cross_check_possibles(inst: Instance, graph: Graph, out: list[Finding]) -> N
             subject = (d.name,) + ((shown.strip(" ()").removeprefix("for "),) if shown else ())
             mine = [f for f in out if f.kind == "impossible-property" and f.subject == subject]
             if mine:
-                mine[0].replay = ("FAILED: the explorer has an initial state that satisfies it" if holds
-                                  else "confirmed by the explorer's initial states")
+                mine[0].replay = (Replay("failed", "the explorer has an initial state that satisfies it") if holds
+                                  else Replay("confirmed", "by the explorer's initial states"))
             elif not holds:
                 out.append(Finding("impossible-property", f"no setup allows `{d.name}`{shown} (the explorer)",
                                    tuple(d.tags), (d.span,), inst.label, inst.model_name, key=d.name + shown,
                                    subject=subject,
-                                   replay="FAILED: Z3 finds a setup that satisfies it; no explored initial state does"))
+                                   replay=Replay("failed", "Z3 finds a setup that satisfies it; no explored initial state does")))

@@ -7,17 +7,19 @@ from ..explicit.explore import Graph
 from ..explicit.machine import Machine
 from ..limits import Budget, LimitHit, watchdog
 from ..symbolic import replay as z3replay
+from ..symbolic.terms import Unsupported
 from .findings import Finding
+from .verdicts import CONFIRMED, Replay
 
 
-def replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> str:
+def replay_within(budget: Budget, machine: Machine, graph: Graph, f: Finding, res, memo: dict | None = None) -> Replay:
     try:
         budget.check()
         with watchdog(budget):
             return replay_finding(machine, graph, f, memo)
     except LimitHit as exc:
         res.incomplete.append(f"{f.instance}: the Z3 replay of the {f.kind} finding was not run ({exc})")
-        return f"not replayed: {exc}"
+        return Replay("not-replayed", str(exc))
 
 
 def binding_values(machine: Machine, binders) -> list:
@@ -27,15 +29,16 @@ def binding_values(machine: Machine, binders) -> list:
     return list(machine.bindings(binders, Ctx(()))) if binders else [()]
 
 
-def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> str:
-    """The finding's trace re-executed by the symbolic engine: "confirmed", "not replayed: why",
-    or "FAILED: what the replay saw"."""
+def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None = None) -> Replay:
+    """The finding's trace re-executed by the symbolic engine: confirmed, not replayed (the
+    encoding cannot tell), or failed (what the replay saw)."""
     if "setup_error" in f.context:
         e = f.context["setup_error"]
-        problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
-        if problem.startswith("not replayed"):
-            return problem
-        return f"FAILED: {problem}" if problem else "confirmed"
+        try:
+            problem = z3replay.replay_setup(machine.inst, e.values, e.where, e.kind)
+        except Unsupported as exc:
+            return Replay("not-replayed", str(exc))
+        return Replay("failed", problem) if problem else CONFIRMED
     steps = []
     path = [st for st in f.trace if st.sid >= 0]
     for a, b in zip(path, path[1:]):
@@ -44,11 +47,12 @@ def replay_finding(machine: Machine, graph: Graph, f: Finding, memo: dict | None
     if "failing_step" in f.context:
         src, step = f.context["failing_step"]
         steps.append(z3replay.ReplayStep(graph.values(src), step.action, step.binding, None, step.error_kind, step.where))
-    problem = z3replay.replay(machine.inst, steps, memo)
+    try:
+        problem = z3replay.replay(machine.inst, steps, memo)
+    except Unsupported as exc:
+        return Replay("not-replayed", str(exc))
     if not problem and "failing_condition" in f.context:
         cond, state = f.context["failing_condition"]
         if not z3replay.fails_in(machine.inst, state, cond):
             problem = "the condition can be evaluated in the last state of the replay"
-    if problem.startswith("not replayed"):
-        return problem
-    return f"FAILED: {problem}" if problem else "confirmed"
+    return Replay("failed", problem) if problem else CONFIRMED

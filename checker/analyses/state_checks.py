@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..explicit.compile import EvalError
 from ..explicit.explore import describe_action, rules_of
+from ..frontend.ends import is_gap
 from .explored import Explored, phase_citations
 from .findings import Finding, TraceStep
 
@@ -29,11 +30,11 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
 
 def check_outcome_gap(x: Explored) -> list[Finding]:
     g = x.graph
-    gaps = [i for i, s in enumerate(g.states) if s[-1] and s[-1][0] == "gap"]
+    gaps = [i for i, s in enumerate(g.states) if is_gap(s[-1])]
     if not gaps:
         return []
     sid = gaps[0]
-    why = g.states[sid][-1][1]
+    why = g.states[sid][-1].why
     # at the rule that says the game must end, the outcome rules that fired in the last step, and its action
     spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
     spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..explicit.compile import DREW, LEFT, WON, result_mask
 from ..explicit.explore import Graph, describe_label, rules_of
+from ..frontend.ends import is_gap
 from .findings import TraceStep
 
 
@@ -31,8 +32,8 @@ def state_values(graph: Graph, state: tuple) -> list[tuple[str, object]]:
     end = state[-1]
     if not end:
         out.append(("game", "running"))
-    elif end[0] == "gap":
-        out.append(("game", f"must end: {end[1]}"))
+    elif is_gap(end):
+        out.append(("game", f"must end: {end.why}"))
     else:
         out.append(("game", "ended: " + inst.describe_end(end)))
     return out

@@ -18,6 +18,7 @@ import re
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
+from ..frontend.ends import RUNNING
 from ..frontend.instances import Instance
 from ..limits import GENERATED
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Generator, written_vars
@@ -299,7 +300,7 @@ class CompiledMachine(Machine):
 
     def _resolve_packed(self, key, hits, vals):
         seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = key
-        c = Ctx(list(self.unpack(vals + (out, tout, ()))[:-3]) if self._outcomes_read_vars else [], out, tout)
+        c = Ctx(list(self.unpack(vals + (out, tout, RUNNING))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
         c.dp, c.dt, c.xp, c.xt = dp, dt, xp, xt
         c.hits = list(hits)
@@ -312,7 +313,7 @@ class CompiledMachine(Machine):
             return [exc, c.hits, "evaluation-error", str(exc)]
         done = (c.out, c.tout, end, conflict, tuple(c.hits[before:]))
         if self._triggers_change_vars:
-            done += (self.pack(tuple(c.vals) + (0, 0, ()))[:-3],)
+            done += (self.pack(tuple(c.vals) + (0, 0, RUNNING))[:-3],)
         self._resolved_packed[key] = done
         return done
 

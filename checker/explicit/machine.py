@@ -1,8 +1,9 @@
 """A compiled instance: initial states, successors and outcome resolution.
 
 A state is a tuple: the variables' slots, then the mask of players out, the mask of teams out,
-and the end marker: `()` while the game runs, `(winning players, winning teams, draw)` once it
-has ended, or `("gap", why)` when the game must be over but no outcome rule decides it.
+and the end marker (checker.frontend.ends): `RUNNING` (`()`) while the game runs,
+`Ended(winning players, winning teams, draw)` once it has ended, or `Gap(why)` when the game
+must be over but no outcome rule decides it.
 
 Outcome resolution after each step works in strata (docs/language.md, "Outcomes"):
 0. "cannot" rules (`cannot lose player p when ...`) are judged on the state as the step left it
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from ..frontend import builtins as bi
 from ..frontend import typed as T
+from ..frontend.ends import has_ended
 from ..frontend.instances import Instance
 from ..limits import LimitHit
 from .compile import Compiler, Ctx, EvalError, Overflow
@@ -429,7 +431,7 @@ class Machine(OutcomeResolution):
         c = Ctx(state, state[k], state[k + 1])
         end = state[-1]
         c.over = bool(end)
-        if end and end[0] != "gap":
+        if has_ended(end):
             c.wp, c.wt, c.draw = end
             c.fin = not (c.wp or c.wt or c.draw)
         return c

@@ -14,6 +14,7 @@ and triggers on the events run, each round resolved again (`settle`).
 """
 from __future__ import annotations
 
+from ..frontend.ends import RUNNING, Ended, Gap
 from .compile import DREW, WON, Ctx, EvalError, result_mask, with_results
 from .compile import lost_mask as bi_lost_mask
 
@@ -179,9 +180,9 @@ class OutcomeResolution:
         c.out = with_results(c.out, n, c.lp, c.dp, c.wp if plays_on else 0, c.xp)
         c.tout = with_results(c.tout, nt, c.lt, c.dt, c.wt if plays_on else 0, c.xt)
         if (c.wp or c.wt) and not plays_on or c.draw or c.fin:
-            # a finish alone leaves (0, 0, False): an end without a winner, a loser or a draw;
+            # a finish alone leaves Ended(0, 0, False): an end without a winner, a loser or a draw;
             # winners who left earlier while the game went on are winners of the game too
-            return (c.wp | result_mask(c.out, n, WON), c.wt | result_mask(c.tout, nt, WON), c.draw)
+            return Ended(c.wp | result_mask(c.out, n, WON), c.wt | result_mask(c.tout, nt, WON), c.draw)
         return self._must_end(c)
 
     def _fixpoint(self, c: Ctx, rules: list, first: bool) -> None:  # rules: the machine's OutcomeRule list
@@ -286,23 +287,23 @@ class OutcomeResolution:
                         break
 
     def _must_end(self, c: Ctx) -> tuple:
-        """The end marker of a game no outcome rule ended: `()` if it may go on, a gap if not."""
+        """The end marker of a game no outcome rule ended: RUNNING if it may go on, a Gap if not."""
         if c.out & self.all == self.all:
             # everyone has left: the game is over if someone won or drew on the way out
             won, twon = result_mask(c.out, self.n, WON), result_mask(c.tout, self.nt, WON)
             if won or twon:
-                return (won, twon, False)
+                return Ended(won, twon, False)
             if result_mask(c.out, self.n, DREW) or result_mask(c.tout, self.nt, DREW):
-                return (0, 0, True)
-            return ("gap", "no player is left in the game")
+                return Ended(0, 0, True)
+            return Gap("no player is left in the game")
         for d, f in self.ends:  # the writer's own reasons first: they cite the writer's rules
             if f(c):
-                return ("gap", f"`{d.name}` says the game must be over")
+                return Gap(f"`{d.name}` says the game must be over")
         if self.model.last_side_ends and self.sides >= 2:
             left = self.sides_in_game(c.out, c.tout)
             if len(left) <= 1:
-                return ("gap", f"only {left[0]} is left in the game" if left else "no side is left in the game")
-        return ()
+                return Gap(f"only {left[0]} is left in the game" if left else "no side is left in the game")
+        return RUNNING
 
     def sides_in_game(self, out: int, tout: int) -> list[str]:
         inst = self.inst

@@ -18,11 +18,13 @@ from __future__ import annotations
 import time
 from array import array
 
+from ..frontend.ends import RUNNING, Ended, Gap, is_gap
 from ..limits import Budget, LimitHit, Limits
 from .explore import LIVE_EVERY, Graph
 from .machine import Room
 
 EXTRA = 1 << 40  # state ids of de-canonicalized trace states (not part of the reduced graph)
+GAP_KEY = Gap("")  # a gap's end marker in a canonical key: its text dropped (the rest of the state determines it)
 
 
 # ---------------------------------------------------------------- rotations of packed states
@@ -56,7 +58,8 @@ class Rotation:
     def _fast(self):
         """`canon_slow` specialized to this layout, for the common case of one least rotation of
         the primary mask: one list of n shifts, then each entry rotated once (generated source
-        made only of made-up names and int literals, as in checker.explicit.codegen)."""
+        made only of made-up names and int literals, as in checker.explicit.codegen, and the end
+        markers' types)."""
         if self.primary == self.nf or any(op[0] == "fields" for op in self.ops):
             return None
         n, k = self.n, self.nf
@@ -76,7 +79,7 @@ class Rotation:
             else:
                 parts.append(x)
         parts += [rot("out"), "tout",
-                  f"(end if not end else ('gap',) if end[0] == 'gap' else ({rot('end[0]')}, end[1], end[2]))"]
+                  f"(end if not end else GAP_KEY if end.__class__ is Gap else Ended({rot('end.players')}, end.teams, end.draw))"]
         p = names[self.primary]
         src = "\n".join([
             "def canon(state):",
@@ -89,7 +92,8 @@ class Rotation:
             f"    r = vals.index(low) * {self.step}",
             f"    return ({''.join(x + ', ' for x in parts)}), ({n} - r) % {n}, 1",
         ])
-        ns = {"__builtins__": {"min": min}, "SHIFTS": tuple(n - r for r in self.rs), "slow": self.canon_slow}
+        ns = {"__builtins__": {"min": min}, "SHIFTS": tuple(n - r for r in self.rs), "slow": self.canon_slow,
+              "Ended": Ended, "Gap": Gap, "GAP_KEY": GAP_KEY}
         exec(compile(src, "<rulewright: canonical rotation>", "exec"), ns)  # noqa: S102 - ints and made-up names only
         return ns["canon"]
 
@@ -132,11 +136,12 @@ class Rotation:
         out.append(state[k + 1])
         end = state[k + 2]
         if not end:
-            out.append(())
-        elif end[0] == "gap":
-            out.append(("gap",))
+            out.append(RUNNING)
+        elif is_gap(end):
+            out.append(GAP_KEY)
         else:
-            out.append((((end[0] << r) | (end[0] >> (n - r))) & self.full if r else end[0], end[1], end[2]))
+            wp = end.players
+            out.append(Ended(((wp << r) | (wp >> (n - r))) & self.full if r else wp, end.teams, end.draw))
         return tuple(out)
 
     def canon_slow(self, state: tuple) -> tuple[tuple, int, int]:

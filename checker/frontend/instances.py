@@ -7,10 +7,10 @@ model mentions (`P5` may exist for N = 5 and not for N = 4).
 
 State layout: one slot per scalar variable, one per index value for indexed variables, then
 three built-in slots: the mask of players out of the game, the mask of teams out, and the end
-of the game (`()` while it runs, `(winning players mask, winning teams mask, draw)` once it has
-ended, `("gap", why)` when it must be over but no outcome rule decides it). Booleans are bools,
-integers ints, players and teams their index (-1 for none), enum values the member's index,
-player sets bit masks.
+of the game (checker.frontend.ends: `RUNNING` while it runs, `Ended(winning players mask,
+winning teams mask, draw)` once it has ended, `Gap(why)` when it must be over but no outcome
+rule decides it). Booleans are bools, integers ints, players and teams their index (-1 for
+none), enum values the member's index, player sets bit masks.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from . import typed as T
 from .consts import ConstError, evaluate
 from .diagnostics import Code, Diagnostic
+from .ends import Ended
 from .types import Ty
 
 MAX_INSTANCES = 1_000
@@ -210,7 +211,8 @@ class Instance:
             return "true" if v else "false"
         return str(v)
 
-    def describe_end(self, end) -> str:
+    def describe_end(self, end: Ended) -> str:
+        """An ended game's outcome in words (`""` for a game still running)."""
         if not end:
             return ""
         wp, wt, draw = end

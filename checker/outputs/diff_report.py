@@ -103,10 +103,10 @@ def difference_json(d: Difference, display: dict[str, str] | None = None) -> dic
         "fingerprint": d.fingerprint,
         "declared_by": _shown(d.declared_by, display) or None,
         "other": d.other or None,
-        "replay": d.replay or None,
+        "replay": str(d.replay) if d.replay else None,
         "trace": _trace_json(d.trace),
         "old_trace": _trace_json(d.old_trace),
-        "old_replay": d.old_replay or None,
+        "old_replay": str(d.old_replay) if d.old_replay else None,
     }
 
 

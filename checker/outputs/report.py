@@ -230,7 +230,7 @@ def finding_json(f: Finding) -> dict:
         "changed": f.changed or None,
         "detail": f.detail,
         "abstraction": f.abstraction or None,
-        "replay": f.replay,
+        "replay": str(f.replay) if f.replay else "",
         "trace": to_itf(f) if f.trace else None,
         "narrative": narrative(f) if f.trace else None,
     }
@@ -390,7 +390,8 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
              "locations": locations, "partialFingerprints": {"rulewright/v1": f.fingerprint},
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
              "properties": {"rules": list(f.rules), "subject": list(f.subject), "model": f.model,
-                            "instances": f.instances or [f.instance], "status": status(f), "replay": f.replay}}
+                            "instances": f.instances or [f.instance], "status": status(f),
+                            "replay": str(f.replay) if f.replay else ""}}
         if f.kind in MEASURES:
             r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
         if f.abstraction:

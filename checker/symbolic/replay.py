@@ -11,10 +11,11 @@ from dataclasses import dataclass
 import z3
 
 from ..frontend import typed as T
+from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import settle
-from .terms import TRUE, SymSet, SymState, Unsupported, concrete, or2, or_all, state_to_sym
+from .terms import TRUE, SymSet, SymState, concrete, or2, or_all, state_to_sym
 
 
 @dataclass(frozen=True)
@@ -30,21 +31,19 @@ class ReplayStep:
 
 
 def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) -> str:
-    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs.
+    """Re-execute a trace with the Z3 encoding; "" if every step checks, else what differs;
+    raises Unsupported when the encoding cannot replay a step (the trace is not replayed).
     `memo` (step -> what its replay said) lets the traces of one instance share the steps they
     have in common: a step's replay depends on the step alone."""
     enc = Encoder(inst, fold=True)
-    try:
-        for i, step in enumerate(steps, 1):
-            problem = memo.get(step) if memo is not None else None
-            if problem is None:
-                problem = _replay_step(enc, inst, step)
-                if memo is not None:
-                    memo[step] = problem
-            if problem:
-                return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
-    except Unsupported as exc:
-        return f"not replayed: {exc}"
+    for i, step in enumerate(steps, 1):
+        problem = memo.get(step) if memo is not None else None
+        if problem is None:
+            problem = _replay_step(enc, inst, step)
+            if memo is not None:
+                memo[step] = problem
+        if problem:
+            return f"step {i} ({inst.model.actions[step.action].name}): {problem}"
     return ""
 
 
@@ -91,10 +90,10 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
     evaluation error here too; won() reads the winners of the state's end marker."""
     st = state_to_sym(inst, state)
     end = state[-1]
-    if end and end[0] != "gap":
-        st.wp = [z3.BoolVal(bool(end[0] >> p & 1)) for p in range(inst.nplayers)]
-        st.wt = [z3.BoolVal(bool(end[1] >> t & 1)) for t in range(inst.nteams)]
-        st.draw = z3.BoolVal(bool(end[2]))
+    if has_ended(end):
+        st.wp = [z3.BoolVal(bool(end.players >> p & 1)) for p in range(inst.nplayers)]
+        st.wt = [z3.BoolVal(bool(end.teams >> t & 1)) for t in range(inst.nteams)]
+        st.draw = z3.BoolVal(bool(end.draw))
         st.fin = z3.BoolVal(not any(end))
     st.over = z3.BoolVal(bool(end))
     enc = Encoder(inst, fold=True)
@@ -105,7 +104,8 @@ def fails_in(inst: Instance, state: tuple, cond) -> bool:
 def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
     """Re-check a setup the explorer could not complete: with the slots it had computed
     (`values`, None where not yet), the failing part (`where`: "initial value of X", "init",
-    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs."""
+    "constraint" or "outcome") must fail the same way here. "" if it does, else what differs;
+    raises Unsupported when the encoding cannot tell."""
     model = inst.model
     filled = list(values)
     for v in inst.vars:  # slots not computed yet are never read (initial values read earlier variables only)
@@ -113,31 +113,28 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
             if filled[v.offset + j] is None:
                 filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
     enc = Encoder(inst, fold=True)
-    try:
-        st = state_to_sym(inst, tuple(filled) + (0, 0, ()))
-        if where.startswith("initial value of "):
-            var = inst.var(where.removeprefix("initial value of "))
-            fails = []
-            for j in range(var.count):
-                env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
-                value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
-                fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
-            ok = concrete(or_all(fails)) is True
-        elif where in ("init", "constraint"):
-            conds = list(model.inits) + ([d for d in model.constraints
-                                          if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
-                                         if where == "constraint" else [])
-            before, fails = TRUE, []
-            for d in conds:  # each is evaluated only while the ones before it held
-                value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
-                fails.append(err)
-                before = z3.And(before, value)
-            ok = concrete(or_all(fails)) is True
-        else:
-            after, _, _ = settle(enc, st)
-            ok = concrete(after.overflow if kind == "overflow" else after.error) is True
-    except Unsupported as exc:
-        return f"not replayed: {exc}"
+    st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING))
+    if where.startswith("initial value of "):
+        var = inst.var(where.removeprefix("initial value of "))
+        fails = []
+        for j in range(var.count):
+            env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
+            value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
+            fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
+        ok = concrete(or_all(fails)) is True
+    elif where in ("init", "constraint"):
+        conds = list(model.inits) + ([d for d in model.constraints
+                                      if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
+                                     if where == "constraint" else [])
+        before, fails = TRUE, []
+        for d in conds:  # each is evaluated only while the ones before it held
+            value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
+            fails.append(err)
+            before = z3.And(before, value)
+        ok = concrete(or_all(fails)) is True
+    else:
+        after, _, _ = settle(enc, st)
+        ok = concrete(after.overflow if kind == "overflow" else after.error) is True
     return "" if ok else f"the setup does not fail in the replay ({where})"
 
 
@@ -198,15 +195,15 @@ def _compare(inst, st: SymState, ended, gap, post) -> str:
         if got != ((post[k] >> (why * n)) & ((1 << n) - 1), (post[k + 1] >> (why * nt)) & ((1 << nt) - 1)):
             return "why players or teams are out of the game differs"
     end = post[-1]
-    is_end, is_gap = concrete(ended), concrete(gap)
-    if bool(end and end[0] != "gap") != bool(is_end):
+    z3_ended, z3_gap = concrete(ended), concrete(gap)
+    if has_ended(end) != bool(z3_ended):
         return "whether the game ended differs"
-    if bool(end and end[0] == "gap") != bool(is_gap):
+    if is_gap(end) != bool(z3_gap):
         return "whether the game must be over differs"
-    if end and end[0] != "gap":
+    if has_ended(end):
         # winners who left while the game went on are winners of the game too
         wp = sum(1 << p for p in range(inst.nplayers) if concrete(or2(st.wp[p], st.rw[p])))
         wt = sum(1 << t for t in range(inst.nteams) if concrete(or2(st.wt[t], st.trw[t])))
-        if (wp, wt, bool(concrete(st.draw))) != (end[0], end[1], end[2]):
+        if Ended(wp, wt, bool(concrete(st.draw))) != end:
             return "the winners differ"
     return ""

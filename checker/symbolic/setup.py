@@ -149,35 +149,33 @@ def _slot_term(t, x):
 def setup_admits(inst: Instance, state: tuple, timeout_ms: int = 10_000) -> str:
     """Re-check that the setup admits the concrete initial `state`: every variable in its type
     and equal to its initial value, every init and constraint holding, for some value of the
-    static choices. "" if it does, "not replayed: why" if Z3 cannot tell, else what fails."""
+    static choices. "" if it does, else what fails; raises Unsupported if Z3 cannot tell (the
+    encoding cannot say, or Z3 answers unknown)."""
     enc = Encoder(inst)
     model = inst.model
     s = z3.Solver()
-    try:
-        for name, var in inst.static_choices.items():
-            if var.type.kind == "set":
-                raise Unsupported("set-valued choices")
-            terms = [fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
-            enc.static[name] = terms
-            s.add(*[enc.in_type(var, t) for t in terms])
-        st = state_to_sym(inst, state)
-        for v in inst.vars:
-            for j, t in enumerate(st.vals[v.name]):
-                if concrete(enc.in_type(v, t)) is False:
-                    return f"{v.name} is outside its type"
-                if v.info.init is not None:
-                    env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
-                    value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
-                    s.add(z3.Not(err), equal(t, value))
-        for d in model.inits + model.constraints:
-            value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
-            s.add(z3.Not(err), value)
-    except Unsupported as exc:
-        return f"not replayed: {exc}"
+    for name, var in inst.static_choices.items():
+        if var.type.kind == "set":
+            raise Unsupported("set-valued choices")
+        terms = [fresh_value(inst, var, f"{name}_{j}") for j in range(var.count)]
+        enc.static[name] = terms
+        s.add(*[enc.in_type(var, t) for t in terms])
+    st = state_to_sym(inst, state)
+    for v in inst.vars:
+        for j, t in enumerate(st.vals[v.name]):
+            if concrete(enc.in_type(v, t)) is False:
+                return f"{v.name} is outside its type"
+            if v.info.init is not None:
+                env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
+                value, err = enc.checked(lambda: enc.expr(v.info.init, st, env))
+                s.add(z3.Not(err), equal(t, value))
+    for d in model.inits + model.constraints:
+        value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
+        s.add(z3.Not(err), value)
     s.set(timeout=max(1, timeout_ms))
     r = solve(s)
     if r == z3.sat:
         return ""
     if r == z3.unknown:
-        return f"not replayed: Z3 says unknown ({s.reason_unknown()})"
+        raise Unsupported(f"Z3 says unknown ({s.reason_unknown()})")
     return "the setup rules do not admit this initial state"

@@ -28,7 +28,8 @@ def solve(s: z3.Solver, *assumptions):
 
 class Unsupported(Exception):
     """A construct the encoding does not handle (a bound or a distance that depends on the state,
-    set-valued choices): the caller reports that Z3 could not tell, never a wrong answer."""
+    set-valued choices), or a replay Z3 answers unknown: the caller reports that Z3 could not
+    tell, never a wrong answer."""
 
 
 @dataclass
