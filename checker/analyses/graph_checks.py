@@ -178,7 +178,7 @@ def _skipped_play(x: Explored, p: int, succ, limit: int = 200_000):
     p stays in the game and is never active while some other player becomes active a second
     time: the turn went round without p. A game that ends before the turn has come round at
     all (a first-turn win) skips nobody. Returns [(state, label)] or None."""
-    g, m, inst = x.graph, x.machine, x.inst
+    g, inst = x.graph, x.inst
 
     def active(i):
         return frozenset(q for q in range(inst.nplayers) if x.is_active(i, q))
