@@ -17,19 +17,21 @@ class Unhandled(TypeError):
     """An engine lacks a handler for a node kind or built-in: a bug in rulewright, found at import."""
 
 
+def _methods(cls: type, prefix: str, names: list[str]) -> list[Callable]:
+    """cls's method `prefix + name` for each name; Unhandled, naming every one missing."""
+    missing = [n for n in names if not callable(getattr(cls, prefix + n, None))]
+    if missing:
+        raise Unhandled(f"{cls.__name__} has no {', '.join(prefix + m for m in missing)}")
+    return [getattr(cls, prefix + n) for n in names]
+
+
 def by_kind(cls: type, prefix: str, kinds: Iterable[type]) -> dict[type, Callable]:
     """{node kind: cls's method `prefix + kind name`} for every kind; Unhandled if one is missing."""
     kinds = tuple(kinds)
-    missing = [k.__name__ for k in kinds if not callable(getattr(cls, prefix + k.__name__, None))]
-    if missing:
-        raise Unhandled(f"{cls.__name__} has no {', '.join(prefix + m for m in missing)}")
-    return {k: getattr(cls, prefix + k.__name__) for k in kinds}
+    return dict(zip(kinds, _methods(cls, prefix, [k.__name__ for k in kinds])))
 
 
 def by_builtin(cls: type, prefix: str, keys: Iterable[str], exempt: Iterable[str] = ()) -> dict[str, Callable]:
     """{built-in key: cls's method `prefix + key`} for every key not `exempt`; Unhandled if one is missing."""
     keys = [k for k in keys if k not in frozenset(exempt)]
-    missing = [k for k in keys if not callable(getattr(cls, prefix + k, None))]
-    if missing:
-        raise Unhandled(f"{cls.__name__} has no {', '.join(prefix + m for m in missing)}")
-    return {k: getattr(cls, prefix + k) for k in keys}
+    return dict(zip(keys, _methods(cls, prefix, keys)))
