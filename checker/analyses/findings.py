@@ -41,6 +41,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
     "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
+    "implied-loss": ("info", "a win ends the game and the winner's opponents still in it are read as losing (the "
+                             "free-for-all convention), though no rule says so"),
     "expectation-unmet": ("error", "an `expect` declaration (or baseline entry) that no finding meets"),
 }
 

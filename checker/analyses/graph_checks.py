@@ -100,10 +100,16 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
 def check_player_without_outcome(x: Explored) -> list[Finding]:
     """The game ended with a winner while players still in it neither won, lost nor drew.
 
-    With two sides a win for one is a loss for the other (every rules text we have read means
-    so); what is reported is a win that leaves two or more sides without an outcome, or any
-    side when the format allows several winners (`winners many`)."""
+    The free-for-all convention (docs/checks.md): a win that ends the game is a loss for every
+    player still in it who is an opponent of a winner (`opponents`: declared, else the players
+    of other teams, or every other player). What is reported is a survivor who is no winner's
+    opponent (a winner's ally), or any survivor when the format allows several winners
+    (`winners many`: a win there says nothing of the others). Where the convention decided for
+    players of two or more sides and no rule says they lose, an `implied-loss` note says so:
+    with two sides every rules text we know means it, with more it is the text's omission at
+    most."""
     g, inst, m = x.graph, x.inst, x.machine
+    implied = None
     for sid, state in enumerate(g.states):
         end = state[-1]
         if not has_ended(end) or end.draw:
@@ -113,18 +119,46 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
             continue
         left = [p for p in range(inst.nplayers) if not (state[-3] >> p) & 1 and not (wp >> p) & 1
                 and not (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
-        sides = {inst.team_of[p] if inst.has_teams else p for p in left}
-        if len(sides) < (1 if m.winners_many else 2):
+        side = (lambda p: inst.team_of[p]) if inst.has_teams else (lambda p: p)
+        winners = [p for p in range(inst.nplayers) if (wp >> p) & 1 or (inst.has_teams and (wt >> inst.team_of[p]) & 1)]
+        if m.winners_many:
+            allies, beaten = left, []
+        else:
+            beaten = [q for q in left if any(m.is_opponent(state, w, q) for w in winners)]
+            allies = [q for q in left if q not in beaten]
+        if implied is None and len({side(q) for q in beaten}) >= 2:
+            implied = (sid, beaten)
+        if not allies:
             continue
-        who = ", ".join(inst.players[p] for p in left)
-        rules = x.last_rules(sid)
+        who = ", ".join(inst.players[p] for p in allies)
+        rules = list(x.last_rules(sid))
         spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
             or [r.decl.span for r in m.outcomes if r.kind == "win"][:1] or [inst.spec.span]
+        why = ""
+        if not m.winners_many:  # the declaration that made them allies decided too
+            why = " (allies of the winner: by the free-for-all convention only the winner's opponents lose)"
+            if (o := x.inst.model.opponents) is not None:
+                rules += [t for t in o.tags if t not in rules]
+                spans.append(o.span)
         return [x.finding("player-without-outcome",
                           f"the game ends ({inst.describe_end(end)}) but {who} "
-                          f"{'are' if len(left) > 1 else 'is'} still in it with no outcome",
+                          f"{'are' if len(allies) > 1 else 'is'} still in it with no outcome{why}",
                           rules, spans, x.trace_to(sid), key="without-outcome")]
-    return []
+    if implied is None:
+        return []
+    sid, beaten = implied
+    rules = x.last_rules(sid)
+    spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
+        or [inst.spec.span]
+    who = ", ".join(inst.players[p] for p in beaten)
+    return [x.finding("implied-loss",
+                      f"the game ends ({inst.describe_end(state_end(g, sid))}) with {who} still in it: read as losing, "
+                      "as the winner's opponents (the free-for-all convention); no rule says so",
+                      rules, spans, x.trace_to(sid), key="implied-loss")]
+
+
+def state_end(g, sid):
+    return g.states[sid][-1]
 
 
 def check_never_active(x: Explored) -> list[Finding]:

@@ -192,6 +192,10 @@ class Machine(OutcomeResolution):
         self.active = None
         if model.active is not None:
             self.active = (model.active, comp.cell(model.active.binder), comp.expr(model.active.cond))
+        self.opponents = None
+        if model.opponents is not None:
+            o = model.opponents
+            self.opponents = (comp.cell(o.player), comp.cell(o.other), comp.expr(o.cond))
         self.procedures = [(d, comp.expr(d.cond)) for d in model.procedures]
         self.ends = [(d, comp.expr(d.cond)) for d in model.ends]
         self.invariants = [(d, comp.expr(d.cond)) for d in model.invariants]
@@ -446,6 +450,15 @@ class Machine(OutcomeResolution):
         _, cell, f = self.active
         cell[0] = p
         return bool(f(reader))
+
+    def is_opponent(self, state: tuple, p: int, q: int) -> bool:
+        """Whether q is an opponent of p in `state`: as the `opponents` declaration says, else a
+        player of another team (or, without teams, any other player)."""
+        if self.opponents is None:
+            return q != p and (not self.inst.has_teams or self.inst.team_of[p] != self.inst.team_of[q])
+        cp, cq, f = self.opponents
+        cp[0], cq[0] = p, q
+        return bool(f(self.reader(state)))
 
     def show(self, ty, v) -> str:
         return self.inst.show(ty, v)

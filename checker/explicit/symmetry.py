@@ -77,6 +77,8 @@ def detect(inst) -> tuple[int, str]:
     roots += [d.cond for d in m.ends + m.invariants + m.procedures]
     if m.active is not None:
         roots.append(m.active.cond)
+    if m.opponents is not None:  # read by the player-without-outcome check on every ended state
+        roots.append(m.opponents.cond)
     for d in m.reachables:
         roots += [dom for _, dom in d.params] + [d.cond]
     for root in roots:

@@ -37,9 +37,9 @@ REMOVABLE = {
     "procedure": "ProcedureDecl", "ends": "EndsDecl", "invariant": "InvariantDecl", "reachable": "ReachableDecl",
     "players": "PlayersDecl", "teams": "TeamsDecl", "seating": "SeatingDecl", "winners": "WinnersDecl",
     "active": "ActiveDecl", "last_side": "LastSideDecl", "trigger": "TriggerDecl", "possible": "PossibleDecl",
-    "phases": "PhasesDecl",
+    "phases": "PhasesDecl", "opponents": "OpponentsDecl",
 }
-_UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side"}
+_UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side", "opponents"}
 _COMPOSING = (sx.ReadingDecl, sx.AmbiguityDecl, sx.ReplaceDecl, sx.RemoveDecl)
 
 

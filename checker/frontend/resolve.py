@@ -21,7 +21,7 @@ from .compose import compose
 from .diagnostics import Diagnostic
 from .lower import match as lower_match
 from .lower import phases as lower_phases
-from .resolver.calls import CallsMixin
+from .resolver.calls import OPPONENTS_LET, CallsMixin
 from .resolver.decls import DeclsMixin
 from .resolver.dynamic import dynamic_names
 from .resolver.exprs import ExprsMixin
@@ -104,6 +104,13 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
         seating = [d for d in decls if isinstance(d, sx.SeatingDecl)]
         self.seating = seating[-1] if seating else None
         self.has_teams = self.teams_decl is not None
+        opponents = [d for d in decls if isinstance(d, sx.OpponentsDecl)]
+        self.opponents_decl = opponents[-1] if opponents else None
+        if self.opponents_decl is not None:  # `opponents(x)` expands through it (calls.py)
+            d = self.opponents_decl
+            player = sx.SetDomain(sx.Name("player", d.span), d.span)
+            self.lets[OPPONENTS_LET] = sx.LetDecl(OPPONENTS_LET, (sx.Param(d.var, player, d.span), sx.Param(d.other, player, d.span)),
+                                                  d.cond, d.tags, d.span)
         self.dynamic = dynamic_names(decls, self.lets)
         for d in self.var_decls.values():  # enum types first: any declaration may name a member
             for t in (d.type, d.index[1] if d.index else None):

@@ -409,6 +409,16 @@ class ActiveDecl:
 
 
 @dataclass(frozen=True)
+class OpponentsDecl:
+    """`opponents p q when cond`: q is an opponent of p where cond holds."""
+    var: str
+    other: str
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ProcedureDecl:
     name: str
     cond: Expr
@@ -589,7 +599,8 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl]
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl,
+             OpponentsDecl]
 
 
 @dataclass(frozen=True)
@@ -672,7 +683,7 @@ def decl_name(d: Decl) -> str | None:
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl, AfterWinDecl,
-                      LoopDrawsDecl)):
+                      LoopDrawsDecl, OpponentsDecl)):
         return type(d).__name__
     if isinstance(d, PrecedenceDecl):
         return f"PrecedenceDecl:{d.winner}:{d.loser}"

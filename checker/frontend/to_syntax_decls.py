@@ -241,6 +241,10 @@ class Declarations(SyntaxBuilder):
         tags, rest = self._split(children[1:])
         return ir.ActiveDecl(str(children[0]), rest[0], tags, self.sp(meta))
 
+    def opponents_decl(self, meta, children):
+        tags, rest = self._split(children[2:])
+        return ir.OpponentsDecl(str(children[0]), str(children[1]), rest[0], tags, self.sp(meta))
+
 
 def _tok_span(file: str, tok: Token) -> ir.Span:
     return ir.Span(file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + len(tok))

@@ -437,6 +437,17 @@ class Active:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class Opponents:
+    """`opponents p q when cond`: q is an opponent of p where cond holds (`opponents(x)` has
+    already been expanded through it; the checks read it for the free-for-all convention)."""
+    player: Binder
+    other: Binder
+    cond: Expr
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
 # ---- phases (docs/language.md, "Phases"). The engines never read these: the resolve pass
 # lowers a cycle into statements at the end of every action's body (`checker.frontend.lower.
 # phases`), so the closures, the compiled successors and Z3 run one definition. The checks read
@@ -533,6 +544,7 @@ class Model:
     after_win_ends: bool = True  # `after_win plays_on` makes it False: winners leave, the others play on
     past_losers_win: bool = False  # `precedence lose over win same_step`: who lost earlier may still win
     loop_draws: bool = False  # `loop_draws`: a loop no game action can leave is a draw, not a forced-loop
+    opponents: Opponents | None = None  # who is an opponent of whom, if declared (else: other teams, or others)
 
     @property
     def has_teams(self) -> bool:

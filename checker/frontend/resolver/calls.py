@@ -16,6 +16,13 @@ from ..types import BOOL, OPT_PLAYER, Ty, accepts, join
 from ..builtins import STEP_ONLY
 from .context import ERROR, MAX_LET_NESTING, MAX_LET_USES, Ctx
 from ..diagnostics import Code
+from .. import syntax as sx
+
+# An `opponents p q when cond` declaration is kept as a let of two players under a name no spec
+# can write; `opponents(x)` then expands to `{q | q in players: <that let>(x, q)}`, so every
+# engine sees a plain set comprehension.
+OPPONENTS_LET = "opponents declaration"
+_OPPONENT = "opponent q"  # the comprehension's binder: a name no argument can capture
 
 
 class CallsMixin:
@@ -23,6 +30,10 @@ class CallsMixin:
 
     def x_Call(self, e, scope, ctx, pol):
         name = e.func
+        if name == "opponents" and OPPONENTS_LET in self.lets and len(e.args) == 1:
+            q = sx.Name(_OPPONENT, e.span)
+            return self.ex(sx.SetComp(q, _OPPONENT, sx.SetDomain(sx.Name("players", e.span), e.span),
+                                      sx.Call(OPPONENTS_LET, (e.args[0], q), e.span), e.span), scope, ctx, pol)
         if name in self.lets:
             let = self.lets[name]
             if len(let.params) != len(e.args):

@@ -45,6 +45,10 @@ class ModelMixin:
         for d in of(sx.ActiveDecl):
             b = self.binder(d.var, PLAYER, d.span, {})
             active = T.Active(b, self.cond(d.cond, {d.var: ("binder", b)}), d.tags, d.span)
+        opponents = None
+        for d in of(sx.OpponentsDecl):
+            bp, bq = self.binder(d.var, PLAYER, d.span, {}), self.binder(d.other, PLAYER, d.span, {})
+            opponents = T.Opponents(bp, bq, self.cond(d.cond, {d.var: ("binder", bp), d.other: ("binder", bq)}), d.tags, d.span)
         setup = Ctx(play=False)
         conds = lambda cls, ctx=Ctx(): tuple(T.Condition(d.name, self.cond(d.cond, None, ctx), d.tags, d.span)  # noqa: E731
                                              for d in of(cls))
@@ -70,7 +74,7 @@ class ModelMixin:
             after_win_ends=not (after_win and after_win[-1].plays_on),
             past_losers_win=any(d.same_step and (d.winner, d.loser) == ("lose", "win") for d in of(sx.PrecedenceDecl)),
             loop_draws=bool(of(sx.LoopDrawsDecl)),
-            active=active,
+            active=active, opponents=opponents,
             inits=conds(sx.InitDecl, setup), constraints=conds(sx.ConstraintDecl, setup),
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=reachables, expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
