@@ -6,7 +6,9 @@ size and number of instances would (checker.analyses.expectations).
 The file is JSON, one finding per line, sorted, with no timestamps: the same findings give the
 same bytes, so a refreshed baseline's diff shows exactly which findings came or went.
 
-Format 2 names each spec file relative to the baseline file's own folder, and fingerprints no
+Format 3 (issue 21) has the fingerprints that hash a finding's declarations and cause instead of
+the rules it cites (checker.analyses.findings); format 2 is read with its fingerprints ignored.
+Since format 2 each spec file is named relative to the baseline file's own folder, and fingerprints no
 longer depend on the working folder (checker.analyses.findings.stable_model), so a baseline
 written at the repository root accepts the same findings when the check runs from `spec/` or on
 a CI runner's checkout. Format 1 named files as they were typed, relative to the folder the run
@@ -26,8 +28,8 @@ from .files import MAX_BASELINE_BYTES, read_bytes
 from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.syntax import Span
 
-FORMAT_KEY, FORMAT_VERSION = "rulewright-baseline", 2
-OLD_VERSIONS = (1,)  # still read: see the module's docstring
+FORMAT_KEY, FORMAT_VERSION = "rulewright-baseline", 3
+OLD_VERSIONS = (1, 2)  # still read: see the module's docstring
 
 
 def _file_of(model: str) -> str:
@@ -86,7 +88,7 @@ def load(path: str) -> tuple[int, list[tuple[Path, Expectation]]]:
     version = doc.get(FORMAT_KEY) if isinstance(doc, dict) else None
     if version not in (FORMAT_VERSION, *OLD_VERSIONS) or not isinstance(doc.get("findings"), list):
         raise bad(f'it needs "{FORMAT_KEY}": {FORMAT_VERSION} and a "findings" list')
-    folder = Path(path).parent if version == FORMAT_VERSION else Path(".")  # format 1: the working folder
+    folder = Path(path).parent if version != 1 else Path(".")  # format 1: the working folder
     lines = text.split("\n")
     out = []
     for i, e in enumerate(doc["findings"]):
@@ -129,7 +131,10 @@ def apply_baseline(res, path: str) -> list[str]:
     assign_fingerprints(unmet)
     res.findings.extend(unmet)
     res.not_checked.extend(nc for nc in not_checked if nc.why)
-    if version != FORMAT_VERSION:
+    if version == 1:
         return [f"{path} is a baseline of format {version}: its fingerprints depended on the folder the run "
                 f"started in and are ignored; refresh it with `rulewright baseline PATHS -o {path}`"]
+    if version == 2:
+        return [f"{path} is a baseline of format {version}: its fingerprints hashed the rules each finding "
+                f"cited and are ignored; refresh it with `rulewright baseline PATHS -o {path}`"]
     return []

@@ -16,6 +16,7 @@ from ..explicit.explore import Graph, path_from, rules_of
 from ..explicit.explore import sccs as _sccs
 from ..explicit import symmetry
 from ..limits import Budget
+from .causes import Blocking, Entries
 from .findings import Finding, TraceStep
 from .paths import Component, shortest_path
 from .traces import build_trace, preferred_parents
@@ -73,10 +74,24 @@ class Explored:
         return [i for i in range(g.expanded) if not g.states[i][-1]]
 
     def finding(self, kind, message, rules, spans, trace=None, loop_start=None, detail="", key="",
-                subject=(), size=0) -> Finding:
+                subject=(), size=0, cause=()) -> Finding:
         inst = self.inst
         return Finding(kind, message, tuple(dict.fromkeys(rules)), tuple(spans), inst.label, inst.model_name,
-                       trace, loop_start, detail=detail, key=key or message, subject=tuple(subject), size=size)
+                       trace, loop_start, detail=detail, key=key or message, subject=tuple(subject), size=size,
+                       cause=tuple(cause))
+
+    @cached_property
+    def blocking(self) -> Blocking:
+        """Why each game action cannot run in a state (the cause of a deadlock)."""
+        return Blocking(self.machine)
+
+    @cached_property
+    def entries(self) -> Entries:
+        """The shortest steps into states (the cause of an outcome gap or conflict)."""
+        return Entries(self)
+
+    def in_game(self, sid: int, p: int) -> bool:
+        return not (self.graph.state_of(sid)[-3] >> p) & 1
 
     def is_active(self, sid: int, p: int) -> bool:
         """`machine.is_active` of state `sid`, remembered: starvation, never-active and the

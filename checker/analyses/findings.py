@@ -1,12 +1,16 @@
 """Finding kinds (one line each) and the Finding record every check returns.
 
 A finding's *fingerprint* names it across runs and edits: a hash of its kind, model, the
-declarations it is about (`subject`) and the set of rules it cites, never line numbers or state
-counts, so moving a rule or finding a shorter trace keeps it, and a finding about other rules
-gets another one. The model is named by its file's name alone (`stable_model`), so a fingerprint
-is the same from any working folder and however the path was spelt (`spec/x.rw`, `./x.rw`,
-`../repo/spec/x.rw`), in a checkout, a CI runner or an unpacked archive. Its *size* (how many stuck states, starved players...; the unit per kind is
-in MEASURES) is kept apart, so a baseline can tell a finding that grew from the one reviewed.
+declarations it is about (`subject`) and its cause (`cause`: what sets it apart from other
+findings of its kind, checker.analyses.causes), never line numbers, state counts or the rules
+it cites, so moving a rule, finding a shorter trace or moving tags into a trigger keeps it.
+A finding with neither declarations nor a cause of its own (a forced loop, a starvation) hashes
+the set of rules it cites instead, as all fingerprints did before issue 21. The model is named
+by its file's name alone (`stable_model`), so a fingerprint is the same from any working folder
+and however the path was spelt (`spec/x.rw`, `./x.rw`, `../repo/spec/x.rw`), in a checkout, a
+CI runner or an unpacked archive. Its *size* (how many stuck states, starved players...; the
+unit per kind is in MEASURES) is kept apart, so a baseline can tell a finding that grew from
+the one reviewed.
 """
 from __future__ import annotations
 
@@ -91,6 +95,9 @@ class Finding:
     key: str = ""  # what makes two instances' findings "the same"
     context: dict = field(default_factory=dict)  # what the replay needs beyond the trace (a failing step)
     subject: tuple[str, ...] = ()  # the declarations the finding is about (an invariant's name...), if any
+    # the cause that sets it apart from other findings of its kind and model (`causes`): the
+    # conditions that block a deadlock, where the players stand in an outcome gap
+    cause: tuple[str, ...] = ()
     size: int = 0  # what MEASURES[kind] counts; 0 when the kind has no measure
     fingerprint: str = ""  # set by `assign_fingerprints` once a file's findings are grouped
     changed: str = ""  # why a finding an expectation names is not the one it accepts
@@ -115,8 +122,12 @@ def stable_model(model: str) -> str:
 
 
 def base_fingerprint(f: Finding) -> str:
-    """12 hex digits of a hash of kind, model (`stable_model`), subject and the set of rules cited."""
-    doc = json.dumps([f.kind, stable_model(f.model), list(f.subject), sorted(set(f.rules))], ensure_ascii=False)
+    """12 hex digits of a hash of kind, model (`stable_model`), subject and cause; with neither a
+    subject nor a cause, of the set of rules cited instead."""
+    if f.subject or f.cause:
+        doc = json.dumps([f.kind, stable_model(f.model), list(f.subject), list(f.cause)], ensure_ascii=False)
+    else:
+        doc = json.dumps([f.kind, stable_model(f.model), [], sorted(set(f.rules))], ensure_ascii=False)
     return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:12]
 
 

@@ -10,66 +10,131 @@ from __future__ import annotations
 from ..explicit.compile import EvalError
 from ..explicit.explore import describe_action, rules_of
 from ..frontend.ends import is_gap
+from .causes import MAX_CAUSES, exits, group, outcome_shape
 from .explored import Explored, phase_citations
 from .findings import Finding, TraceStep
 
 
 def check_outcome_conflict(x: Explored) -> list[Finding]:
+    """One finding per cause (`causes`: the step into the state and the rules it applied)."""
     g = x.graph
     if not g.conflicts:
         return []
-    sid = min(g.conflicts)
-    msg = g.conflicts[sid]
-    rules = x.last_rules(sid)
-    # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-    spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
-    return [x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
-                      detail=f"{x.weight(g.conflicts)} reachable state(s) with conflicting outcomes; the shortest is shown",
-                      key="conflict", size=x.weight(g.conflicts))]
+    entry = x.entries.of(g.conflicts)
+    out = []
+    groups = group(g.conflicts, lambda s: entry[s][0])
+    for cause, sids in groups[:MAX_CAUSES]:
+        sid = sids[0]
+        msg = g.conflicts[sid]
+        rules = x.last_rules(sid)
+        # at the outcome rules that fired in the last step, then the statements and action that decided the rest
+        spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
+        out.append(x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
+                             detail=_counted(x, sids, "reachable state(s) with conflicting outcomes", groups),
+                             key=_key("conflict", cause), cause=_entry_subject(cause), size=x.weight(sids)))
+    return _more(out, x, groups)
 
 
 def check_outcome_gap(x: Explored) -> list[Finding]:
+    """One finding per cause: the `ends` rule (or built-in reason) that says the game must end,
+    and the step into the state with the rules it applied."""
     g = x.graph
     gaps = [i for i, s in enumerate(g.states) if is_gap(s[-1])]
     if not gaps:
         return []
-    sid = gaps[0]
-    why = g.states[sid][-1].why
-    # at the rule that says the game must end, the outcome rules that fired in the last step, and its action
-    spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
-    spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]
-    rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
-    # the `ends` declaration that says so, or the built-in reason without the player's name
-    builtin = "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
-    subject = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why] or [builtin]
-    what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
-    return [x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
-                      x.trace_to(sid), detail=f"{x.weight(gaps)} such state(s); the shortest is shown", key=why,
-                      subject=subject, size=x.weight(gaps))]
+    out = []
+    groups = group(gaps, lambda s: (_gap_reason(x, g.states[s][-1].why), exits(outcome_shape(x, s))))
+    for cause, sids in groups[:MAX_CAUSES]:
+        sid = sids[0]
+        why = g.states[sid][-1].why
+        # at the rule that says the game must end, the outcome rules that fired in the last step, and its action
+        spans = [d.span for d, _ in x.machine.ends if f"`{d.name}`" in why] + x.fired_spans(sid, ("outcome",))
+        spans = list(dict.fromkeys(spans + x.step_action_span(sid))) or [x.inst.spec.span]
+        rules = list(x.last_rules(sid)) + _decl_rules(d for d, _ in x.machine.ends if f"`{d.name}`" in why)
+        what = "the match" if x.inst.model.match is not None else "the game"  # a match's outcome rules are the match's
+        out.append(x.finding("outcome-gap", f"{what} must end ({why}) but no outcome rule applies", rules, spans,
+                             x.trace_to(sid), detail=_counted(x, sids, "such state(s)", groups),
+                             key=_key(cause[0], cause[1]), subject=[cause[0]], cause=[f"some {st}" for st in cause[1]],
+                             size=x.weight(sids)))
+    return _more(out, x, groups)
+
+
+def _gap_reason(x: Explored, why: str) -> str:
+    """The `ends` declaration that says the game must end, or the built-in reason without the player's name."""
+    named = [d.name for d, _ in x.machine.ends if f"`{d.name}`" in why]
+    if named:
+        return named[0]
+    return "no player left" if why.startswith("no player") else "no side left" if why.startswith("no side") else "one side left"
 
 
 def check_deadlock(x: Explored) -> list[Finding]:
+    """One finding per cause: the condition that blocks each game action there (`causes.Blocking`)."""
     g = x.graph
     failed = {s for s, _ in g.errors}  # a step that fails is reported as such, not as a deadlock
     stuck = [i for i in x.running if i not in x.has_game_move and i not in failed]
     if not stuck:
         return []
-    sid = stuck[0]
-    only_leave = any(s == sid for s, _, lid in g.edges)
-    note = " (players can only leave the game from here)" if only_leave else ""
-    active = [p for p in range(x.inst.nplayers) if x.is_active(sid, p)]
-    who = ", ".join(x.inst.players[p] for p in active) or "nobody"
-    trace = x.trace_to(sid)
-    phase_rules, phase_spans = phase_citations(x, [sid])
-    start_rules, start_spans = _between_games(x, sid)
-    phase_rules += start_rules
-    if start_spans:  # a match: the players are between games and no game can start
-        note = f"; the players are between games and no next game can start{note}"
-    spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
-    what = "the match" if x.inst.model.match is not None else "the game"
-    return [x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
-                      list(x.last_rules(sid)) + phase_rules, spans, trace,
-                      detail=f"{x.weight(stuck)} deadlocked state(s); the shortest is shown", key="deadlock", size=x.weight(stuck))]
+    blocking = x.blocking
+    causes = {}
+    for i, s in enumerate(stuck):
+        x.tick(i)
+        causes[s] = blocking.cause(g.state_of(s))
+    out = []
+    groups = group(stuck, causes.__getitem__)
+    for cause, sids in groups[:MAX_CAUSES]:
+        sid = sids[0]
+        only_leave = any(s == sid for s, _, lid in g.edges)
+        note = " (players can only leave the game from here)" if only_leave else ""
+        # who is active among the players still in the game (a player out of it waits for nothing)
+        active = [p for p in range(x.inst.nplayers) if x.in_game(sid, p) and x.is_active(sid, p)]
+        who = ", ".join(x.inst.players[p] for p in active) or "nobody"
+        trace = x.trace_to(sid)
+        phase_rules, phase_spans = phase_citations(x, [sid])
+        start_rules, start_spans = _between_games(x, sid)
+        phase_rules += start_rules
+        if start_spans:  # a match: the players are between games and no game can start
+            note = f"; the players are between games and no next game can start{note}"
+        spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
+        what = "the match" if x.inst.model.match is not None else "the game"
+        blocked = "\n".join("  blocked: " + line for line in blocking.describe(g.state_of(sid)))
+        detail = _counted(x, sids, "deadlocked state(s)", groups) + ("\n" + blocked if blocked else "")
+        out.append(x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
+                             list(x.last_rules(sid)) + phase_rules, spans, trace, detail=detail,
+                             key=_key("deadlock", cause), cause=_blocking_subject(cause), size=x.weight(sids)))
+    return _more(out, x, groups)
+
+
+# ---------------------------------------------------------------- one finding per cause
+
+def _more(out: list[Finding], x: Explored, groups) -> list[Finding]:
+    """The findings of the first MAX_CAUSES causes; the last says how many more there are."""
+    rest = groups[MAX_CAUSES:]
+    if rest:
+        f = out[-1]
+        f.detail += (f"\n... and {len(rest)} more cause(s) of this kind "
+                     f"({x.weight([s for _, sids in rest for s in sids])} state(s)); fix these first")
+    return out
+
+
+def _counted(x: Explored, sids, what: str, groups) -> str:
+    """"N states; the shortest is shown", and which cause of how many when there are several."""
+    if len(groups) == 1:
+        return f"{x.weight(sids)} {what}; the shortest is shown"
+    n = next(i for i, (_, g) in enumerate(groups) if g is sids) + 1
+    return f"{x.weight(sids)} {what} with this cause (cause {n} of {len(groups)}); the shortest is shown"
+
+
+def _key(base: str, cause) -> str:
+    return f"{base} / {cause!r}"
+
+
+def _blocking_subject(cause) -> list[str]:
+    return [f"blocked by {c}" for c in cause]
+
+
+def _entry_subject(action: str) -> list[str]:
+    """The step into the state, as a subject: the action's name (the rules it applied vary with edits)."""
+    return [f"after {action}"]
 
 
 def _failing_steps(x: Explored, kind: str) -> list[Finding]:

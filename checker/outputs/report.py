@@ -219,6 +219,7 @@ def finding_json(f: Finding) -> dict:
         "message": f.message,
         "rules": list(f.rules),
         "subject": list(f.subject),
+        "cause": list(f.cause),
         "fingerprint": f.fingerprint,
         "status": status(f),
         "size": {"count": f.size, "unit": MEASURES[f.kind]} if f.kind in MEASURES else None,
@@ -389,7 +390,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
         r = {"ruleId": f.kind, "ruleIndex": index[f.kind], "level": _LEVELS[f.severity], "message": {"text": text},
              "locations": locations, "partialFingerprints": {"rulewright/v1": f.fingerprint},
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
-             "properties": {"rules": list(f.rules), "subject": list(f.subject), "model": f.model,
+             "properties": {"rules": list(f.rules), "subject": list(f.subject), "cause": list(f.cause), "model": f.model,
                             "instances": f.instances or [f.instance], "status": status(f),
                             "replay": str(f.replay) if f.replay else ""}}
         if f.kind in MEASURES:
