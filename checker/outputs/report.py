@@ -76,7 +76,7 @@ def suggested_expect(f: Finding) -> str:
     return " ".join(parts) + ' "why it is accepted; see counterexamples/..."'
 
 
-def _block(f: Finding) -> list[str]:
+def _block(f: Finding, full: bool = False) -> list[str]:
     out = [f"{f.severity}[{f.kind}] {f.message}", f"  in: {_instances_line(f)}"]
     if f.rules:
         out.append(f"  rules: {', '.join(f.rules)}")
@@ -91,7 +91,7 @@ def _block(f: Finding) -> list[str]:
         out.append(f"  under the abstraction (the spec's claim, not proven): {f.abstraction}")
     if f.trace:
         out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
-        out.append(narrative(f))
+        out.append(narrative(f, full))  # full: every state in full (-v), not only what changed
     out.append(f"  fingerprint: {f.fingerprint}")
     if f.expected:
         out.append(f"  reviewed: {f.reviewed or '(no note)'}")
@@ -128,7 +128,7 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if verbosity >= 0:
         for f in res.findings:
             if status(f) in ("new", "changed") or verbosity > 0:
-                out.extend(_block(f))
+                out.extend(_block(f, full=verbosity > 0))
         if reviewed and verbosity == 0:
             out.append(f"reviewed findings ({len(reviewed)}; -v shows them in full):")
             out.extend(_one_line(f) for f in reviewed)
