@@ -50,10 +50,15 @@ class Change:
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
 
-    def __str__(self) -> str:
+    @property
+    def what(self) -> str:
+        """`0 -> 1`, or a set's `+P3, -P1`."""
         if self.added or self.removed:
-            return f"{self.name}: " + ", ".join([f"+{m}" for m in self.added] + [f"-{m}" for m in self.removed])
-        return f"{self.name}: {self.old} -> {self.new}"
+            return ", ".join([f"+{m}" for m in self.added] + [f"-{m}" for m in self.removed])
+        return f"{self.old} -> {self.new}"
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.what}"
 
 
 @dataclass(frozen=True)
@@ -292,13 +297,20 @@ def blockers(x, sid: int) -> tuple[Blocker, ...]:
     out: list[Blocker] = []
     waiting = [p for p in in_game if p not in active]
     if waiting:
-        decl = m.active[0]
-        if active:
-            why = "not active; waits for " + ", ".join(inst.players[p] for p in active)
-        else:
-            why = (f"not active; no player in the game is active: `{source_text(decl.cond.span) or 'active'}` "
-                   f"holds for none of them" + _reads(x, decl.cond, sid))
-        out += [Blocker(inst.players[p], "", why, decl.span) for p in waiting]
+        decl, cell, _ = m.active
+        wait = ("waits for " + ", ".join(inst.players[p] for p in active) if active
+                else "no player in the game is active")
+        # the players for whom the same part of the `active` condition is false, together
+        groups: dict = {}
+        parts = [(e, m.comp.expr(e)) for e in _conjuncts(decl.cond)]
+        for p in waiting:
+            cell[0] = p
+            e, verb = _first_false(parts, reader) or (decl.cond, "is false")
+            groups.setdefault((id(e), verb), (e, verb, []))[2].append(inst.players[p])
+        for e, verb, players in groups.values():
+            text = source_text(e.span) or "active"
+            out.append(Blocker(", ".join(players), "", f"not active (`{text}` {verb}{_reads(x, e, sid)}); {wait}",
+                               e.span if e.span.line > 0 else decl.span))
     if active:
         names = ", ".join(inst.players[p] for p in active) + " (active)" if m.active is not None else "every player"
         for a in (a for a in m.actions if not a.leave):
@@ -308,14 +320,15 @@ def blockers(x, sid: int) -> tuple[Blocker, ...]:
 
 
 def _reads(x, cond, sid: int) -> str:
-    """` (turn = P2, out of the game)`: the variables a condition reads, as the state has them."""
+    """`: turn = P2, out of the game`: the variables a condition reads, as the state has them."""
     names = list(dict.fromkeys(n.name for n in T.walk(cond) if isinstance(n, T.VarRef)))
     values = dict(state_values(x.graph, x.graph.state_of(sid)))
     out = {show(m) for m in values.get("out_of_game", {"#set": []})["#set"]}
     # a player's name the condition compares with may be one out of the game: say so
+    # scalars only: a map of every player's entry says less than the condition itself
     shown = [f"{n} = {show(values[n])}" + (", out of the game" if show(values[n]) in out else "")
-             for n in names if n in values]
-    return " (" + "; ".join(shown) + ")" if shown else ""
+             for n in names if n in values and not (isinstance(values[n], dict) and "#map" in values[n])]
+    return ": " + "; ".join(shown) if shown else ""
 
 
 def _conjuncts(e) -> list:
@@ -323,6 +336,18 @@ def _conjuncts(e) -> list:
     if isinstance(e, T.Logic) and e.op == "and":
         return _conjuncts(e.left) + _conjuncts(e.right)
     return [e]
+
+
+def _first_false(parts, reader):
+    """(the first part of a conjunction that is false, "is false"), or "has no value" for a
+    part that fails to evaluate; None when every part holds."""
+    for e, f in parts:
+        try:
+            if not f(reader):
+                return e, "is false"
+        except EvalError:
+            return e, "has no value"
+    return None
 
 
 def _guard_failures(m: Machine, a, reader) -> list[tuple[str, Span | None]]:
@@ -340,15 +365,7 @@ def _guard_failures(m: Machine, a, reader) -> list[tuple[str, Span | None]]:
     for binding in bindings:
         total += 1
         Machine.bind(a.binders, binding)
-        failed = None
-        for e, f in parts:
-            try:
-                if not f(reader):
-                    failed = (e, "is false")
-                    break
-            except EvalError:
-                failed = (e, "has no value")
-                break
+        failed = _first_false(parts, reader)
         if failed is None:  # the guard holds: only the step itself failed (reported as such)
             continue
         groups.setdefault((id(failed[0]), failed[1]), (failed, []))[1].append(binding)
