@@ -75,12 +75,16 @@ class Fired:
     subject: str = ""
     decided: str = ""
 
-    def __str__(self) -> str:
+    def text(self, place: bool = True) -> str:
+        """`trigger skip for P3 [K5] at x.rw:31` (without ` at ...` where the place is given apart)."""
         kind = {"statement": "tagged statement", "phase": "phase"}.get(self.kind, self.kind)
         name = f" {self.name}" if self.kind != "statement" else ""
         who = f" for {self.subject}" if self.subject else ""
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""
-        return f"{kind}{name}{who}{tags} at {_line(self.span)}"
+        return f"{kind}{name}{who}{tags}" + (f" at {_line(self.span)}" if place else "")
+
+    def __str__(self) -> str:
+        return self.text()
 
     def outcome(self) -> str:
         """`P2 loses by `hp_zero` [102.3a]`, or "" if it decided nothing."""
@@ -100,9 +104,12 @@ class Blocker:
     why: str
     span: Span | None = None
 
-    def __str__(self) -> str:
-        where = f" at {_line(self.span)}" if self.span is not None and self.span.line > 0 else ""
+    def text(self, place: bool = True) -> str:
+        where = f" at {_line(self.span)}" if place and self.span is not None and self.span.line > 0 else ""
         return f"{self.player}: " + (f"{self.action}: " if self.action else "") + self.why + where
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 def _line(span: Span) -> str:

@@ -376,7 +376,7 @@ def _code_flow(f: Finding, spans: dict, root: Path) -> dict:
         # what ran in the step after its action, each at its declaration: one level down
         for r in st.ran[1:] if st.ran and st.ran[0].kind == "action" else st.ran:
             outcome = r.outcome()
-            locations.append({"location": _location(r.span, root, str(r) + (f": {outcome}" if outcome else "")),
+            locations.append({"location": _location(r.span, root, r.text(place=False) + (f": {outcome}" if outcome else "")),
                               "nestingLevel": 1, "executionOrder": len(locations) + 1})
     return {"message": {"text": f"counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'})"},
             "threadFlows": [{"locations": locations}]}
@@ -436,7 +436,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
         if f.trace:
             r["codeFlows"] = [_code_flow(f, spans, root)]
         if f.blocked:  # a deadlock: what blocks each player still in the game, where
-            r["relatedLocations"] = [{"id": i, **_location(b.span, root, str(b))}
+            r["relatedLocations"] = [{"id": i, **_location(b.span, root, b.text(place=False))}
                                      for i, b in enumerate(f.blocked) if b.span is not None]
         results.append(r)
     for d in res.disagreements:
