@@ -160,3 +160,18 @@ def test_the_language_server_sends_related_information_to_the_editor():
     d = RulewrightServer.to_lsp(finding_problem(deadlock(STORY), STORY), list(doc.lines), doc)
     assert d.related_information and d.related_information[0].location.uri.endswith("story-defect.rw")
     assert any("skip_the_eliminated" in r.message for r in d.related_information)
+
+
+def test_a_step_that_ends_phases_names_each_phase_and_when_block_it_ran(tmp_path):
+    spec = tmp_path / "phases.rw"
+    text = open("tests/fixtures/deadlock/phase-twin.rw", encoding="utf-8").read()
+    spec.write_text(text + "invariant never_second_turn [P4]: turn == P1\n", encoding="utf-8")
+    (f,) = engine.check([str(spec)]).findings
+    assert [r.text(place=False) for r in f.trace[-1].ran] == [
+        "action pass [P1, P2]", "phase main ends [P2, P3]", "phase when main ends [P2]",
+        "phase ending ends [P3]", "phase when ending ends [P4]"]
+
+
+def test_an_action_without_parameters_is_blocked_without_naming_arguments():
+    f = deadlock("tests/fixtures/deadlock/phase-defect.rw")
+    assert ("pass", "the part `passes < size(remaining)` is false") in {(b.action, b.why) for b in f.blocked}

@@ -77,8 +77,10 @@ class Fired:
 
     def text(self, place: bool = True) -> str:
         """`trigger skip for P3 [K5] at x.rw:31` (without ` at ...` where the place is given apart)."""
-        kind = {"statement": "tagged statement", "phase": "phase"}.get(self.kind, self.kind)
+        kind = {"statement": "tagged statement"}.get(self.kind, self.kind)
         name = f" {self.name}" if self.kind != "statement" else ""
+        if self.kind == "phase" and not self.name.startswith("when "):
+            name += " ends"  # a phase is cited by the step that ends it; `when X ends` blocks name themselves
         who = f" for {self.subject}" if self.subject else ""
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""
         return f"{kind}{name}{who}{tags}" + (f" at {_line(self.span)}" if place else "")
@@ -380,7 +382,9 @@ def _guard_failures(m: Machine, a, reader) -> list[tuple[str, Span | None]]:
     whole = len(parts) > 1
     for (e, verb), bs in groups.values():
         text = source_text(e.span) or "a condition the spec's lowering added"
-        if len(bs) == total and (total > 1 or a.binders):
+        if not a.binders:
+            who = ""
+        elif len(bs) == total:
             who = " for every " + ", ".join(b.binder.name for b in a.binders) if total > 1 else \
                   f" ({describe_action(m, m.actions.index(a), bs[0])})"
         else:
