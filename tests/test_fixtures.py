@@ -133,6 +133,10 @@ CASES = [
          "the_turn_passes_to_a_player_the_same_attack_eliminates",
          "a_trigger_on_the_elimination_passes_his_turn_on",
          defect="trigger-defect.rw", twin="trigger-twin.rw"),
+    case("deadlock", {"S3", "S4"},
+         "a_trigger_hands_the_turn_of_an_eliminated_player_to_an_empty_seat",
+         "the_trigger_hands_the_turn_to_the_next_player_in_the_game",
+         defect="story-defect.rw", twin="story-twin.rw"),
     case("overflow", {"H4"},
          "a_trigger_on_elimination_heals_beyond_the_most_life",
          "the_trigger_heals_up_to_the_most_life",
@@ -202,6 +206,7 @@ CASES = [
 GOLDEN_CASES = {
     "contradiction": "tests/fixtures/contradiction/defect.rw",
     "deadlock": "tests/fixtures/deadlock/defect.rw",
+    "deadlock-story": "tests/fixtures/deadlock/story-defect.rw",  # a trigger's step and what blocks whom
     "starvation": "tests/fixtures/starvation/defect.rw",
     "outcome-conflict": "tests/fixtures/outcome-conflict/defect.rw",
     "unbounded-procedure": "tests/fixtures/unbounded-procedure/defect.rw",

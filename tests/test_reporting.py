@@ -281,9 +281,12 @@ def test_sarif_validates_against_the_official_schema_and_keeps_reviewed_findings
     assert dead["suppressions"] == [{"kind": "inSource", "status": "accepted",
                                      "justification": "see counterexamples/x/priority.md"}]
     assert dead["partialFingerprints"] == {"rulewright/v1": f.fingerprint}
-    # one thread flow location per step of the counterexample, each located in the spec
+    # one thread flow location per step of the counterexample, each located in the spec, and
+    # one level down what else the step ran; the deadlock says what blocks whom
     (flow,) = dead["codeFlows"][0]["threadFlows"]
-    assert len(flow["locations"]) == len(f.trace)
+    assert len([loc for loc in flow["locations"] if loc["nestingLevel"] == 0]) == len(f.trace)
+    assert [loc["executionOrder"] for loc in flow["locations"]] == list(range(1, len(flow["locations"]) + 1))
+    assert [loc["message"]["text"] for loc in dead["relatedLocations"]] == [b.text(place=False) for b in f.blocked if b.span]
     assert all(loc["location"]["physicalLocation"]["artifactLocation"]["uri"] for loc in flow["locations"])
     # every result has a location (no location-less notes), relative to the repository
     assert all(r["locations"] for r in results)

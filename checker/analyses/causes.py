@@ -21,6 +21,7 @@ from ..explicit.compile import DREW, LEFT, WON, EvalError, lost_mask, result_mas
 from ..frontend.ends import is_gap
 from ..frontend import typed as T
 from ..frontend.diagnostics import source_line
+from ..frontend.syntax import Span
 
 MAX_CAUSES = 5  # findings of one kind per instance; the rest are counted in the last one's detail
 
@@ -81,7 +82,7 @@ class Blocking:
 
     def condition(self, ai: int, i: int) -> str:
         c = self.parts[ai][2][i][0]
-        return _text(c.span) or f"condition {i + 1} of `{self.parts[ai][1].decl.name}`"
+        return source_text(c.span) or f"condition {i + 1} of `{self.parts[ai][1].decl.name}`"
 
     def describe(self, state) -> list[str]:
         """One line per blocking condition: the actions it stops, with where it is written."""
@@ -100,12 +101,24 @@ class Blocking:
         return [f"`{t}` is false ({where[t]}), which stops {', '.join(names)}" for t, names in sorted(by.items())]
 
 
-def _text(span) -> str:
-    """The source text of a one-line span (empty when it spans lines or cannot be read)."""
-    if span.line != span.end_line:
+TEXT = 80  # characters of a condition's source shown
+
+
+def source_text(span) -> str:
+    """The spec's text under `span` on one line (at most TEXT characters), or "" where the
+    source is not at hand (a condition a lowering wrote has no text of its own)."""
+    if span is None or span.line <= 0:
         return ""
-    line = source_line(span)
-    return "" if line is None else line[span.col - 1:span.end_col - 1].strip()
+    parts = []
+    for n in range(span.line, max(span.end_line, span.line) + 1):
+        line = source_line(Span(span.file, n, 1, n, 1))
+        if line is None:
+            return ""
+        start = span.col - 1 if n == span.line else 0
+        end = span.end_col - 1 if n == span.end_line and span.end_col > 0 else len(line)
+        parts.append(line[start:end].strip())
+    text = " ".join(p for p in parts if p)
+    return text if len(text) <= TEXT else text[:TEXT - 3] + "..."
 
 
 def outcome_shape(x, sid: int) -> tuple:

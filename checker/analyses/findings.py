@@ -76,6 +76,9 @@ class TraceStep:
     note: str = ""
     sid: int = -1  # explored state and label, so the replay can re-run the step
     lid: int = -1
+    # the story of the step (checker.analyses.story, told only for the traces of findings):
+    entries: tuple = ()  # story.Change per entry that changed (life[P2]: 3 -> 1)
+    ran: tuple = ()  # story.Fired per rule that applied, in order, with subjects and outcomes
 
 
 @dataclass
@@ -105,6 +108,7 @@ class Finding:
     # the abstractions of the instances it was found in (`in steps of`, `abstracts`): the
     # writer's claims the finding rests on, e.g. "life in steps of 1,000; V=2 for the document's 11"
     abstraction: str = ""
+    blocked: tuple = ()  # a deadlock: story.Blocker per player still in the game, what blocks them
 
     @property
     def severity(self) -> str:

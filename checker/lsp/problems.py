@@ -7,6 +7,8 @@ quoted rule behind a rule id.
   the in-memory text; includes are read from disk, inside the document's tree).
 - `check_problems_within`: the findings of a check of the saved file, run in a separate
   process that is killed when its time is up, so the server can never hang on a big spec.
+  Each finding's counterexample story (the triggers and outcome rules its steps ran, what
+  blocks the players of a deadlock) comes as related places (`Related`).
 - `rule_at`: the rule id under the cursor, in a `[...]` tag or as an entry of `document {}`.
 
 An include file (any document that is not a `*.rw` spec, such as a `.rwi`) is no spec: alone
@@ -39,6 +41,21 @@ SAVE_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
+class Related:
+    """A place a problem's story points to (LSP relatedInformation): a rule a step of its
+    counterexample ran, the guard that blocks a player of a deadlock."""
+    file: str
+    line: int  # 1-based, in characters, as Span counts
+    col: int
+    end_line: int
+    end_col: int
+    message: str
+
+
+RELATED = 40  # places per problem: an editor's hover is no place for a 200-step story
+
+
+@dataclass(frozen=True)
 class Problem:
     line: int  # 1-based, in characters, as Span counts
     col: int
@@ -47,6 +64,7 @@ class Problem:
     severity: str  # error | warning | info | hint
     code: str
     message: str
+    related: tuple[Related, ...] = ()
 
 
 def _problem_at(span, file: str, severity: str, code: str, message: str) -> Problem:
@@ -173,7 +191,29 @@ def finding_problem(f: Finding, file: str) -> Problem:
     if f.trace:
         message += f"; counterexample of {len(f.trace)} step(s), `rulewright check` shows it"
     span = next((s for s in f.spans if s.file == file), f.spans[0] if f.spans else None)
-    return _problem_at(span, file, severity, f.kind, message)
+    return replace(_problem_at(span, file, severity, f.kind, message), related=finding_related(f))
+
+
+def finding_related(f: Finding) -> tuple[Related, ...]:
+    """The story of a finding's counterexample as places (checker.analyses.story): each rule a
+    step ran after its action, with what it decided, then what blocks each player of a deadlock."""
+    out: list[Related] = []
+    for st in f.trace or ():
+        for r in st.ran:
+            if r.kind == "action" or r.span.line < 1:
+                continue  # the step's action is the trace itself; a rule without a place has none to show
+            outcome = r.outcome()
+            out.append(_related(r.span, f"step {st.number} ({st.action}): {r.text(place=False)}"
+                                + (f"; {outcome}" if outcome else "")))
+    out += [_related(b.span, f"what blocks {b.text(place=False)}") for b in f.blocked if b.span is not None and b.span.line >= 1]
+    return tuple(out[:RELATED])
+
+
+def _related(span, message: str) -> Related:
+    end_line, end_col = span.end_line, span.end_col
+    if (end_line, end_col) <= (span.line, span.col):
+        end_line, end_col = span.line, span.col + 1
+    return Related(span.file, span.line, span.col, end_line, end_col, message)
 
 
 def check_problems(path: str, root: str | None = None, limits: Limits = SAVE_LIMITS) -> list[Problem]:

@@ -19,11 +19,12 @@ text being typed has an error.
 from __future__ import annotations
 
 import asyncio
+import os
 from importlib import metadata
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from ..frontend.includers import is_spec
 from .problems import Problem, check_problems_within, front_end_problems, hover_text, includers_in, rule_at, tree_for
@@ -81,9 +82,15 @@ class RulewrightServer(LanguageServer):
         start, end = pos(p.line, p.col), pos(p.end_line, p.end_col)
         if (end.line, end.character) <= (start.line, start.character):
             end = lsp.Position(line=start.line, character=start.character + 1)
+        # the story's places (rules a step ran, what blocks a deadlock), in the spec's columns
+        related = [lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(uri=from_fs_path(os.path.abspath(r.file)), range=lsp.Range(
+                start=lsp.Position(line=r.line - 1, character=max(r.col - 1, 0)),
+                end=lsp.Position(line=r.end_line - 1, character=max(r.end_col - 1, 0)))),
+            message=r.message) for r in p.related] or None
         return lsp.Diagnostic(range=lsp.Range(start=start, end=end), message=p.message,
                               severity=_SEVERITY.get(p.severity, lsp.DiagnosticSeverity.Error),
-                              code=p.code, source="rulewright")
+                              code=p.code, source="rulewright", related_information=related)
 
 
 def _version() -> str:

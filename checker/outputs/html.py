@@ -2,6 +2,13 @@
 counterexample as a table of states (changed values highlighted, rule numbers linked to the
 quoted rule text) and a small SVG drawing of the counterexample's path.
 
+Each finding shows what the text report shows: its fingerprint, the source lines of the places
+it cites, the `expect` line that would accept it (or the write-up its expectation cites, linked
+where it is a path), and the story of its trace (checker.analyses.story: what each step changed
+and ran, what the outcome rules decided, what blocks the players of a deadlock). Findings come
+errors first, then warnings, then notes; the notes (readings that differ) are folded in one
+`<details>` at the end, so a long list of information does not bury the errors.
+
 Self-contained means nothing is fetched: no scripts, no external style sheets, fonts or
 images, and a Content-Security-Policy of `default-src 'none'` (inline style only) so a browser
 refuses any fetch a future edit might add. Everything that comes from a spec (names, quotes,
@@ -14,7 +21,11 @@ import html
 from ..analyses.findings import Finding
 from ..analyses.traces import show
 from ..engine import Result
-from .report import _instances_line, _not_checked_text, verdict
+from ..frontend.diagnostics import caret_block
+from .report import _instances_line, _not_checked_text, cited as cited_note, status, suggested_expect, verdict
+from .trace import decided
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -31,6 +42,9 @@ table.trace tr.loop td:first-child { border-left: 4px solid #06c; }
 dl.rules dt { font-weight: 600; margin-top: .4em; } dl.rules dd { margin-left: 1.5em; }
 :target { background: #e6f0ff; }
 code { font-size: 12px; }
+pre.src { font-size: 12px; background: #f6f6f6; padding: 2px 6px; margin: .2em 0 .6em; overflow-x: auto; }
+ul.ran { margin: .2em 0; padding-left: 1.2em; font-size: 11px; } .decided { font-weight: 600; }
+details.notes > summary { cursor: pointer; font-weight: 600; margin-top: 1.6em; }
 """
 
 
@@ -49,8 +63,17 @@ def render(result: Result) -> str:
     for i, dis in enumerate(result.disagreements):
         body.append(f'<section class="finding"><h2 class="error">ENGINES DISAGREE [{esc(dis.finding.kind)}]</h2>'
                     f"<p>{esc(dis.finding.message)}</p><p>The replay's view: {esc(dis.replay)}</p></section>")
-    for i, f in enumerate(result.findings):
-        body.append(_finding(i, f, quotes, cited))
+    # errors, then warnings, then notes, each in the engine's order; the notes folded at the end
+    ordered = sorted(enumerate(result.findings), key=lambda e: SEVERITY_ORDER.get(e[1].severity, 3))
+    notes = [(i, f) for i, f in ordered if f.severity == "info"]
+    for i, f in ordered:
+        if f.severity != "info":
+            body.append(_finding(i, f, quotes, cited))
+    if notes:
+        kinds = ", ".join(sorted({f.kind for _, f in notes}))
+        body.append(f'<details class="notes"><summary>{len(notes)} note(s) ({esc(kinds)}; information only)</summary>')
+        body.extend(_finding(i, f, quotes, cited) for i, f in notes)
+        body.append("</details>")
     if cited:
         body.append('<h2 id="rules">Rules cited</h2><dl class="rules">')
         for anchor, (rid, quote) in cited.items():
@@ -118,6 +141,9 @@ def _finding(i: int, f: Finding, quotes: dict, cited: dict) -> str:
         out.append(f"<p>rules: {_rule_links(f.rules, spec, quotes, cited)}</p>")
     for span in f.spans[:2]:
         out.append(f"<p>at <code>{esc(span)}</code></p>")
+        block = caret_block(span)
+        if block:
+            out.append(f'<pre class="src">{esc(block)}</pre>')
     if f.detail:
         out.append(f"<p>{esc(f.detail)}</p>")
     if f.abstraction:
@@ -126,6 +152,21 @@ def _finding(i: int, f: Finding, quotes: dict, cited: dict) -> str:
         out.append(f"<p>counterexample: {len(f.trace)} steps; Z3 replay: {esc(f.replay or 'not run')}</p>")
         out.append(f'<div class="scroll">{path_svg(f, f"arrow-{i}")}</div>')
         out.append(f'<div class="scroll">{_trace_table(f, spec, quotes, cited)}</div>')
+    if f.blocked:
+        out.append("<p>What blocks the players still in the game:</p><ul>")
+        out += [f"<li>{esc(b)}</li>" for b in f.blocked]
+        out.append("</ul>")
+    out.append(f"<p>fingerprint: <code>{esc(f.fingerprint)}</code></p>")
+    if f.expected:
+        note = f.reviewed or "(no note)"
+        where = cited_note(note)
+        link = (f' (<a href="{esc(where)}">{esc(where)}</a>)'
+                if where.endswith(".md") and not where.startswith(("/", ".")) and ":" not in where else "")
+        out.append(f"<p>reviewed: {esc(note)}{link}</p>")
+    elif f.changed:
+        out.append(f"<p>{esc(f.changed)}</p>")
+    if status(f) in ("new", "changed") and f.kind != "expectation-unmet":
+        out.append(f"<p>once reviewed, accept it with:</p><pre class=\"src\">{esc(suggested_expect(f))}</pre>")
     out.append("</section>")
     return "\n".join(out)
 
@@ -141,6 +182,11 @@ def _trace_table(f: Finding, spec: str, quotes: dict, cited: dict) -> str:
                         else f"<td>{esc(show(values[n]))}</td>" if n in values else "<td></td>" for n in names)
         loop = ' class="loop"' if f.loop_start is not None and st.number >= f.loop_start else ""
         note = f"<br><small>{esc(st.note)}</small>" if st.note else ""
+        if st.ran:  # what the step ran, in order, and what its outcome rules decided
+            note += '<ul class="ran">' + "".join(f"<li>{esc(r)}</li>" for r in st.ran) + "</ul>"
+        outcomes = decided(st)
+        if outcomes:
+            note += f'<span class="decided">{esc("; ".join(outcomes))}</span>'
         rows.append(f"<tr{loop}><td>{st.number}</td><td>{esc(st.action)}{note}</td>"
                     f"<td>{_rule_links(st.rules, spec, quotes, cited)}</td>{cells}</tr>")
     rows.append("</table>")

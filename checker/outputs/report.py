@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..frontend.diagnostics import CODES, Code, caret_block, render_all
 from ..engine import Result
 from ..analyses.findings import KINDS, MEASURES, Finding
-from .trace import narrative, to_itf
+from .trace import changes_text, decided, narrative, to_itf
 
 TOOL_VERSION = "0.1.0"  # pyproject.toml's version; no metadata lookup, so an uninstalled checkout says the same
 
@@ -76,7 +76,7 @@ def suggested_expect(f: Finding) -> str:
     return " ".join(parts) + ' "why it is accepted; see counterexamples/..."'
 
 
-def _block(f: Finding) -> list[str]:
+def _block(f: Finding, full: bool = False) -> list[str]:
     out = [f"{f.severity}[{f.kind}] {f.message}", f"  in: {_instances_line(f)}"]
     if f.rules:
         out.append(f"  rules: {', '.join(f.rules)}")
@@ -91,7 +91,7 @@ def _block(f: Finding) -> list[str]:
         out.append(f"  under the abstraction (the spec's claim, not proven): {f.abstraction}")
     if f.trace:
         out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
-        out.append(narrative(f))
+        out.append(narrative(f, full))  # full: every state in full (-v), not only what changed
     out.append(f"  fingerprint: {f.fingerprint}")
     if f.expected:
         out.append(f"  reviewed: {f.reviewed or '(no note)'}")
@@ -128,7 +128,7 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if verbosity >= 0:
         for f in res.findings:
             if status(f) in ("new", "changed") or verbosity > 0:
-                out.extend(_block(f))
+                out.extend(_block(f, full=verbosity > 0))
         if reviewed and verbosity == 0:
             out.append(f"reviewed findings ({len(reviewed)}; -v shows them in full):")
             out.extend(_one_line(f) for f in reviewed)
@@ -234,7 +234,31 @@ def finding_json(f: Finding) -> dict:
         "replay": str(f.replay) if f.replay else "",
         "trace": to_itf(f) if f.trace else None,
         "narrative": narrative(f) if f.trace else None,
+        "story": story_json(f) if f.trace else None,
     }
+
+
+def _at(span) -> dict:
+    return {"file": span.file, "line": span.line, "col": span.col} if span is not None else {}
+
+
+def story_json(f: Finding) -> dict:
+    """The story of the trace (checker.analyses.story) as data: per step the entries it changed
+    and the rules it ran, in order, with subjects and what they decided; for a deadlock, what
+    blocks each player still in the game."""
+    steps = []
+    for st in f.trace:
+        steps.append({
+            "index": st.number,
+            "action": st.action,
+            "changes": [{"name": c.name, "old": c.old or None, "new": c.new or None,
+                         "added": list(c.added), "removed": list(c.removed)} for c in st.entries],
+            "ran": [{"kind": r.kind, "name": r.name, "subject": r.subject or None, "rules": list(r.tags),
+                     "decided": r.decided or None, **_at(r.span)} for r in st.ran],
+        })
+    return {"steps": steps,
+            "blocked": [{"player": b.player, "action": b.action or None, "why": b.why, **_at(b.span)}
+                        for b in f.blocked]}
 
 
 def as_json(res: Result, stats: bool = False) -> str:
@@ -334,8 +358,12 @@ def _code_flow(f: Finding, spans: dict, root: Path) -> dict:
         text = f"{st.number}. {st.action}"
         if st.rules:
             text += f" [{', '.join(st.rules)}]"
-        if st.changes:
-            text += ": " + "; ".join(f"{k} = {v}" for k, v in st.changes)
+        changed = changes_text(st, st.number == 0)
+        if changed:
+            text += ": " + changed
+        outcomes = decided(st)
+        if outcomes:
+            text += "; decided: " + "; ".join(outcomes)
         if st.note:
             text += f" ({st.note})"
         if f.loop_start is not None and st.number == f.loop_start:
@@ -343,8 +371,14 @@ def _code_flow(f: Finding, spans: dict, root: Path) -> dict:
         span = actions.get(st.action.split("(")[0].strip())
         loc = _location(span, root, text) if span is not None else {
             "physicalLocation": {"artifactLocation": _artifact(_file_of(f), root)}, "message": {"text": text}}
-        locations.append({"location": loc, "executionOrder": st.number + 1,
-                          "state": {k: {"text": str(v)} for k, v in st.changes}})
+        state = ({c.name: {"text": c.what} for c in st.entries} if st.entries and st.number
+                 else {k: {"text": str(v)} for k, v in st.changes})
+        locations.append({"location": loc, "nestingLevel": 0, "executionOrder": len(locations) + 1, "state": state})
+        # what ran in the step after its action, each at its declaration: one level down
+        for r in st.ran[1:] if st.ran and st.ran[0].kind == "action" else st.ran:
+            outcome = r.outcome()
+            locations.append({"location": _location(r.span, root, r.text(place=False) + (f": {outcome}" if outcome else "")),
+                              "nestingLevel": 1, "executionOrder": len(locations) + 1})
     return {"message": {"text": f"counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'})"},
             "threadFlows": [{"locations": locations}]}
 
@@ -402,6 +436,9 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
                                   "justification": f.reviewed or "accepted by an expect or a baseline entry"}]
         if f.trace:
             r["codeFlows"] = [_code_flow(f, spans, root)]
+        if f.blocked:  # a deadlock: what blocks each player still in the game, where
+            r["relatedLocations"] = [{"id": i, **_location(b.span, root, b.text(place=False))}
+                                     for i, b in enumerate(f.blocked) if b.span is not None]
         results.append(r)
     for d in res.disagreements:
         f = d.finding
