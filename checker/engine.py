@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import live, runner
+from .analyses import consequences
 from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, NotChecked, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
@@ -89,7 +90,7 @@ class Result:
 
     @property
     def unexpected(self) -> list[Finding]:
-        return [f for f in self.findings if not f.expected and f.severity != "info"]
+        return [f for f in self.findings if not f.expected and f.severity != "info" and not f.follows]
 
     @property
     def failing(self) -> list[Finding]:
@@ -316,6 +317,7 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     res.unfinished.update(unfinished)
     kept = []
     grouped = group(raw, done)
+    consequences.link(grouped)  # a consequence whose cause did not survive the merge stands alone
     say_where_dead(grouped, done, raw, res)
     for f in grouped:
         if id(f) in notes:

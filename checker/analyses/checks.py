@@ -21,7 +21,7 @@ from ..limits import Budget, LimitHit
 from .cycle_checks import check_forced_loop, check_livelock, check_starvation, check_unbounded_procedure
 from .explored import Explored
 from .findings import Finding
-from . import story
+from . import consequences, story
 from .graph_checks import (check_dead_rules, check_never_active, check_player_without_outcome,
                            check_reachable_properties, check_unreachable_outcome)
 from .state_checks import (check_deadlock, check_evaluation_errors, check_invariants, check_outcome_conflict,
@@ -68,6 +68,7 @@ def run_checks_within(graph: Graph, budget: Budget | None) -> tuple[list[Finding
         except LimitHit as exc:
             skipped = ", ".join(c.__name__.removeprefix("check_").replace("_", "-") for c in CHECKS[i:])
             return out, f"{exc}; not checked: {skipped}"
+    consequences.mark(x, out)
     try:  # a pass after the checks: what each shown step did, what blocks a deadlock (re-run, not searched)
         story.tell(x, out)
     except LimitHit:

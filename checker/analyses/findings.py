@@ -101,6 +101,8 @@ class Finding:
     # the cause that sets it apart from other findings of its kind and model (`causes`): the
     # conditions that block a deadlock, where the players stand in an outcome gap
     cause: tuple[str, ...] = ()
+    follows: tuple = ()  # the signature of the finding of the same model this one follows from (consequences.py)
+    follows_fingerprint: str = ""  # that finding's fingerprint, once fingerprints are assigned
     size: int = 0  # what MEASURES[kind] counts; 0 when the kind has no measure
     fingerprint: str = ""  # set by `assign_fingerprints` once a file's findings are grouped
     changed: str = ""  # why a finding an expectation names is not the one it accepts
@@ -146,3 +148,7 @@ def assign_fingerprints(findings: list[Finding]) -> None:
         group.sort(key=lambda f: (tuple((s.file, s.line, s.col) for s in f.spans), f.message, f.instance))
         for i, f in enumerate(group):
             f.fingerprint = fp if i == 0 else f"{fp}-{i + 1}"
+    by_signature = {(f.model,) + f.signature(): f.fingerprint for f in findings}
+    for f in findings:  # a consequence names its cause by the cause's fingerprint (consequences.py)
+        if f.follows:
+            f.follows_fingerprint = by_signature.get((f.model,) + tuple(f.follows), "")

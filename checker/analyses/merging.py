@@ -27,6 +27,8 @@ def group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
             groups[key].instances.append(f.instance)
             groups[key].size += f.size  # a size is counted over every instance the finding occurs in
             groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
+            if groups[key].follows != f.follows:  # a consequence only if it is one in every instance
+                groups[key].follows = ()
         else:
             f.instances = [f.instance]
             groups[key] = f

@@ -182,8 +182,10 @@ class _Here:
 
 
 def finding_problem(f: Finding, file: str) -> Problem:
-    severity = "info" if f.expected else f.severity
+    severity = "info" if f.expected or f.follows else f.severity  # a consequence is told under its cause
     message = f"{f.kind}: {'expected ' if f.expected else ''}{f.message}"
+    if f.follows_fingerprint:
+        message += f" (it follows from the finding {f.follows_fingerprint})"
     if f.rules:
         message += f" [{', '.join(f.rules)}]"
     where = f.instances or [f.instance]

@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..frontend.diagnostics import CODES, Code, caret_block, render_all
 from ..engine import Result
+from ..analyses import consequences
 from ..analyses.findings import KINDS, MEASURES, Finding
 from .trace import changes_text, decided, narrative, to_itf
 
@@ -44,11 +45,14 @@ def _instances_line(f: Finding) -> str:
 
 def status(f: Finding) -> str:
     """new (nobody reviewed it), reviewed, changed (an expectation names it but it grew or
-    cites other rules), or note (information, never fails a run)."""
+    cites other rules), follows (another finding implies it: shown under that one, never fails a
+    run on its own), or note (information, never fails a run)."""
     if f.expected:
         return "reviewed"
     if f.changed:
         return "changed"
+    if f.follows:
+        return "follows"
     return "note" if f.severity == "info" else "new"
 
 
@@ -76,7 +80,7 @@ def suggested_expect(f: Finding) -> str:
     return " ".join(parts) + ' "why it is accepted; see counterexamples/..."'
 
 
-def _block(f: Finding, full: bool = False) -> list[str]:
+def _block(f: Finding, full: bool = False, findings: list[Finding] = ()) -> list[str]:
     out = [f"{f.severity}[{f.kind}] {f.message}", f"  in: {_instances_line(f)}"]
     if f.rules:
         out.append(f"  rules: {', '.join(f.rules)}")
@@ -93,6 +97,13 @@ def _block(f: Finding, full: bool = False) -> list[str]:
         out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
         out.append(narrative(f, full))  # full: every state in full (-v), not only what changed
     out.append(f"  fingerprint: {f.fingerprint}")
+    cause = consequences.cause_of(f, list(findings))
+    if cause is not None:
+        out.append(f"  follows from: {cause.kind} {cause.fingerprint} ({cause.message})")
+    implied = [c for c in findings if c.follows and consequences.cause_of(c, [f]) is f and not c.expected]
+    if implied:
+        out.append(f"  consequences (they follow from this finding; -v shows them in full):")
+        out.extend(f"    {c.kind}: {c.message} ({c.fingerprint})" for c in implied)
     if f.expected:
         out.append(f"  reviewed: {f.reviewed or '(no note)'}")
     elif f.changed:
@@ -128,7 +139,7 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if verbosity >= 0:
         for f in res.findings:
             if status(f) in ("new", "changed") or verbosity > 0:
-                out.extend(_block(f, full=verbosity > 0))
+                out.extend(_block(f, full=verbosity > 0, findings=res.findings))
         if reviewed and verbosity == 0:
             out.append(f"reviewed findings ({len(reviewed)}; -v shows them in full):")
             out.extend(_one_line(f) for f in reviewed)
@@ -136,9 +147,11 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     n_models = len({i.model for i in res.instances})
     states = sum(i.states for i in res.instances)
     counts: dict[str, int] = {}
+    following = 0
     for f in res.findings:
-        if f.severity != "info":
+        if f.severity != "info" and status(f) != "follows":
             counts[f.kind] = counts.get(f.kind, 0) + 1
+        following += status(f) == "follows"
     summary = (f"checked {len(res.files)} file(s), {n_models} model(s), {len(res.instances)} instance(s), "
                f"{states:,} states")
     out.append(summary)
@@ -156,7 +169,8 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if counts:
         changed = sum(1 for f in res.findings if f.changed)
         tail = ", ".join(x for x in (f"{len(reviewed)} reviewed" if reviewed else "",
-                                     f"{changed} changed since reviewed" if changed else "") if x)
+                                     f"{changed} changed since reviewed" if changed else "",
+                                     f"{following} more follow from these" if following else "") if x)
         out.append("findings: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if k in counts)
                    + (f" ({tail})" if tail else ""))
     if notes:
@@ -222,6 +236,7 @@ def finding_json(f: Finding) -> dict:
         "cause": list(f.cause),
         "fingerprint": f.fingerprint,
         "status": status(f),
+        "follows": f.follows_fingerprint or None,
         "size": {"count": f.size, "unit": MEASURES[f.kind]} if f.kind in MEASURES else None,
         "locations": [{"file": s.file, "line": s.line, "col": s.col} for s in f.spans],
         "model": f.model,
@@ -421,7 +436,11 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
             text += f". {f.changed}"
         if f.abstraction:
             text += f". Under the abstraction: {f.abstraction}"
-        r = {"ruleId": f.kind, "ruleIndex": index[f.kind], "level": _LEVELS[f.severity], "message": {"text": text},
+        if f.follows_fingerprint:
+            text += f". It follows from the finding {f.follows_fingerprint}"
+        # a consequence is shown under its cause: a note, not an alert of its own
+        level = "note" if status(f) == "follows" else _LEVELS[f.severity]
+        r = {"ruleId": f.kind, "ruleIndex": index[f.kind], "level": level, "message": {"text": text},
              "locations": locations, "partialFingerprints": {"rulewright/v1": f.fingerprint},
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
              "properties": {"rules": list(f.rules), "subject": list(f.subject), "cause": list(f.cause), "model": f.model,
