@@ -90,6 +90,8 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
+            elif isinstance(d, sx.ActionDecl):  # an action is named in traces beside the built-ins;
+                self.not_reserved(d.name, d.span, "an action", words=False)  # `action leave` is fine
             if isinstance(d, sx.LetDecl):
                 self._unique(self.lets, d, "let")
             elif isinstance(d, sx.RoutineDecl):
