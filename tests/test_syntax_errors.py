@@ -285,3 +285,21 @@ def test_the_reference_lists_exactly_the_soft_keywords():
     sentence = text.split("may name anything a name may", 1)[1].split("`checker.frontend.keywords`", 1)[0]
     listed = re.findall(r"`([a-z_]+)`", sentence.split(":", 1)[1])
     assert listed == list(soft_keywords())
+
+
+def test_the_parser_reports_every_error_it_can_recover_from():
+    text = ("players 3\nvar x: 0..1\naction a do\n  x := 1;\noutcome o: lose player p when x == 1   # why\n"
+            "action b do x := 1 end\ninvariant i: x = 1\naction c do\n  if x == 0 then\n    x := 1;\nend\n"
+            "var y: 0..2\n")
+    with pytest.raises(SpecError) as exc:
+        parse_text(text, "spec.rw")
+    found = [(d.span.line, d.span.col, d.message.split(":")[0]) for d in exc.value.diagnostics]
+    assert found == [(5, 1, "`end` missing"), (6, 20, "missing semicolon"), (7, 16, "`=` used for comparison"),
+                     (12, 1, "`end` missing")]
+
+
+def test_recovery_stops_inside_a_brace_block_rather_than_guess():
+    text = "players 3\nformat F {\n  var z: bool\n  action d do z := true end\n}\naction e do x := 1 end\n"
+    with pytest.raises(SpecError) as exc:
+        parse_text(text, "spec.rw")
+    assert [d.span.line for d in exc.value.diagnostics] == [4]

@@ -148,6 +148,28 @@ def declaration_words() -> frozenset[str]:
 def _unclosed(exc: UnexpectedInput, text: str, file: str) -> Diagnostic | None:
     """"`end` missing: the `action a` opened at f:3:1 is not closed before `outcome o` (line 9)",
     when the innermost open block runs into a declaration or the end of the file."""
+    found = _open_block(exc, text)
+    if found is None:
+        return None
+    head, opener, culprit = found
+    closer = _CLOSER[opener.type]
+    what = _describe(head, opener, text)
+    where = f"{file}:{head.line}:{head.column}"
+    if culprit is None:
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+        return Diagnostic(Code.SYNTAX, f"`{closer}` missing: the `{what}` opened at {where} is not closed before "
+                          "the end of the file", Span(file, line, col, line, col + 1), _close_hint(closer, what))
+    shown = _words_at(culprit, text) if culprit.type != "RBRACE" else "}"
+    return Diagnostic(Code.SYNTAX, f"`{closer}` missing: the `{what}` opened at {where} is not closed before "
+                      f"`{shown}` (line {culprit.line})",
+                      Span(file, culprit.line, culprit.column, culprit.line, culprit.column + len(shown)),
+                      _close_hint(closer, what))
+
+
+def _open_block(exc: UnexpectedInput, text: str) -> tuple[Token, Token, Token | None] | None:
+    """(head, opener, culprit) of the innermost open block when it runs into a declaration (the
+    culprit, first on its line) or the end of the file (culprit None); else None."""
     ip = getattr(exc, "interactive_parser", None)
     stack = list(getattr(getattr(ip, "parser_state", None), "value_stack", ()) or ())
     tok = getattr(exc, "token", None)
@@ -165,19 +187,67 @@ def _unclosed(exc: UnexpectedInput, text: str, file: str) -> Diagnostic | None:
         culprit = tok  # `game won ... do ... }`: the enclosing `{` block closes before this one
     if culprit is None and not at_end:
         return None
-    closer = _CLOSER[opener.type]
-    what = _describe(head, opener, text)
-    where = f"{file}:{head.line}:{head.column}"
-    if culprit is None:
-        lines = text.splitlines() or [""]
-        line, col = len(lines), len(lines[-1]) + 1
-        return Diagnostic(Code.SYNTAX, f"`{closer}` missing: the `{what}` opened at {where} is not closed before "
-                          "the end of the file", Span(file, line, col, line, col + 1), _close_hint(closer, what))
-    shown = _words_at(culprit, text) if culprit.type != "RBRACE" else "}"
-    return Diagnostic(Code.SYNTAX, f"`{closer}` missing: the `{what}` opened at {where} is not closed before "
-                      f"`{shown}` (line {culprit.line})",
-                      Span(file, culprit.line, culprit.column, culprit.line, culprit.column + len(shown)),
-                      _close_hint(closer, what))
+    return head, opener, culprit
+
+
+# ---- more than one error per file --------------------------------------------------------------
+MAX_SYNTAX_ERRORS = 20
+
+
+def syntax_errors(exc: UnexpectedInput, text: str, file: str) -> list[Diagnostic]:
+    """Every syntax error the parser can recover from, the first being `exc`'s.
+
+    Two repairs only, each of which keeps every line and column after it where it was: a block
+    left open before a declaration is closed at the end of the line above it (`end` or `}`), and
+    after any other error the text up to the next unindented declaration is blanked out (not
+    inside a `{` block, whose `}` would then stand alone). Anything else stops at the error."""
+    out = [syntax_error(exc, text, file)]
+    while len(out) < MAX_SYNTAX_ERRORS:
+        try:
+            repaired = _repair(exc, text, out[-1])
+        except Exception:  # the first error is the one that matters: a repair never hides it
+            break
+        if repaired is None:
+            break
+        try:
+            lark_parser().parse(repaired)
+            break
+        except UnexpectedInput as again:
+            d = syntax_error(again, repaired, file)
+            if (d.span.line, d.span.col) <= (out[-1].span.line, out[-1].span.col):
+                break  # no progress: the repair did not take
+            out.append(d)
+            exc, text = again, repaired
+    return out
+
+
+def _repair(exc: UnexpectedInput, text: str, d: Diagnostic) -> str | None:
+    lines = text.split("\n")
+    found = _open_block(exc, text)
+    if found is not None:
+        head, opener, culprit = found
+        if culprit is None:
+            return None
+        k = culprit.line - 2  # the line above the declaration: at or after the opener's
+        if k < opener.line - 1:
+            return None
+        lines[k] = _append_before_comment(lines[k], _CLOSER[opener.type])
+        return "\n".join(lines)
+    stack = list(getattr(getattr(getattr(exc, "interactive_parser", None), "parser_state", None), "value_stack", ()) or ())
+    if any(o.type == "LBRACE" for _, o, _ in _open_blocks(stack, text)):
+        return None
+    for k in range(d.span.line, len(lines)):
+        first = re.match(r"[a-z_]+", lines[k])
+        if first and first.group(0) in declaration_words():
+            return "\n".join(re.sub(r"[^\s]", " ", line) for line in lines[:k]) + "\n" + "\n".join(lines[k:])
+    return None
+
+
+def _append_before_comment(line: str, word: str) -> str:
+    """`line` with ` word` added before its comment, if any (a `#` outside a string)."""
+    m = re.match(r'([^#"]|"([^"\\\n]|\\["\\])*")*', line)
+    cut = m.end() if m else len(line)
+    return line[:cut].rstrip() + f" {word} " + line[cut:] if cut < len(line) else line + f" {word}"
 
 
 def _close_hint(closer: str, what: str) -> str:
