@@ -99,7 +99,8 @@ def _private_cache_file() -> str | None:
 
 @lru_cache(maxsize=1)
 def keywords() -> frozenset[str]:
-    """Every word the grammar spells out (`var`, `active`, `when`, ...): never a name."""
+    """Every word the grammar spells out (`var`, `active`, `when`, ...); `keywords.py` says which
+    of them may still be names (the soft keywords)."""
     return frozenset(re.findall(r'"([a-z_]+)"', grammar_path().read_text(encoding="utf-8")))
 
 
