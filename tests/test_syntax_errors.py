@@ -303,3 +303,14 @@ def test_recovery_stops_inside_a_brace_block_rather_than_guess():
     with pytest.raises(SpecError) as exc:
         parse_text(text, "spec.rw")
     assert [d.span.line for d in exc.value.diagnostics] == [4]
+
+
+def test_an_inner_block_that_took_the_outer_end_is_pointed_out():
+    text = ("players 3\nvar x: 0..1\naction a do\n  if x == 0 then\n    x := 1;\n  x := 0;\nend\n\n"
+            "outcome o: lose player p when x == 1\n")
+    with pytest.raises(SpecError) as exc:
+        parse_text(text, "spec.rw")
+    d = exc.value.diagnostics[0]
+    assert d.message.startswith("`end` missing: the `action a` opened at spec.rw:3:1")
+    assert d.hint == ("the `end` on line 7 lines up with the `action` but closes the `if` of line 4: "
+                      "is that `if`'s own `end` missing?")

@@ -164,7 +164,28 @@ def _unclosed(exc: UnexpectedInput, text: str, file: str) -> Diagnostic | None:
     return Diagnostic(Code.SYNTAX, f"`{closer}` missing: the `{what}` opened at {where} is not closed before "
                       f"`{shown}` (line {culprit.line})",
                       Span(file, culprit.line, culprit.column, culprit.line, culprit.column + len(shown)),
-                      _close_hint(closer, what))
+                      _borrowed_end(exc, head, text) or _close_hint(closer, what))
+
+
+def _borrowed_end(exc: UnexpectedInput, head: Token, text: str) -> str:
+    """When an inner `if` or `forall` took the `end` that lines up with the open block's head
+    (the inner block's own `end` is what is missing), say so: a hint, "" otherwise."""
+    stack = list(getattr(getattr(getattr(exc, "interactive_parser", None), "parser_state", None), "value_stack", ()) or ())
+    lines = text.split("\n")
+    for x in stack:
+        if not isinstance(x, Tree):
+            continue
+        for t in x.iter_subtrees_topdown():
+            meta = t.meta
+            if t.data not in ("if_stmt", "forall_stmt") or getattr(meta, "empty", True) or meta.line <= head.line:
+                continue
+            line = lines[meta.end_line - 1] if 0 < meta.end_line <= len(lines) else ""
+            col = meta.end_column - len("end")
+            if line[col - 1:meta.end_column - 1] == "end" and col == head.column != meta.column:
+                kind = "if" if t.data == "if_stmt" else "forall"
+                return (f"the `end` on line {meta.end_line} lines up with the `{str(head)}` but closes the `{kind}` "
+                        f"of line {meta.line}: is that `{kind}`'s own `end` missing?")
+    return ""
 
 
 def _open_block(exc: UnexpectedInput, text: str) -> tuple[Token, Token, Token | None] | None:
