@@ -314,3 +314,9 @@ def test_an_inner_block_that_took_the_outer_end_is_pointed_out():
     assert d.message.startswith("`end` missing: the `action a` opened at spec.rw:3:1")
     assert d.hint == ("the `end` on line 7 lines up with the `action` but closes the `if` of line 4: "
                       "is that `if`'s own `end` missing?")
+
+
+def test_an_aggregate_word_alone_is_told_to_take_a_domain(tmp_path):
+    (d,) = _errors("players 3\nvar x: 0..2\ninvariant i: count > 0\n", tmp_path)
+    assert d.code == "E010" and d.message == "`count` is an aggregate, not a value"
+    assert d.hint == "write `count(x in DOMAIN: ...)`"

@@ -129,6 +129,10 @@ class NamesMixin:
             + list(self.enum_of_member) + sorted(bi.NAMES) + sorted(bi.FUNCTIONS)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean `{close[0]}`?" if close else "declare it with `var`, `param`, `let`, or bind it in a quantifier"
+        if name in aggregate_words():  # the word parses as a name where no `(` follows it
+            self.error(Code.UNDEFINED, f"`{name}` is an aggregate, not a value", span,
+                       f"write `{name}(x in DOMAIN: ...)`")
+            return T.Const(0, ERROR, span)
         self.error(Code.UNDEFINED, f"`{name}` is not defined", span, hint)
         return T.Const(0, ERROR, span)
 
