@@ -230,13 +230,14 @@ def test_a_soft_keyword_names_anything_a_name_may(word, tmp_path):
             f"action {word}_a(n: 0..1) [1] when {word} < 2 do\n  [1] {word} := {word} + n;\n"
             f"  forall q in players do {word} := {word}; end\nend\n"
             f"invariant i [1]: count(p in players: {word} >= 0) == 3\n")
-    text = text.replace(f"param {word}_p", f"param {word}_p").replace(f"var {word}:", f"var {word}:")
     assert _errors(text, tmp_path) == []
-    # and as a parameter, let, binder and action of its own name
-    own = (f"players 3\nparam {word} in 1..2\nvar v: 0..2 = 0\n"
-           f"action {word}_b when v < {word} do\n  forall {word}_q in players do v := v; end\n  v := v + 1;\nend\n"
-           f"invariant j: forall q in players: v >= 0\n")
+    # and as a parameter, an action, a binder of a quantifier and of a `forall` statement
+    own = (f"players 3\nparam {word} in 1..2\nvar v: 0..2 = 0\naction {word}_b when v < {word} do\n"
+           f"  v := v + 1;\nend\naction {word}_c do v := v; end\n")
     assert _errors(own, tmp_path, "own.rw") == []
+    bound = (f"players 3\nvar v: 0..2 = 0\naction {word} do\n  forall {word} in players do v := v; end\nend\n"
+             f"invariant j: forall {word} in players: in_game({word}) or v >= 0\n")
+    assert _errors(bound, tmp_path, "bound.rw") == []
 
 
 @pytest.mark.parametrize("text, name", [
