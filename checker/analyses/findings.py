@@ -42,7 +42,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "evaluation-error": ("error", "a step or the setup evaluates an expression that has no value (division by zero, "
                                   "an index outside its range, none where a player is needed)"),
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
-    "undefined-rule": ("error", "a tag names a rule id the document block does not list"),
     "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
     "implied-loss": ("info", "a win ends the game and the winner's opponents still in it are read as losing (the "

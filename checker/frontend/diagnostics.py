@@ -42,6 +42,7 @@ class Code(StrEnum):
     TOO_MANY_INSTANCES = "E018", "too many instances: the parameters give more than a run checks"
     UNKNOWN_KIND = "E020", "unknown finding kind in expect"
     IMPOSSIBLE_EXPECT = "E021", "an expect records a size or fingerprint it cannot have"
+    UNDEFINED_RULE = "E022", "a tag names a rule the document block does not list"
     # composition (checker/frontend/compose.py)
     NOTHING_THERE = "E040", "a replace, remove or `for` names nothing there is"
     READINGS_CLASH = "E041", "readings combined in one model change the same declaration"

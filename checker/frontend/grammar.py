@@ -46,7 +46,25 @@ def lark_parser() -> Lark:
     # which anyone can plant. Building the tables takes about 0.2 s per process, a tenth of a
     # small run, so they are cached only in a folder that only this user can write (or not at all).
     return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=_private_cache_file() or False)
+                propagate_positions=True, maybe_placeholders=True, postlex=_Names(),
+                cache=_private_cache_file() or False)
+
+
+class _Names:
+    """Lets the contextual lexer try NAME in every parser state, not only where a name may stand.
+
+    A state's lexer knows only the terminals the parser accepts there. Where a keyword may stand
+    and a name may not (`in` after `forall p`, `end` after a statement), `in_x` was lexed as the
+    keyword `in` and then `_x`, and where nothing matched, lark fell back to a lexer of every
+    terminal, in which a rule id or a finding kind cut `no_life` to `no`. With NAME always
+    tried, a word is always read whole: a keyword only when the whole word is the keyword (lark
+    turns a NAME that spells a keyword of the state into that keyword), and an identifier the
+    state cannot take is reported whole, as what it is."""
+
+    always_accept = ("NAME",)
+
+    def process(self, stream):
+        return stream
 
 
 def _private_cache_file() -> str | None:
@@ -81,7 +99,8 @@ def _private_cache_file() -> str | None:
 
 @lru_cache(maxsize=1)
 def keywords() -> frozenset[str]:
-    """Every word the grammar spells out (`var`, `active`, `when`, ...): never a name."""
+    """Every word the grammar spells out (`var`, `active`, `when`, ...); `keywords.py` says which
+    of them may still be names (the soft keywords)."""
     return frozenset(re.findall(r'"([a-z_]+)"', grammar_path().read_text(encoding="utf-8")))
 
 

@@ -18,7 +18,7 @@ from . import syntax as ir
 from .diagnostics import Code, Diagnostic, SpecError, remember_source
 from .grammar import check_tree, lark_parser
 from .includes import SpecTree
-from .syntax_errors import syntax_error
+from .syntax_errors import syntax_errors
 from .to_syntax import ToIR
 
 
@@ -28,7 +28,7 @@ def parse_text(text: str, file: str) -> list:
     try:
         tree = lark_parser().parse(text)
     except UnexpectedInput as exc:
-        raise SpecError(syntax_error(exc, text, file))
+        raise SpecError(syntax_errors(exc, text, file))  # every error it can recover from
     check_tree(tree, file)  # the Transformer (ToIR) recurses once per level, and int() has a digit limit
     try:
         return ToIR(file).transform(tree)

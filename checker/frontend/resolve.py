@@ -29,6 +29,7 @@ from .resolver.model import ModelMixin
 from .resolver.names import NamesMixin
 from .resolver.stmts import StmtsMixin
 from .steps import StepsMixin
+from .tags import undefined_tags
 from .types import Ty
 
 
@@ -43,6 +44,7 @@ def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[
     """Every model of the file, typed, and every error found in any of them (each once).
     `measures` maps a finding kind to the unit its size is counted in (what `expect` may record)."""
     models, diags, seen = [], [], set()
+    diags.extend(undefined_tags(spec))  # once per file, whatever its formats and readings
     composed, composing = compose(spec)
     diags.extend(composing)
     for fmt, reading, decls in composed:
@@ -90,6 +92,8 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)
+            elif isinstance(d, sx.ActionDecl):  # an action is named in traces beside the built-ins;
+                self.not_reserved(d.name, d.span, "an action", words=False)  # `action leave` is fine
             if isinstance(d, sx.LetDecl):
                 self._unique(self.lets, d, "let")
             elif isinstance(d, sx.RoutineDecl):

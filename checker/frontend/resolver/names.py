@@ -15,7 +15,7 @@ from .. import builtins as bi
 from .. import syntax as sx
 from .. import typed as T
 from ..diagnostics import Code, Diagnostic
-from ..grammar import keywords
+from ..keywords import aggregate_words, reserved_words
 from ..types import Ty, enum
 from .context import ERROR
 
@@ -99,11 +99,17 @@ class NamesMixin:
             return "team"
         return "player" if re.fullmatch(r"[A-Z][1-9][0-9]*", name) else None
 
-    def not_reserved(self, name, span) -> None:
-        if name in keywords() or name in bi.NAMES or name in bi.FUNCTIONS:
-            what = "a keyword of the language" if name in keywords() else "a built-in name"
-            self.error(Code.DEFINED_TWICE, f"`{name}` is {what} and cannot name a variable, parameter, let or binder", span,
-                       f"choose another name, such as `{name}_now` or `is_{name}`")
+    def not_reserved(self, name, span, what="a variable, parameter, let or binder", words=True) -> None:
+        """Refuse a declared name that the language already spells: a built-in (its uses would
+        read the built-in, or fail to parse as an aggregate) or, with `words`, a reserved word.
+        Soft keywords (`over`, `one`, ...) are names like any other (keywords.py)."""
+        builtin = _builtin(name)
+        if builtin:
+            self.error(Code.DEFINED_TWICE, f"`{name}` is a built-in name ({builtin}) and cannot name {what}", span,
+                       f"rename it, e.g. `{name}_`")
+        elif words and name in reserved_words():
+            self.error(Code.DEFINED_TWICE, f"`{name}` is a keyword of the language and cannot name {what}", span,
+                       f"rename it, e.g. `{name}_` (docs/language.md lists the reserved words)")
 
     def binder(self, name, ty, span, scope) -> T.Binder:
         """A new name bound by a quantifier, parameter or rule must not hide a global one."""
@@ -123,5 +129,20 @@ class NamesMixin:
             + list(self.enum_of_member) + sorted(bi.NAMES) + sorted(bi.FUNCTIONS)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean `{close[0]}`?" if close else "declare it with `var`, `param`, `let`, or bind it in a quantifier"
+        if name in aggregate_words():  # the word parses as a name where no `(` follows it
+            self.error(Code.UNDEFINED, f"`{name}` is an aggregate, not a value", span,
+                       f"write `{name}(x in DOMAIN: ...)`")
+            return T.Const(0, ERROR, span)
         self.error(Code.UNDEFINED, f"`{name}` is not defined", span, hint)
         return T.Const(0, ERROR, span)
+
+
+def _builtin(name: str) -> str:
+    """What the built-in `name` is, in a few words, or "" if it is none."""
+    if name in aggregate_words():
+        return f"the aggregate `{name}(x in D: ...)`"
+    if name in bi.NAMES:
+        return bi.NAMES[name].meaning
+    if name in bi.FUNCTIONS:
+        return f"a function: {bi.FUNCTIONS[name][0].meaning}"
+    return ""
