@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -165,14 +166,18 @@ def _front_end_errors(spec: str, root: Path, files: dict[str, _File], order: lis
 
 # ---------------------------------------------------------------- renames
 
-def _tree(text: str, names_for_keywords: bool) -> Tree | None:
+def _tree(text: str, names_for_keywords: bool, fed: list[Token] | None = None) -> Tree | None:
     """The parse tree of a text, or None; with `names_for_keywords`, a reserved word met where
-    the grammar wants a name is read as that name (what the spec meant when it was written)."""
+    the grammar wants a name is read as that name (what the spec meant when it was written),
+    and added to `fed`."""
     reserved = reserved_words()
 
     def on_error(e) -> bool:
         if isinstance(e, UnexpectedToken) and str(e.token) in reserved and "NAME" in e.interactive_parser.accepts():
-            e.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(e.token), e.token))
+            name = Token.new_borrow_pos("NAME", str(e.token), e.token)
+            e.interactive_parser.feed_token(name)
+            if fed is not None:
+                fed.append(name)
             return True
         return False
 
@@ -182,12 +187,20 @@ def _tree(text: str, names_for_keywords: bool) -> Tree | None:
         return None
 
 
-def _reserved_names(text: str) -> list[Token]:
-    tree = _tree(text, names_for_keywords=True)
+def _reserved_names(text: str) -> tuple[list[Token], set[str]]:
+    """The NAME tokens that spell a reserved word, and the words the parser met as keywords
+    where a name was wanted (the parse fails there: the word must be a name)."""
+    fed: list[Token] = []
+    tree = _tree(text, names_for_keywords=True, fed=fed)
     if tree is None:
-        return []
+        return [], set()
     reserved = reserved_words()
-    return list(tree.scan_values(lambda t: isinstance(t, Token) and t.type == "NAME" and str(t) in reserved))
+    return (list(tree.scan_values(lambda t: isinstance(t, Token) and t.type == "NAME" and str(t) in reserved)),
+            {str(t) for t in fed})
+
+
+# the resolver's words for a reserved word used as a name (resolver/names.py, `not_reserved`)
+_REFUSED = re.compile(r"`([^`]+)` is a keyword of the language")
 
 
 def _free_name(word: str, taken: set[str]) -> str:
@@ -201,9 +214,14 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
     errors = _front_end_errors(spec, root, files, order)
     if not errors:
         return []
-    tokens = {real: _reserved_names(files[real].text) for real in order}
-    words = sorted({str(t) for ts in tokens.values() for t in ts})
-    if not words:
+    found = {real: _reserved_names(files[real].text) for real in order}
+    # the words the spec uses as names: those the resolver refuses as names, those the parser
+    # met where a name was wanted; a word the grammar reads as a NAME elsewhere (a type such as
+    # `player` in `p: player`) is no name of the spec's
+    words = sorted({m.group(1) for d in errors for m in [_REFUSED.search(d.message)] if m}
+                   | {w for _, fed in found.values() for w in fed})
+    tokens = {real: [t for t in found[real][0] if str(t) in words] for real in order}
+    if not any(tokens.values()):
         return errors
     taken = set(reserved_words())
     for real in order:
@@ -231,7 +249,6 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
 
 
 def _words(text: str) -> set[str]:
-    import re
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
