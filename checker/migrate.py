@@ -150,7 +150,7 @@ def _read_spec(path: str, root: Path, files: dict[str, _File]) -> list[str]:
 
 def _includes(text: str, shown: str) -> list[tuple[str, Span]]:
     """The includes of a text: (path as written, where), located when the text parses."""
-    tree = _tree(text, names_for_keywords=True)
+    tree = _tree(text)
     if tree is None:  # the front end will say why; the files it needs are still read first
         return [(rel, Span(shown, 1, 1, 1, 1)) for rel in include_paths(text)]
     return [(unquote(node.children[0]), Span(shown, node.meta.line, node.meta.column, node.meta.end_line,
@@ -166,37 +166,63 @@ def _front_end_errors(spec: str, root: Path, files: dict[str, _File], order: lis
 
 # ---------------------------------------------------------------- renames
 
-def _tree(text: str, names_for_keywords: bool, fed: list[Token] | None = None) -> Tree | None:
-    """The parse tree of a text, or None; with `names_for_keywords`, a reserved word met where
-    the grammar wants a name is read as that name (what the spec meant when it was written),
-    and added to `fed`."""
+def _tree(text: str) -> Tree | None:
+    """The parse tree of a text, or None; a reserved word met where the grammar wants a name is
+    read as that name (what the spec meant when it was written)."""
+    try:
+        return lark_parser().parse(text, on_error=_keywords_as_names([]))
+    except UnexpectedInput:
+        return None
+
+
+# how many keywords one file may have read as names where the parser took them for keywords
+MAX_REPAIRS = 200
+
+
+def _reserved_names(text: str) -> tuple[list[tuple[Token, str]], set[str]]:
+    """The NAME tokens that spell a reserved word, each with its word, and the words the spec
+    must mean as names because they do not parse as keywords.
+
+    A reserved word where only a name fits is read as that name by `_tree`. One where the
+    keyword fits too (`draw := 1;` starts like the statement `draw x;`) parses as the keyword
+    and fails a token later; such a word, just before the place a parse fails, is read as a
+    name of the same length (upper case: every keyword is lower case, so the places stay
+    where they are) and the parse is tried again. The caller keeps a rename only if the renamed
+    spec goes through the front end, so a word taken for a name here by mistake costs nothing."""
+    reserved = reserved_words()
+    forced: dict[int, str] = {}  # offset -> the reserved word read as a name there
+    work = text
+    for _ in range(MAX_REPAIRS):
+        fed: list[Token] = []
+        try:
+            tree = lark_parser().parse(work, on_error=_keywords_as_names(fed))
+            break
+        except UnexpectedInput as exc:
+            pos = exc.pos_in_stream if isinstance(exc.pos_in_stream, int) and exc.pos_in_stream >= 0 else len(work)
+            m = re.search(r"([a-z_]+)\s*$", work[:pos])
+            if m is None or m.group(1) not in reserved or m.start(1) in forced:
+                return [], set()
+            forced[m.start(1)] = m.group(1)
+            work = work[:m.start(1)] + m.group(1).upper() + work[m.end(1):]
+    else:
+        return [], set()
+    names = [(t, forced.get(t.start_pos, str(t))) for t in tree.scan_values(lambda t: isinstance(t, Token))
+             if t.type == "NAME" and (t.start_pos in forced or str(t) in reserved)]
+    return names, {str(t) for t in fed} | set(forced.values())
+
+
+def _keywords_as_names(fed: list[Token]):
+    """An `on_error` of lark: a reserved word met where the grammar wants a name is that name."""
     reserved = reserved_words()
 
     def on_error(e) -> bool:
         if isinstance(e, UnexpectedToken) and str(e.token) in reserved and "NAME" in e.interactive_parser.accepts():
             name = Token.new_borrow_pos("NAME", str(e.token), e.token)
             e.interactive_parser.feed_token(name)
-            if fed is not None:
-                fed.append(name)
+            fed.append(name)
             return True
         return False
-
-    try:
-        return lark_parser().parse(text, on_error=on_error if names_for_keywords else None)
-    except UnexpectedInput:
-        return None
-
-
-def _reserved_names(text: str) -> tuple[list[Token], set[str]]:
-    """The NAME tokens that spell a reserved word, and the words the parser met as keywords
-    where a name was wanted (the parse fails there: the word must be a name)."""
-    fed: list[Token] = []
-    tree = _tree(text, names_for_keywords=True, fed=fed)
-    if tree is None:
-        return [], set()
-    reserved = reserved_words()
-    return (list(tree.scan_values(lambda t: isinstance(t, Token) and t.type == "NAME" and str(t) in reserved)),
-            {str(t) for t in fed})
+    return on_error
 
 
 # the resolver's words for a reserved word used as a name (resolver/names.py, `not_reserved`)
@@ -215,32 +241,37 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
     if not errors:
         return []
     found = {real: _reserved_names(files[real].text) for real in order}
-    # the words the spec uses as names: those the resolver refuses as names, those the parser
-    # met where a name was wanted; a word the grammar reads as a NAME elsewhere (a type such as
-    # `player` in `p: player`) is no name of the spec's
-    words = sorted({m.group(1) for d in errors for m in [_REFUSED.search(d.message)] if m}
-                   | {w for _, fed in found.values() for w in fed})
-    tokens = {real: [t for t in found[real][0] if str(t) in words] for real in order}
-    if not any(tokens.values()):
-        return errors
+    before = {real: files[real].text for real in order}
     taken = set(reserved_words())
     for real in order:
         taken.update(_words(files[real].text))
-    new_names = {}
-    for w in words:
-        new_names[w] = _free_name(w, taken)
-        taken.add(new_names[w])
-    before = {real: files[real].text for real in order}
-    for real in order:
-        files[real].text = _apply(files[real].text, [_token_edit(t, new_names[str(t)]) for t in tokens[real]])
-    still = _front_end_errors(spec, root, files, order)
-    if still:
+    # the words the spec uses as names: those the parser met where a name was wanted, and those
+    # the resolver refuses as names, which it tells only once the spec parses (so in rounds); a
+    # word the grammar reads as a NAME elsewhere (a type such as `player` in `p: player`) is no
+    # name of the spec's unless one of these says so
+    words: set[str] = {w for _, fed in found.values() for w in fed}
+    now = errors
+    while True:
+        more = words | {m.group(1) for d in now for m in [_REFUSED.search(d.message)] if m}
+        if more == words and now is not errors:
+            for real in order:
+                files[real].text = before[real]
+            return errors
+        words = more
+        new_names: dict[str, str] = {}
+        for w in sorted(words):
+            new_names[w] = _free_name(w, taken | set(new_names.values()))
+        tokens = {real: [(t, w) for t, w in found[real][0] if w in words] for real in order}
+        if not any(tokens.values()):
+            return errors
         for real in order:
-            files[real].text = before[real]
-        return errors
+            files[real].text = _apply(before[real], [_token_edit(t, new_names[w]) for t, w in tokens[real]])
+        now = _front_end_errors(spec, root, files, order)
+        if not now:
+            break
     for real in order:
-        for w in words:
-            places = [t for t in tokens[real] if str(t) == w]
+        for w in sorted(words):
+            places = [t for t, word in tokens[real] if word == w]
             if places:
                 notes.append(Note(f"{files[real].shown}:{places[0].line}:{places[0].column}",
                                   f"`{w}` is a reserved word: renamed to `{new_names[w]}` "
@@ -315,7 +346,7 @@ def _expectations(plans) -> list[Expectation]:
 
 def _expect_edits(text: str, at: Span, rules: tuple[str, ...], fingerprint: str) -> list[Edit]:
     """The edits of the `expect` declaration that starts at `at`: its [rules] and fingerprint."""
-    tree = _tree(text, names_for_keywords=False)
+    tree = _tree(text)
     if tree is None:
         return []
     for node in tree.iter_subtrees():

@@ -147,6 +147,39 @@ def test_a_name_that_became_reserved_is_renamed_where_declared_and_used_in_every
     assert migrate(capsys, spec)[:2] == (0, "")
 
 
+STATEMENT = """\
+spec "Reserved" formalizes "r.txt"
+document {
+  1: "Each player draws; the game is over at three draws."
+}
+players [1] 2
+var draw [1]: 0..3 = 0
+var one [1]: bool = false
+action take(p: player) [1] when draw < 3 do
+  draw := draw + 1;  # draw, the counter
+  one := draw == 1;
+end
+outcome said [1]: win player p when draw == 3 and p == P1
+"""
+
+
+def test_a_name_that_reads_as_a_keyword_statement_is_renamed_too(tmp_path, capsys):
+    # `draw := ...` starts like the statement `draw x;`: the parse fails at `:=`, not at `draw`,
+    # and `one`, which only the resolver refuses, shows once the rest parses
+    spec = tmp_path / "draws.rw"
+    spec.write_text(STATEMENT, encoding="utf-8")
+    assert main(["check", str(spec), *FAST]) == 2
+    assert "missing semicolon" in capsys.readouterr().out  # E001 at `:=`, in the report
+    code, out, err = migrate(capsys, spec, "--write")
+    assert code == 1
+    assert "`draw` is a reserved word: renamed to `draw_` (6 places in this file)" in err
+    assert "`one` is a reserved word: renamed to `one_`" in err
+    text = spec.read_text(encoding="utf-8")
+    assert "  draw_ := draw_ + 1;  # draw, the counter\n  one_ := draw_ == 1;\n" in text
+    assert '"Each player draws; the game is over at three draws."' in text
+    assert check(capsys, spec)[0] in (0, 1)
+
+
 def test_an_include_outside_the_spec_tree_is_refused_and_nothing_is_written(tmp_path, capsys):
     outside = tmp_path / "shared.rwi"
     outside.write_text(SHARED, encoding="utf-8")
