@@ -399,8 +399,9 @@ def _migrate_expectations(spec: str, root: Path, files: dict[str, _File], order:
         e = ps[0].expectation
         if span in blocked or all((p.rules, p.fingerprint) == (p.expectation.rules, p.expectation.fingerprint) for p in ps):
             continue
-        if len({(frozenset(p.rules), p.fingerprint) for p in ps}) > 1:
-            _note(notes, e, where, files, "not rewritten: its models' findings cite different rules; "
+        if len({frozenset(p.rules) for p in ps}) > 1 or len({p.fingerprint for p in ps}) > 1:
+            what = "cite different rules" if len({frozenset(p.rules) for p in ps}) > 1 else "have different fingerprints"
+            _note(notes, e, where, files, f"not rewritten: the findings it names in its {len(ps)} models {what}; "
                                           "write an `expect` in each format or reading", False)
             continue
         real = where.get(os.path.normpath(span.file))

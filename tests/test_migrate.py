@@ -226,3 +226,37 @@ def test_the_reserved_words_in_the_language_reference_are_those_the_grammar_rese
     listed = ", ".join(f"`{w}`" for w in expected)
     assert documented == expected, f"docs/language.md, 'Reserved words', should list (in this order):\n{listed}"
     assert f"These {len(expected)} words" in (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- an expect shared by models
+
+def two_formats(tmp_path: Path, left_tag: str, expect: str) -> Path:
+    """The deadlock fixture with an expect at the top and two formats; format `left` tags the
+    action that hands priority on with `left_tag` instead of 117.3d."""
+    text = DEADLOCK.read_text(encoding="utf-8")
+    action = text[text.index("action pass_priority"):text.index("action concede")]
+    spec = tmp_path / "formats.rw"
+    spec.write_text(text + "\n" + expect + 'format left "x" {\n' + action.replace("[117.3d]", f"[{left_tag}]")
+                    + '}\nformat right "y" {\n}\n', encoding="utf-8")
+    return spec
+
+
+def test_an_expect_shared_by_two_formats_is_rewritten_once_when_their_findings_agree(tmp_path, capsys):
+    spec = two_formats(tmp_path, "117.3d", 'expect deadlock [102.1, 117.3d] "old"\n')
+    code, out, err = migrate(capsys, spec, "--write")
+    assert code == 1 and out.count('\n+expect deadlock [117.3d] "old"\n') == 1
+    assert check(capsys, spec)[0] == 0
+
+
+@pytest.mark.parametrize("left_tag, expect, why", [
+    ("117.3b", 'expect deadlock [102.1, 117.3d] "old"\n', "cite different rules"),
+    # one fingerprint names the finding of one model: the two models' fingerprints differ
+    ("117.3d", OLD_EXPECT, "have different fingerprints"),
+])
+def test_an_expect_shared_by_two_formats_whose_findings_differ_is_left_alone(tmp_path, capsys, left_tag, expect, why):
+    spec = two_formats(tmp_path, left_tag, expect)
+    before = spec.read_bytes()
+    code, out, err = migrate(capsys, spec, "--write")
+    assert (code, out) == (0, "")
+    assert f"not rewritten: the findings it names in its 2 models {why}" in err
+    assert spec.read_bytes() == before
