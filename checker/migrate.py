@@ -479,30 +479,38 @@ def migrate(paths: list[str], limits: Limits = Limits(), replay: bool = True, in
 
 def write(changes: list[Change]) -> None:
     """Write each changed file in place, atomically (a temporary file beside it, then a rename),
-    keeping its permissions; refuse (SpecError) a file that is outside its spec's tree or that
-    changed since it was read, before anything is written."""
+    keeping its permissions; refuse (SpecError, E009) a file that is outside its spec's tree or
+    that changed since it was read before anything is written, and a file that cannot be
+    written (those before it stay written: each is whole, old or new)."""
     targets = []
     for c in changes:
         real = os.path.realpath(c.path)
         root = os.path.realpath(c.root)
-        at = Span(c.path, 0, 0, 0, 0)
         if os.path.commonpath([real, root]) != root:
-            raise SpecError(Diagnostic(Code.FILE_REFUSED, f"{c.path} lies outside the folder tree {c.root!r}: not written",
-                                       at, "migrate writes only inside the spec's folder tree"))
-        if Path(real).read_bytes().decode("utf-8", "replace") != c.old:
-            raise SpecError(Diagnostic(Code.UNREADABLE, f"{c.path} changed while it was migrated: nothing written",
-                                       at, "run rulewright migrate again"))
-        targets.append((real, c.new))
-    for real, text in targets:
-        fd, tmp = tempfile.mkstemp(prefix=".migrate-", dir=os.path.dirname(real))
+            raise _refused(c, f"{c.path} lies outside the folder tree {c.root!r}", "migrate writes only inside the spec's folder tree")
         try:
+            now = Path(real).read_bytes().decode("utf-8", "replace")
+        except OSError as exc:
+            raise _refused(c, f"{c.path} cannot be read again: {exc.strerror}", "check the file and its permissions")
+        if now != c.old:
+            raise _refused(c, f"{c.path} changed while it was migrated", "run rulewright migrate again")
+        targets.append((c, real))
+    for c, real in targets:
+        tmp = ""
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".migrate-", dir=os.path.dirname(real))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+                fh.write(c.new)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.chmod(tmp, os.stat(real).st_mode & 0o7777)
             os.replace(tmp, real)
-        except BaseException:
-            if os.path.exists(tmp):
+        except OSError as exc:
+            raise _refused(c, f"{c.path} cannot be written: {exc.strerror}", "check the folder's permissions")
+        finally:
+            if tmp and os.path.exists(tmp):
                 os.unlink(tmp)
-            raise
+
+
+def _refused(c: Change, message: str, hint: str) -> SpecError:
+    return SpecError(Diagnostic(Code.OUTPUT_REFUSED, message + ": not written", Span(c.path, 0, 0, 0, 0), hint))

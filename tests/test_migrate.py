@@ -260,3 +260,17 @@ def test_an_expect_shared_by_two_formats_whose_findings_differ_is_left_alone(tmp
     assert (code, out) == (0, "")
     assert f"not rewritten: the findings it names in its 2 models {why}" in err
     assert spec.read_bytes() == before
+
+
+def test_a_file_edited_while_it_was_migrated_is_not_overwritten(tmp_path):
+    from checker.frontend.diagnostics import SpecError
+    from checker.limits import Limits
+    from checker.migrate import migrate as plan, write
+
+    spec = old_deadlock_spec(tmp_path)
+    out = plan([str(spec)], Limits(max_seconds=60), replay=False)
+    assert [c.path for c in out.changes] == [str(spec)]
+    spec.write_text(spec.read_text(encoding="utf-8") + "# an edit meanwhile\n", encoding="utf-8")
+    with pytest.raises(SpecError, match="changed while it was migrated"):
+        write(out.changes)
+    assert spec.read_text(encoding="utf-8").endswith(OLD_EXPECT + "# an edit meanwhile\n")
