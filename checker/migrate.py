@@ -234,9 +234,12 @@ def _free_name(word: str, taken: set[str]) -> str:
     return next(c for c in candidates if c not in taken)
 
 
-def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], notes: list[Note]) -> list[Diagnostic]:
+def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], notes: list[Note],
+            chosen: dict[str, str]) -> list[Diagnostic]:
     """Rename the reserved words the spec uses as names, if that is what keeps it from the
-    front end; the front end's errors that remain (none if it goes through)."""
+    front end; the front end's errors that remain (none if it goes through). `chosen` holds the
+    new names given in the specs before (a file two specs include is renamed once, and the
+    second spec must use the same names), and gets this spec's."""
     errors = _front_end_errors(spec, root, files, order)
     if not errors:
         return []
@@ -249,7 +252,8 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
     # the resolver refuses as names, which it tells only once the spec parses (so in rounds); a
     # word the grammar reads as a NAME elsewhere (a type such as `player` in `p: player`) is no
     # name of the spec's unless one of these says so
-    words: set[str] = {w for _, fed in found.values() for w in fed}
+    words: set[str] = {w for _, fed in found.values() for w in fed} | \
+        {w for names, _ in found.values() for _, w in names if w in chosen}
     now = errors
     while True:
         more = words | {m.group(1) for d in now for m in [_REFUSED.search(d.message)] if m}
@@ -260,7 +264,7 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
         words = more
         new_names: dict[str, str] = {}
         for w in sorted(words):
-            new_names[w] = _free_name(w, taken | set(new_names.values()))
+            new_names[w] = chosen.get(w) or _free_name(w, taken | set(new_names.values()) | set(chosen.values()))
         tokens = {real: [(t, w) for t, w in found[real][0] if w in words] for real in order}
         if not any(tokens.values()):
             return errors
@@ -269,6 +273,7 @@ def _rename(spec: str, root: Path, files: dict[str, _File], order: list[str], no
         now = _front_end_errors(spec, root, files, order)
         if not now:
             break
+    chosen.update(new_names)
     for real in order:
         for w in sorted(words):
             places = [t for t, word in tokens[real] if word == w]
@@ -462,13 +467,14 @@ def migrate(paths: list[str], limits: Limits = Limits(), replay: bool = True, in
     found, diags = collect_files(paths, include_root)
     out.diagnostics.extend(diags)
     files: dict[str, _File] = {}
+    chosen: dict[str, str] = {}  # reserved word -> its new name, the same in every spec of the run
     for spec, root in found:
         try:
             order = _read_spec(spec, root, files)
         except SpecError as exc:
             out.diagnostics.extend(exc.diagnostics)
             continue
-        errors = _rename(spec, root, files, order, out.notes)
+        errors = _rename(spec, root, files, order, out.notes, chosen)
         if not errors:
             errors = _migrate_expectations(spec, root, files, order, limits, replay, jobs, out.notes)
         out.diagnostics.extend(errors)

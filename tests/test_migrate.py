@@ -274,3 +274,15 @@ def test_a_file_edited_while_it_was_migrated_is_not_overwritten(tmp_path):
     with pytest.raises(SpecError, match="changed while it was migrated"):
         write(out.changes)
     assert spec.read_text(encoding="utf-8").endswith(OLD_EXPECT + "# an edit meanwhile\n")
+
+
+def test_an_include_two_specs_share_is_renamed_once_and_both_specs_use_the_new_name(tmp_path, capsys):
+    (tmp_path / "shared.rwi").write_text(SHARED, encoding="utf-8")
+    for name in ("a.rw", "b.rw"):
+        (tmp_path / name).write_text(MAIN.replace("over_", "spare"), encoding="utf-8")
+    code, out, err = migrate(capsys, tmp_path, "--write")
+    assert code == 1
+    assert out.count("\n+var over_ [1]: bool = false\n") == 1
+    for name in ("a.rw", "b.rw"):
+        assert "when over_ and" in (tmp_path / name).read_text(encoding="utf-8")
+        assert check(capsys, tmp_path / name)[0] in (0, 1)
