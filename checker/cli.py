@@ -105,6 +105,19 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     a.add_argument("files", nargs="*", metavar="FILE", help="changed files (specs, include files, deleted files)")
     a.add_argument("--in", dest="tree", default=".", type=_folder, metavar="DIR",
                    help="the folder tree whose specs are searched (default: the working folder)")
+    m = sub.add_parser("migrate", help="rewrite specs for this version of the language: reserved words, expectations",
+                       description="Rename the names that are now reserved words, and rewrite the [rules] and "
+                                   "fingerprint of each `expect` whose finding now cites other rules (docs/usage.md, "
+                                   "\"Migrating specs\"). Prints a unified diff per file; writes nothing without --write. "
+                                   "Exit codes: 0 nothing to do, 1 changes proposed (or written), 2 bad input, "
+                                   "3 nothing to change but a limit kept something from being told.")
+    m.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
+    m.add_argument("--write", action="store_true", help="write the changes into the files (each atomically)")
+    _limit_args(m, states=200_000, seconds=120.0)
+    m.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
+    m.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                   help="check instances in N local processes (default: one per core; 1: in this process)")
+    _include_root(m)
     sub.add_parser("kinds", help="list the finding kinds")
     sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     return p
@@ -385,6 +398,8 @@ def _run(args) -> int:
             return cmd_diff(args)
         if args.command == "affected":
             return cmd_affected(args)
+        if args.command == "migrate":
+            return cmd_migrate(args)
         if args.command == "kinds":
             for k, (sev, desc) in KINDS.items():
                 print(f"{k:22} {sev:8} {desc}")
@@ -440,6 +455,27 @@ def cmd_check(args) -> int:
         if itf is not None:
             write_itf(res, itf)
     return res.exit_code()
+
+
+def cmd_migrate(args) -> int:
+    from .migrate import migrate, write
+    from .runner import default_jobs
+
+    out = migrate(args.paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
+                  jobs=args.jobs or default_jobs())
+    if out.diagnostics:
+        print(render_all(out.diagnostics), file=sys.stderr)
+        print("rulewright: nothing migrated: fix the errors above first", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _emit("".join(c.diff() for c in out.changes))
+    for n in out.notes:
+        print(f"{n.where}: {n.message}", file=sys.stderr)
+    if args.write and out.changes:
+        write(out.changes)
+        print(f"rulewright: wrote {len(out.changes)} file(s)", file=sys.stderr)
+    elif out.changes:
+        print(f"rulewright: {len(out.changes)} file(s) to change; --write writes them", file=sys.stderr)
+    return out.exit_code()
 
 
 def cmd_affected(args) -> int:

@@ -90,6 +90,22 @@ def _specificity(e: Expectation) -> tuple:
     return (bool(e.fingerprint), bool(e.subject), len(e.rules), len(e.measures))
 
 
+def accepted(findings: list[Finding], expectations: list[Expectation]) -> dict[int, Finding]:
+    """The finding each expectation accepts, by the expectation's index (those that accept none
+    are left out); each finding is accepted by one expectation at most."""
+    done: set[int] = set()  # ids of findings taken by an expectation
+    out: dict[int, Finding] = {}
+    # the most specific expectations choose first, so a loose one cannot take what a precise one names
+    for i in sorted(range(len(expectations)), key=lambda i: _specificity(expectations[i]), reverse=True):
+        e = expectations[i]
+        for f in findings:
+            if id(f) not in done and (f.model, f.kind) == (e.model, e.kind) and not differences(e, f):
+                out[i] = f
+                done.add(id(f))
+                break
+    return out
+
+
 def apply(findings: list[Finding], expectations: list[Expectation], unchecked: dict[str, str] | None = None
           ) -> tuple[list[Finding], list[NotChecked]]:
     """Mark the findings the expectations accept (`expected`, `reviewed`) or name but do not
@@ -97,20 +113,12 @@ def apply(findings: list[Finding], expectations: list[Expectation], unchecked: d
     for the expectations of the models in `unchecked` (model -> why it was not checked to its
     end), which are not checked: the finding they name may lie where the run did not look."""
     unchecked = unchecked or {}
-    done: set[int] = set()  # ids of findings taken by an expectation
-    left: list[Expectation] = []
-    # the most specific expectations choose first, so a loose one cannot take what a precise one names
-    for e in sorted(expectations, key=_specificity, reverse=True):
-        for f in findings:
-            if id(f) not in done and (f.model, f.kind) == (e.model, e.kind) and not differences(e, f):
-                f.expected, f.reviewed = True, e.note
-                done.add(id(f))
-                break
-        else:
-            left.append(e)
-    order = {id(e): i for i, e in enumerate(expectations)}
+    taken = accepted(findings, expectations)
+    for i, f in taken.items():
+        f.expected, f.reviewed = True, expectations[i].note
+    done = {id(f) for f in taken.values()}  # ids of findings taken by an expectation
     unmet, not_checked = [], []
-    for e in sorted(left, key=lambda e: order[id(e)]):
+    for e in (e for i, e in enumerate(expectations) if i not in taken):
         named = [f for f in findings if id(f) not in done and not f.expected and _names(e, f)]
         if named:
             f = max(named, key=lambda f: len(set(e.rules) & set(f.rules)))  # max keeps the first of equals
