@@ -66,6 +66,7 @@ class DiffResult:
     differences: list[Difference] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     unused_notes: list[str] = field(default_factory=list)  # `changes` notes that declare nothing
+    stale_notes: list[str] = field(default_factory=list)  # notes the old version has already: they declare nothing
     compared: int = 0  # instances compared
     same_contradictions: list[tuple[str, str]] = field(default_factory=list)  # (instance, contradiction) of both
 
@@ -322,19 +323,37 @@ def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Insta
     caused it (an edited `let` is read by a guard whose action cites other rules), so when the
     notes of a model cite a rule of every declaration edited in that model, every difference of
     the model is declared: all of its edits are. One undeclared edit keeps that from applying.
+
+    A note declares only against a version that lacks it: one the old version already carries
+    (`note_identity`: the same rules and text, wherever it stands) was written for a change
+    accepted since, and would otherwise declare every later change of the same rules.
     """
+    old_models = {without_path(i.model.name, i.model.path): i.model for i in i_old.values()}
+    old_notes = {name: {note_identity(n) for n in m.changes} for name, m in old_models.items()}
+    anywhere_old = set().union(*old_notes.values()) if old_notes else set()
     notes: dict[str, tuple] = {}
     covered: dict[str, bool] = {}
     every: list = []
-    old_models = {without_path(i.model.name, i.model.path): i.model for i in i_old.values()}
+    fresh_somewhere: set = set()
+    stale: list = []
     for i in i_new.values():
         m = i.model
         name = without_path(m.name, m.path)
         if name in notes:
             continue
-        notes[name] = m.changes
-        every.extend(n for n in m.changes if n not in every)
-        cited = {t for n in m.changes for t in n.tags}
+        # a model the old version lacks is compared with the notes of all its models
+        before = old_notes.get(name, anywhere_old)
+        mine = []
+        for n in m.changes:
+            if note_identity(n) in before:
+                if n not in stale:
+                    stale.append(n)
+            else:
+                mine.append(n)
+                fresh_somewhere.add(n)
+        notes[name] = tuple(mine)
+        every.extend(n for n in mine if n not in every)
+        cited = {t for n in mine for t in n.tags}
         edits = edited_declarations(old_models[name], m) if name in old_models else []
         covered[name] = bool(edits) and all(set(tags) & cited for tags in edits)
     used: set = set()
@@ -354,6 +373,19 @@ def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Insta
                 used.update(notes[d.model])
     res.unused_notes = [f"changes [{', '.join(n.tags)}] at {n.span} declares no difference"
                         for n in every if n not in used]
+    res.stale_notes = [f"`{_note_text(n)}` at {n.span} was already in the old version: it declares nothing; "
+                       "remove it once its change is accepted" for n in stale if n not in fresh_somewhere]
+
+
+def note_identity(n: sx.ChangesDecl) -> tuple:
+    """What makes a `changes` note the same in two versions: its rules (in any order) and its
+    text, not where it stands (moved lines, another include)."""
+    return (tuple(sorted(set(n.tags))), " ".join(n.reason.split()))
+
+
+def _note_text(n: sx.ChangesDecl) -> str:
+    why = " ".join(n.reason.split())
+    return f'changes [{", ".join(n.tags)}] "{why if len(why) <= 40 else why[:37] + "..."}"'
 
 
 def edited_declarations(old, new) -> list[tuple[str, ...]]:

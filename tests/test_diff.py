@@ -574,3 +574,47 @@ def test_findings_of_a_model_a_version_did_not_see_whole_are_neither_added_nor_f
     assert not any(f.kind == "invariant" for f in res.new_check.findings)
     assert [d for d in res.differences if d.kind == "finding"] == []
     assert res.exit_code() == 3
+
+
+# ---------------------------------------------------------------- notes the old version already has
+
+NOTE = 'changes [2] "turns and attacks follow rule 2 now"\n'
+
+
+def test_a_changes_note_the_old_version_already_has_declares_nothing(tmp_path, capsys):
+    # issue 21: the note of an accepted change stayed and declared every later change of rule 2
+    base = SMALL.replace("action pass [1]", "action pass [2]").replace("{guard}", "true") + NOTE
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base, encoding="utf-8")
+    new.write_text(base.replace("turn := next(turn);", "turn := right(turn, 1);"), encoding="utf-8")  # a new turn order
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and res.undeclared and all("2" in d.rules for d in res.undeclared)
+    assert res.unused_notes == []
+    (stale,) = res.stale_notes
+    assert stale == (f'`changes [2] "turns and attacks follow rule 2 now"` at {new}:12:1 was already in the old '
+                     "version: it declares nothing; remove it once its change is accepted")
+    for fmt in ("text", "json"):
+        assert main(["diff", str(old), str(new), "--output-format", fmt]) == 1
+        assert "was already in the old version: it declares nothing" in capsys.readouterr().out
+
+
+def test_a_moved_note_with_its_rules_in_another_order_is_still_the_old_versions(tmp_path):
+    base = SMALL.replace("{guard}", "true")
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base + 'changes [1, 2] "any opponent"\n', encoding="utf-8")
+    new.write_text('changes [2, 1] "any  opponent"\n' + base.replace("players 3", "players 3\n\n")
+                   .replace("turn := next(turn);", "turn := right(turn, 1);"), encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and len(res.stale_notes) == 1
+
+
+def test_a_note_with_a_new_text_declares_the_new_change(tmp_path):
+    base = SMALL.replace("action pass [1]", "action pass [2]").replace("{guard}", "true")
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base + NOTE, encoding="utf-8")
+    new.write_text(base.replace("turn := next(turn);", "turn := right(turn, 1);") + NOTE
+                   + 'changes [2] "turns pass to the right"\n', encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and len(res.stale_notes) == 1
+    assert all(d.declared_by.startswith("changes [2] at") and ":13:1" in d.declared_by
+               for d in res.differences if d.behaviour)

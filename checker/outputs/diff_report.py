@@ -63,7 +63,7 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
     out.append("")
     for why in res.incomplete:
         out.append(f"incomplete: {_shown(why, display)}")
-    for note in res.unused_notes:
+    for note in res.stale_notes + res.unused_notes:
         out.append(f"note: {_shown(note, display)}")
     behaviour = [d for d in res.differences if d.behaviour]
     declared = sum(1 for d in behaviour if d.declared_by)
@@ -129,6 +129,7 @@ def as_json(res: DiffResult, display: dict[str, str] | None = None) -> str:
         "unchanged_contradictions": [{"contradiction": what, "in": where} for what, where in _same_contradictions(res)],
         "incomplete": [_shown(w, display) for w in res.incomplete],
         "unused_notes": [_shown(n, display) for n in res.unused_notes],
+        "stale_notes": [_shown(n, display) for n in res.stale_notes],
         # an accepted-differences file for --accept: every behaviour difference of this run
         "accept": {"accepted": [{"fingerprint": d.fingerprint, "why": d.summary}
                                 for d in res.differences if d.behaviour]},
