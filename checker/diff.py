@@ -19,8 +19,8 @@ observation after it) that one side can take and the other cannot is a differenc
 one found for each side is the shortest play that version allows and the other does not. A
 setup one version admits and the other does not is the difference of length 0. Outcomes
 reachable in one version and not the other are reported besides, with the shortest play that
-reaches them. Findings of the two checks are matched by model, kind and rules: added, fixed or
-changed (same kind and rules, another message).
+reaches them. Findings of the two checks are matched by fingerprint (`finding_key`): added,
+fixed, changed (another message) or the same finding citing other rules.
 
 An instance neither version has a setup for (a contradiction, or no initial state) has no
 play to compare: its contradictions are, by the rules in conflict ("contradiction unchanged",
@@ -46,6 +46,7 @@ import json
 import time
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
+from .analyses import findings
 from .analyses.findings import Finding
 from .analyses.graph_diff import BEHAVIOUR, KINDS, Difference, compare_graphs, model_of, without_path  # noqa: F401 (BEHAVIOUR, KINDS: diff's vocabulary)
 from .engine import Result, check as check_spec, front_end
@@ -275,15 +276,13 @@ def _instance_difference(label: str, inst: Instance, side: str) -> Difference:
 
 def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
                         unseen: set[str] = frozenset()) -> list[Difference]:
-    """Findings added, fixed or changed, matched by model, kind and rules (not by line); none
-    in the `unseen` models (some instance of them was not checked to the end in one version:
-    what it did not find there is not known to be absent)."""
-    def table(r: Result, path: str) -> dict[tuple, list[Finding]]:
-        t: dict[tuple, list[Finding]] = {}
-        for f in r.findings:
-            if without_path(f.model, path) not in unseen:
-                t.setdefault((without_path(f.model, path), f.kind, f.rules), []).append(f)
-        return t
+    """Findings added, fixed or changed, matched by fingerprint (`finding_key`: not by line,
+    nor by the file's name); none in the `unseen` models (some instance of them was not checked
+    to the end in one version: what it did not find there is not known to be absent). A finding
+    of both versions that cites other rules (its tags moved into a trigger) is the same finding,
+    now citing others; one that says something else is changed."""
+    def table(r: Result, path: str) -> dict[str, Finding]:
+        return {finding_key(f, path): f for f in r.findings if without_path(f.model, path) not in unseen}
 
     def text(f: Finding, path: str) -> str:
         return f.message.replace(path + " | ", "").replace(path, "")
@@ -291,24 +290,41 @@ def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
     to, tn = table(old, old_path), table(new, new_path)
     out = []
     for key in list(to) + [k for k in tn if k not in to]:
-        fo = {text(f, old_path): f for f in to.get(key, [])}
-        fn = {text(f, new_path): f for f in tn.get(key, [])}
-        gone = [m for m in fo if m not in fn]
-        came = [m for m in fn if m not in fo]
-        model, kind, rules = key
-        for m_old, m_new in zip(gone, came):
-            out.append(_finding_difference("changed", "both", model, kind, rules, fo[m_old], fn[m_new], new_path,
-                                           f"{kind} changed: was {m_old!r}, now {m_new!r}"))
-        for m in gone[len(came):]:
-            out.append(_finding_difference("fixed", "old", model, kind, rules, fo[m], None, old_path, f"{kind} fixed: {m}"))
-        for m in came[len(gone):]:
-            out.append(_finding_difference("added", "new", model, kind, rules, None, fn[m], new_path, f"{kind} added: {m}"))
+        fo, fn = to.get(key), tn.get(key)
+        f = fn or fo
+        model, kind = without_path(f.model, new_path if fn else old_path), f.kind
+        if fo is None:
+            out.append(_finding_difference("added", "new", model, kind, key, None, fn, new_path,
+                                           f"{kind} added: {text(fn, new_path)}"))
+        elif fn is None:
+            out.append(_finding_difference("fixed", "old", model, kind, key, fo, None, old_path,
+                                           f"{kind} fixed: {text(fo, old_path)}"))
+        else:
+            said = [] if text(fo, old_path) == text(fn, new_path) else \
+                [f"was {text(fo, old_path)!r}, now {text(fn, new_path)!r}"]
+            if fo.rules != fn.rules:
+                cites = f"now cites {', '.join(fn.rules) or 'no rule'} (cited {', '.join(fo.rules) or 'no rule'})"
+                out.append(_finding_difference("recited", "both", model, kind, key, fo, fn, new_path,
+                                               f"{kind}: same finding, {'; '.join([cites] + said)}"))
+            elif said:
+                out.append(_finding_difference("changed", "both", model, kind, key, fo, fn, new_path,
+                                               f"{kind} changed: {said[0]}"))
     return out
 
 
-def _finding_difference(how, side, model, kind, rules, f_old, f_new, path, summary) -> Difference:
+def finding_key(f: Finding, path: str) -> str:
+    """A finding's fingerprint with its model named without the file (`old.rw` and `new.rw`, or a
+    revision's copy, name the same model): what matches a finding of OLD with one of NEW. The
+    hash is `findings.base_fingerprint`'s (whatever it hashes: kind, model, subject), with the
+    `-2`, `-3` that tell apart findings that share one."""
+    base = findings.base_fingerprint(f)
+    suffix = f.fingerprint[len(base):] if f.fingerprint.startswith(base) else ""
+    return findings.base_fingerprint(replace(f, model=without_path(f.model, path))) + suffix
+
+
+def _finding_difference(how, side, model, kind, key, f_old, f_new, path, summary) -> Difference:
     f = f_new or f_old
-    d = Difference("finding", side, model, summary, rules, (how, kind, rules), trace=f.trace, replay=f.replay,
+    d = Difference("finding", side, model, summary, f.rules, (how, kind, key), trace=f.trace, replay=f.replay,
                    findings=(f_old, f_new))
     d.instances = [without_path(i, path) for i in (f.instances or [f.instance])]
     return d

@@ -618,3 +618,57 @@ def test_a_note_with_a_new_text_declares_the_new_change(tmp_path):
     assert res.exit_code() == 0 and len(res.stale_notes) == 1
     assert all(d.declared_by.startswith("changes [2] at") and ":13:1" in d.declared_by
                for d in res.differences if d.behaviour)
+
+
+# ---------------------------------------------------------------- findings matched by fingerprint
+
+BOUNTY = """document { 1: "turns" 2: "attack" 3: "bounty" }
+players 3
+var turn [1]: player = P1
+var life(p: player) [2]: 0..2 = 2
+var attacks [2]: 0..2 = 0
+var bounties: 0..3 = 0
+action attack(q: player) [{tags}] progress when attacks < 2 and in_game(turn) and q != turn and in_game(q) do
+  life[q] := life[q] - 1;
+  attacks := attacks + 1;
+{in_action}  turn := next_in_game(turn);
+end
+outcome eliminated [2]: lose player p when life[p] == 0
+{trigger}"""
+IN_ACTION = BOUNTY.replace("{tags}", "2, 3").replace("{trigger}", "") \
+    .replace("{in_action}", "  if life[q] == 0 then bounties := bounties + 1; end\n")
+IN_TRIGGER = BOUNTY.replace("{tags}", "2").replace("{in_action}", "") \
+    .replace("{trigger}", "trigger bounty [3] on lose player p do\n  bounties := bounties + 1;\nend\n")
+
+
+def fingerprints_without_rules(monkeypatch):
+    """Fingerprints as the lead's change of checker/analyses/findings.py makes them: kind,
+    model and subject, not the rules cited (a no-op once that change has landed)."""
+    import hashlib
+    from checker.analyses import findings
+
+    def base(f):
+        doc = json.dumps([f.kind, findings.stable_model(f.model), list(f.subject)], ensure_ascii=False)
+        return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:12]
+    monkeypatch.setattr(findings, "base_fingerprint", base)
+
+
+def test_a_finding_whose_tags_moved_into_a_trigger_is_the_same_finding_citing_other_rules(tmp_path, monkeypatch):
+    fingerprints_without_rules(monkeypatch)
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(IN_ACTION, encoding="utf-8")
+    new.write_text(IN_TRIGGER, encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert [d for d in res.differences if d.behaviour] == [] and res.exit_code() == 0
+    (d,) = [d for d in res.differences if d.kind == "finding"]  # not "fixed" and "added"
+    assert d.side == "both" and d.identity[0] == "recited"
+    assert d.summary == "deadlock: same finding, now cites 2 (cited 2, 3)"
+    assert [f.rules for f in d.findings] == [("2", "3"), ("2",)]
+
+
+def test_findings_are_matched_by_fingerprint_whatever_the_files_are_called(tmp_path, monkeypatch):
+    fingerprints_without_rules(monkeypatch)
+    old, new = tmp_path / "old.rw", tmp_path / "renamed.rw"
+    old.write_text(IN_ACTION, encoding="utf-8")
+    new.write_text("# moved down a line\n" + IN_ACTION, encoding="utf-8")
+    assert diff(side(old), side(new)).differences == []
