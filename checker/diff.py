@@ -10,7 +10,9 @@ the observation of a state: the values of the variables both versions declare un
 name, who is out of the game and why (drew, won while the game went on, left with no result:
 observed when either version can give that reason, an empty set in the version that cannot),
 and whether the game runs, must end, or ended with which outcome. Variables only one version
-has are not observed (renaming a variable hides it).
+has are not observed (renaming a variable hides it). A value encoded another way in NEW (numbers
+and `let`s against an enumeration, `0..1` against `bool`) is read in NEW's words first
+(`graph_diff.Recoding`).
 
 The comparison is a breadth-first search over pairs (the set of OLD states, the set of NEW
 states) reached by the same observable trace: a subset construction, so hidden variables that

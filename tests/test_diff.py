@@ -672,3 +672,82 @@ def test_findings_are_matched_by_fingerprint_whatever_the_files_are_called(tmp_p
     old.write_text(IN_ACTION, encoding="utf-8")
     new.write_text("# moved down a line\n" + IN_ACTION, encoding="utf-8")
     assert diff(side(old), side(new)).differences == []
+
+
+# ---------------------------------------------------------------- values encoded another way
+
+NUMBERS = """document { 1: "phases" 2: "choose" }
+players 2
+let draft = 0
+let play = 1
+let done = 2
+var phase [1]: 0..2 = draft
+var turn [1]: player = P1
+var picked(p: player) [2]: 0..2 = 0
+var ready [2]: 0..1 = 0
+action pick(k: 0..2) [2] progress when phase == draft do
+  picked[turn] := k;
+  ready := 1;
+  turn := next(turn);
+  if turn == P1 then phase := play; end
+end
+action finish_game [1] progress when phase == play and ready == 1 do
+  phase := done;
+end
+outcome over [1]: win player p when phase == done and picked[p] == 2 and picked[next(p)] != 2
+outcome tie [1]: draw when phase == done and (picked[P1] == 2) == (picked[P2] == 2)
+"""
+ENUMERATION = """document { 1: "phases" 2: "choose" }
+players 2
+var phase [1]: {PHASES} = draft
+var turn [1]: player = P1
+var picked(p: player) [2]: {low, mid, high} = low
+var ready [2]: bool = false
+action pick(k: {low, mid, high}) [2] progress when phase == draft do
+  picked[turn] := k;
+  ready := true;
+  turn := next(turn);
+  if turn == P1 then phase := AFTER_PICKS; end
+end
+action finish_game [1] progress when phase == play and ready do
+  phase := done;
+end
+outcome over [1]: win player p when phase == done and picked[p] == high and picked[next(p)] != high
+outcome tie [1]: draw when phase == done and (picked[P1] == high) == (picked[P2] == high)
+"""
+
+
+def encoded(tmp_path: Path, phases: str = "{draft, play, done}", after_picks: str = "play") -> tuple[Path, Path]:
+    old, new = tmp_path / "numbers.rw", tmp_path / "enumeration.rw"
+    old.write_text(NUMBERS, encoding="utf-8")
+    new.write_text(ENUMERATION.replace("{PHASES}", phases).replace("AFTER_PICKS", after_picks), encoding="utf-8")
+    return old, new
+
+
+def test_numbers_named_by_lets_and_an_enumeration_of_the_same_values_are_the_same_behaviour(tmp_path):
+    # issue 21: `0..2` plus lets against `{draft, play, done}`, `0..1` against bool, an action
+    # parameter `0..2` against `{low, mid, high}` read as behaviour changes
+    old, new = encoded(tmp_path)
+    res = diff(side(old), side(new))
+    assert [d.summary for d in res.differences] == [] and res.exit_code() == 0
+
+
+def test_an_enumeration_in_another_order_pairs_with_the_numbers_by_the_lets_names(tmp_path):
+    old, new = encoded(tmp_path, phases="{play, done, draft}")
+    assert diff(side(old), side(new)).differences == []
+
+
+def test_a_real_difference_still_shows_through_another_encoding(tmp_path):
+    old, new = encoded(tmp_path, after_picks="done")  # the picks skip the play phase
+    res = diff(side(old), side(new))
+    (d,) = [d for d in res.differences if d.behaviour and d.kind == "play"]
+    assert d.side == "both" and res.exit_code() == 1 and d.replay == CONFIRMED and d.old_replay == CONFIRMED
+    assert d.summary.startswith("after setup; pick(k=high), pick(k=high) leads to ")  # OLD's pick(k=2), in NEW's words
+    assert "phase = play in OLD but to " in d.summary and "phase = done in NEW" in d.summary
+    assert [st.action for st in d.old_trace] == ["setup", "pick(k=2)", "pick(k=2)"]  # each play in its own words
+
+
+def test_an_enumeration_of_another_size_is_not_paired_with_the_numbers(tmp_path):
+    old, new = encoded(tmp_path, phases="{draft, play, done, scored}")
+    res = diff(side(old), side(new))
+    assert any(d.kind == "setup" for d in res.undeclared)  # phase = 0 against phase = draft: not the same value

@@ -16,6 +16,7 @@ from ..symbolic import replay as z3replay
 from ..symbolic import setup as z3setup
 from ..symbolic.terms import Unsupported
 from .findings import TraceStep
+from ..frontend import syntax as sx
 from .traces import RESULT_ROWS, build_trace, show, state_values
 from .verdicts import CONFIRMED, Replay
 
@@ -65,10 +66,11 @@ class Difference:
 class _View:
     """One version's graph as observable steps: (action text, observation id) -> targets."""
 
-    def __init__(self, g: Graph, observed: set[str], intern: dict):
+    def __init__(self, g: Graph, observed: set[str], intern: dict, recode: Recoding | None = None):
         self.g = g
         self.obs_names = observed
         self._intern = intern
+        self._recode = recode or Recoding()
         self._obs: dict[int, int] = {}
         self._text: dict[int, str] = {}
         self._succ: dict[int, list] = {}
@@ -78,7 +80,8 @@ class _View:
     def obs(self, sid: int) -> int:
         o = self._obs.get(sid)
         if o is None:
-            shown = {k: show(v) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names}
+            shown = {k: show(self._recode.value(k, v)) for k, v in state_values(self.g, self.g.states[sid])
+                     if k in self.obs_names}
             for name in self.obs_names & REASONS:  # a reason this version never gives: nobody is out for it
                 shown.setdefault(name, show({"#set": []}))
             # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
@@ -90,7 +93,7 @@ class _View:
         t = self._text.get(lid)
         if t is None:
             action, binding, _ = self.g.labels[lid]
-            t = self._text[lid] = describe_action(self.g.machine, action, binding)
+            t = self._text[lid] = self._recode.action(self.g.machine, action, binding)
         return t
 
     def expanded(self, sid: int) -> bool:
@@ -116,6 +119,127 @@ def observed_names(a: Graph, b: Graph) -> set[str]:
     return (names(a) & names(b)) | {name for _, name, key in RESULT_ROWS if key in used}
 
 
+# ---------------------------------------------------------------- values that mean the same
+
+RECODABLE = ("bool", "int", "enum")
+
+
+@dataclass(frozen=True)
+class Recoding:
+    """OLD's values said in NEW's words, for the variables and action parameters whose encoding
+    differs between the versions (`0..2` and `let`s naming the numbers against an enumeration
+    `{draft, play, done}`, `0..1` against `bool`): the comparison then sees the same value where
+    the two encodings mean the same thing, and a real difference still shows as one.
+
+    `values[name]` maps a variable's OLD value as `show` writes it (and its index, for a variable
+    with one value per number or member) to NEW's; `args[(action, binder)]` an argument's."""
+    values: dict = field(default_factory=dict)  # var name -> (value map, key map or None, NEW's key order)
+    args: dict = field(default_factory=dict)  # (action, binder) -> {OLD text: NEW text}
+
+    def value(self, name: str, v):
+        if name not in self.values:
+            return v
+        vmap, kmap, order = self.values[name]
+        if isinstance(v, dict) and "#map" in v:
+            pairs = [[kmap.get(k, k) if kmap else k, vmap.get(show(x), x)] for k, x in v["#map"]]
+            pairs.sort(key=lambda kv: order.get(kv[0], len(order)))
+            return {"#map": pairs}
+        return vmap.get(show(v), v)
+
+    def action(self, m, action_i: int, binding: tuple) -> str:
+        if not self.args:
+            return describe_action(m, action_i, binding)
+        a = m.actions[action_i]
+        args = []
+        for b, v in zip(a.binders, binding):
+            text = m.show(b.binder.type, v)
+            args.append(f"{b.binder.name}={self.args.get((a.decl.name, b.binder.name), {}).get(text, text)}")
+        return a.decl.name + (f"({', '.join(args)})" if args else "")
+
+
+def recoding(a: Graph, b: Graph) -> Recoding:
+    """How OLD's (`a`) values read in NEW's (`b`) encoding, where the two differ (`Recoding`).
+
+    Two types are two encodings of the same values when they have as many values and differ in
+    kind (a number, a boolean, an enumeration) or are enumerations with other members. Their
+    values pair by name where one version names the other's numbers (`let play = 1` and the
+    member `play`), else in order (the first value with the first: `0` with `false` and with the
+    first member). Numbers against numbers are never re-read: `0..2` against `1..3` is an edit."""
+    ia, ib = a.machine.inst, b.machine.inst
+    names = (_named_numbers(ia.model), _named_numbers(ib.model))
+    values: dict = {}
+    theirs = {v.name: v for v in ib.vars}
+    for va in ia.vars:
+        vb = theirs.get(va.name)
+        if vb is None:
+            continue
+        vmap = _pairing(_texts(ia, va), _texts(ib, vb), va.type, vb.type, names)
+        kmap = None
+        if va.index_type is not None and vb.index_type is not None:
+            kmap = _pairing(va.index_keys(ia), vb.index_keys(ib), va.index_type, vb.index_type, names)
+        if vmap or kmap:
+            order = {k: i for i, k in enumerate(vb.index_keys(ib))} if vb.index_type is not None else {}
+            values[va.name] = (vmap or {}, kmap, order)
+    args: dict = {}
+    actions_b = {x.decl.name: x for x in b.machine.actions}
+    for xa in a.machine.actions:
+        xb = actions_b.get(xa.decl.name)
+        if xb is None:
+            continue
+        for ba in xa.binders:
+            bb = next((y for y in xb.binders if y.binder.name == ba.binder.name), None)
+            if bb is None or ba.static is None or bb.static is None:
+                continue  # a domain that depends on the state has no fixed values to pair
+            ta, tb = _domain_type(ba.binder.type, ba.static), _domain_type(bb.binder.type, bb.static)
+            pairs = _pairing([a.machine.show(ba.binder.type, v) for v in ba.static],
+                             [b.machine.show(bb.binder.type, v) for v in bb.static], ta, tb, names)
+            if pairs:
+                args[(xa.decl.name, ba.binder.name)] = pairs
+    return Recoding(values, args)
+
+
+def _texts(inst, var) -> list[str]:
+    """Every value of a variable's type as the observation shows it (a number counted in steps
+    as the document's number)."""
+    raw = var.type.values(inst.nplayers, inst.nteams)
+    if var.type.kind == "int":
+        return [str(x * var.step) for x in raw]
+    return [inst.show_value(var, x) for x in raw]
+
+
+def _domain_type(ty, static):
+    """An action parameter's type with its values, as `_pairing` compares types."""
+    return ty if ty.kind != "int" else type(ty)("int", members=tuple(str(v) for v in static))
+
+
+def _pairing(old: list, new: list, ta, tb, names: tuple[dict, dict]) -> dict | None:
+    """{OLD value as shown: NEW value} when the two types encode the same values another way,
+    else None (the same encoding, or one that does not pair: another number of values)."""
+    if ta.kind not in RECODABLE or tb.kind not in RECODABLE or len(old) != len(new) or not old:
+        return None
+    if ta.kind == tb.kind and (ta.kind != "enum" or ta.members == tb.members):
+        return None  # the same encoding (numbers against numbers: another range is an edit)
+    shown_old, shown_new = old, new
+    for numbers, members, flip in ((shown_old, shown_new, False), (shown_new, shown_old, True)):
+        # `let play = 1` in the version with numbers, `play` a member in the other's enumeration
+        lets = names[1 if flip else 0]
+        by_name = {m: str(lets[m]) for m in members if m in lets}
+        if len(by_name) == len(members) and sorted(by_name.values()) == sorted(numbers):
+            if flip:  # OLD has the members, NEW the numbers
+                return {m: new[shown_new.index(by_name[m])] for m in shown_old}
+            return {n: new[shown_new.index(m)] for m, n in by_name.items()}
+    return {o: n for o, n in zip(shown_old, new)}
+
+
+def _named_numbers(model) -> dict[str, int]:
+    """The constants a model names: `let play = 1` (a parameterless let of a number)."""
+    out: dict[str, int] = {}
+    for d in model.decls:
+        if isinstance(d, sx.LetDecl) and not d.params and isinstance(d.body, sx.Num):
+            out[d.name] = d.body.value
+    return out
+
+
 def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                    budget: Budget | None = None) -> tuple[list[Difference], str]:
     """The differences of one instance's two graphs (OLD `a`, NEW `b`) within `budget` (by
@@ -123,7 +247,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
     budget = budget or Budget(limits)
     intern: dict = {}
     names = observed_names(a, b)
-    va, vb = _View(a, names, intern), _View(b, names, intern)
+    va, vb = _View(a, names, intern, recoding(a, b)), _View(b, names, intern)
     views = {"old": va, "new": vb}
     unobs = {v: k for k, v in intern.items()}  # filled lazily below
     stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
@@ -194,15 +318,14 @@ def _merged(found: dict[str, Difference]) -> list[Difference]:
     """The two sides' first differences, as one when they are the same play (or setup) whose
     last step leads to different values: `end_turn` gives the turn to B1 in OLD, to A2 in NEW."""
     o, n = found.get("old"), found.get("new")
-    if not (o and n and o.kind == n.kind and o.identity[1] == n.identity[1]
-            and [s.action for s in o.trace] == [s.action for s in n.trace]):
+    if not (o and n and o.kind == n.kind and o.identity[1] == n.identity[1]):  # (the same actions, in NEW's words)
         return [d for d in (o, n) if d]
     diff = _differing(o.trace_obs, n.trace_obs)
     if o.kind == "setup":
         summary = f"the setup differs: OLD starts with {_values(diff, 1)}, NEW with {_values(diff, 2)}"
     else:
-        before = "; ".join(st.action for st in n.trace[1:-1])
-        summary = (f"after setup{'; ' + before if before else ''}, {n.trace[-1].action} leads to {_values(diff, 1)} "
+        before = "; ".join(n.identity[1][:-1])
+        summary = (f"after setup{'; ' + before if before else ''}, {n.identity[1][-1]} leads to {_values(diff, 1)} "
                    f"in OLD but to {_values(diff, 2)} in NEW")
     rules = tuple(dict.fromkeys(o.rules + n.rules))
     return [Difference(o.kind, "both", n.model, summary, rules, (o.identity[0], o.identity[1], tuple(k for k, _, _ in diff)),
@@ -294,9 +417,12 @@ def _play_difference(views, side: str, node: tuple, key: tuple, edges: list, oth
     else:
         instead = f"{other_name(side)} does not allow {action} there"
         diff, what = [], action
-    before = "; ".join(st.action for st in trace[1:-1])
+    # the play as the comparison saw it (OLD's arguments in NEW's words where they are encoded
+    # otherwise, `Recoding`): the same play in both versions reads the same
+    words = tuple(k[0] for k in keys) + (action,)
+    before = "; ".join(words[:-1])
     summary = f"after setup{'; ' + before if before else ''}, {side.upper()} allows {what}; {instead}"
-    identity = ("play", tuple(st.action for st in trace[1:]), tuple(k for k, _, _ in diff))
+    identity = ("play", words, tuple(k for k, _, _ in diff))
     return Difference("play", side, model_of(v.g), summary, tuple(dict.fromkeys(rules)), identity, trace=trace,
                       other=instead, trace_obs=mine)
 
