@@ -72,6 +72,8 @@ class DiffResult:
     stale_notes: list[str] = field(default_factory=list)  # notes the old version has already: they declare nothing
     compared: int = 0  # instances compared
     same_contradictions: list[tuple[str, str]] = field(default_factory=list)  # (instance, contradiction) of both
+    every: int = 0  # --all-differences: the cap of distinct differences per instance (0: each side's first)
+    more: list[tuple[str, int]] = field(default_factory=list)  # (instance, distinct differences past the cap)
 
     @property
     def diagnostics(self) -> list:
@@ -102,10 +104,12 @@ class DiffResult:
 # ---------------------------------------------------------------- the whole comparison
 
 def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = Limits(), replay: bool = True,
-         accepted: dict[str, str] | None = None) -> DiffResult:
+         accepted: dict[str, str] | None = None, every: int = 0) -> DiffResult:
     """Compare two spec files, each given as (path, include root, name to show), within one
-    budget: `limits.max_seconds` bounds both checks and the comparison together."""
-    res = DiffResult(old[2], new[2])
+    budget: `limits.max_seconds` bounds both checks and the comparison together. With `every`,
+    every distinct difference of an instance is reported, up to `every` of them
+    (`graph_diff.compare_graphs`)."""
+    res = DiffResult(old[2], new[2], every=every)
     total = limits.max_seconds
     # CPU time, as for `check` (checker.limits): both versions are checked in this thread
     deadline = cpu_seconds() + total
@@ -158,8 +162,10 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
         left = len(labels) - k  # (at most: instances only one version has take no time)
         seconds = budget.remaining() / left
         part = budget.part(seconds, f"its share ({seconds:.3g}s) of the diff's time limit of {total:g}s ran out")
-        found, why = compare_graphs(a, b, limits, replay, part)
+        found, why, more = compare_graphs(a, b, limits, replay, part, every)
         res.compared += 1
+        if more:
+            res.more.append((label, more))
         for d in found:
             d.instances = [label]
             if d.kind == "setup":  # "the other admits no setup": its conflicting rules are the difference's too

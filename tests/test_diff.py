@@ -507,9 +507,9 @@ def test_the_two_checks_and_the_comparison_share_the_diffs_time_limit(tmp_path, 
         given.append(limits.max_seconds)
         return real_check(paths, limits, *args)
 
-    def compare(a, b, limits, replay, budget):
+    def compare(a, b, limits, replay, budget, *rest):
         parts.append(budget.start + budget.seconds)  # where its CPU time runs out
-        return real_compare(a, b, limits, replay, budget)
+        return real_compare(a, b, limits, replay, budget, *rest)
     monkeypatch.setattr(diff_module, "check_spec", check)
     monkeypatch.setattr(diff_module, "compare_graphs", compare)
     old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
@@ -751,3 +751,44 @@ def test_an_enumeration_of_another_size_is_not_paired_with_the_numbers(tmp_path)
     old, new = encoded(tmp_path, phases="{draft, play, done, scored}")
     res = diff(side(old), side(new))
     assert any(d.kind == "setup" for d in res.undeclared)  # phase = 0 against phase = draft: not the same value
+
+
+# ---------------------------------------------------------------- every difference of an instance
+
+def two_changes(tmp_path: Path) -> tuple[Path, Path]:
+    # turns pass the other way, and a second attack may go to any opponent
+    old = small(tmp_path, "old.rw")
+    new = small(tmp_path, "new.rw", "(q == next(turn) or hits == 1)")
+    new.write_text(new.read_text(encoding="utf-8").replace("turn := next(turn);", "turn := right(turn, 1);"),
+                   encoding="utf-8")
+    return old, new
+
+
+def test_by_default_only_the_first_difference_of_each_version_is_reported(tmp_path):
+    old, new = two_changes(tmp_path)
+    assert [d.summary for d in diff(side(old), side(new)).differences if d.behaviour] == [
+        "after setup, pass leads to turn = P2 in OLD but to turn = P3 in NEW"]
+
+
+def test_all_differences_reports_each_distinct_difference_with_its_own_replayed_play(tmp_path):
+    old, new = two_changes(tmp_path)
+    runs = [diff(side(old), side(new), every=20) for _ in range(2)]
+    plays = [d for d in runs[0].differences if d.behaviour]
+    assert [d.summary for d in plays] == [
+        "after setup, pass leads to turn = P2 in OLD but to turn = P3 in NEW",
+        "after setup; attack(q=P2), NEW allows attack(q=P3); OLD does not allow attack(q=P3) there"]
+    assert [st.action for st in plays[1].trace] == ["setup", "attack(q=P2)", "attack(q=P3)"]
+    assert all(d.replay == CONFIRMED for d in plays) and runs[0].more == []
+    assert [d.summary for d in runs[1].differences] == [d.summary for d in runs[0].differences]  # deterministic
+
+
+def test_all_differences_past_the_cap_are_counted(tmp_path, capsys):
+    old, new = two_changes(tmp_path)
+    res = diff(side(old), side(new), every=1)
+    assert len([d for d in res.differences if d.behaviour]) == 1 and res.more == [("", 1)]
+    assert main(["diff", str(old), str(new), "--all-differences", "1"]) == 1
+    assert "... and 1 more distinct difference(s) in the model (past the cap of 1" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:  # a cap of at least one
+        main(["diff", str(old), str(new), "--all-differences", "0"])
+    assert stop.value.code == 2
+    assert "expected a whole number of at least 1" in capsys.readouterr().err

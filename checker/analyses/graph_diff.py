@@ -240,10 +240,17 @@ def _named_numbers(model) -> dict[str, int]:
     return out
 
 
-def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
-                   budget: Budget | None = None) -> tuple[list[Difference], str]:
+def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True, budget: Budget | None = None,
+                   every: int = 0) -> tuple[list[Difference], str, int]:
     """The differences of one instance's two graphs (OLD `a`, NEW `b`) within `budget` (by
-    default one of `limits`), and why the comparison is incomplete ("" if it is not)."""
+    default one of `limits`), why the comparison is incomplete ("" if it is not), and how many
+    distinct differences were left out past the cap.
+
+    By default each side's first difference (the shortest play) is reported. With `every` (the
+    cap), every distinct play difference is, up to `every` of them: distinct by side, step (the
+    action with its arguments) and what the other version does with it (the names of the values
+    that differ, or that it does not allow the step), each with the shortest play to it, in the
+    order the breadth-first search meets them; those past the cap are only counted."""
     budget = budget or Budget(limits)
     intern: dict = {}
     names = observed_names(a, b)
@@ -254,6 +261,9 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
     incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
                   "compared" if stopped else "")
     found: dict[str, Difference] = {}
+    extra: list[Difference] = []  # with `every`: the distinct differences after each side's first
+    seen: set[tuple] = set()
+    more = 0
     out: list[Difference] = []
     try:
         with watchdog(budget):
@@ -276,7 +286,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                 if side not in found:
                     found[side] = _setup_difference(views, side, min(sa or sb), init, intern)
             nodes = 0
-            while queue and len(found) < 2:
+            while queue and (every or len(found) < 2):
                 budget.check()
                 nodes += 1
                 if nodes > limits.max_states:
@@ -287,6 +297,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                     continue  # beyond what a stopped exploration saw: nothing is known there
                 sa, sb = va.steps(node[0]), vb.steps(node[1])
                 unobs.update({v: k for k, v in intern.items() if v not in unobs})
+                here: dict[tuple, tuple] = {}  # with `every`: (side, action) -> the key first met at this node
                 for key in sorted(set(sa) | set(sb), key=lambda k: (k[0], unobs[k[1]])):
                     if key in sa and key in sb:
                         child = (frozenset(d for _, _, d in sa[key]), frozenset(d for _, _, d in sb[key]))
@@ -295,11 +306,25 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                             queue.append(child)
                         continue
                     side = "old" if key in sa else "new"
-                    if side not in found:
-                        other = sb if side == "old" else sa
-                        found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
-                                                       other, parent, unobs)
-            out.extend(_merged(found))
+                    other = sb if side == "old" else sa
+                    if not every:
+                        if side not in found:
+                            found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
+                                                           other, parent, unobs)
+                        continue
+                    distinct = (side, key[0], _what_differs(unobs[key[1]], key[0], other, unobs))
+                    if distinct not in seen:
+                        seen.add(distinct)
+                        here.setdefault((side, key[0]), key)
+                for action in sorted({act for _, act in here}):  # both sides' step at one node: one difference
+                    if len(extra) >= every:
+                        more += 1
+                        continue
+                    extra.extend(_merged({s: _play_difference(views, s, node, here[(s, action)],
+                                                              (sa if s == "old" else sb)[here[(s, action)]],
+                                                              sb if s == "old" else sa, parent, unobs)
+                                          for s in ("old", "new") if (s, action) in here}))
+            out.extend(_merged(found) + extra)
             if a.init_ids and b.init_ids:  # (without a setup on one side, the setup difference says it all)
                 out.extend(_outcome_differences(va, vb, names))
             skipped = Replay("not-run")  # --no-replay
@@ -309,9 +334,20 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                 if d.old_trace is not None:
                     d.old_replay = _replay(va.g, d.old_trace, budget) if replay else skipped
     except LimitHit as exc:
-        out.extend(found[s] for s in ("old", "new") if s in found and found[s] not in out)
-        return out, f"the comparison stopped ({exc})"
-    return out, incomplete
+        out.extend(d for d in [found[s] for s in ("old", "new") if s in found] + extra if d not in out)
+        return out, f"the comparison stopped ({exc})", more
+    return out, incomplete, more
+
+
+def _what_differs(mine: tuple, action: str, other_steps: dict, unobs: dict) -> tuple | None:
+    """What the other version does with a step one version takes: the names of the values that
+    differ after it (from the closest of its own observations after that action), or None when
+    it does not allow the action there."""
+    same = sorted(unobs[k[1]] for k in other_steps if k[0] == action)
+    if not same:
+        return None
+    theirs = min(same, key=lambda x: (len(_differing(mine, x)), x))
+    return tuple(k for k, _, _ in _differing(mine, theirs))
 
 
 def _merged(found: dict[str, Difference]) -> list[Difference]:

@@ -56,6 +56,10 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
             else:
                 out.append(f"  play in {d.side.upper()} ({len(d.trace)} steps; Z3 replay: {d.replay or 'not run'}):")
             out.extend(_steps(d.trace))
+    for label, n in res.more:
+        out.append("")
+        out.append(f"... and {n} more distinct difference(s) in {label or 'the model'} "
+                   f"(past the cap of {res.every}: --all-differences N shows up to N)")
     for what, where in _same_contradictions(res):
         out.append("")
         out.append(f"contradiction unchanged: {what}")
@@ -126,6 +130,7 @@ def as_json(res: DiffResult, display: dict[str, str] | None = None) -> str:
         "diagnostics": [{"code": d.code, "message": d.message, "file": _shown(d.span.file, display),
                          "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
         "differences": [difference_json(d, display) for d in res.differences],
+        "more_differences": [{"in": label or "the model", "count": n} for label, n in res.more],
         "unchanged_contradictions": [{"contradiction": what, "in": where} for what, where in _same_contradictions(res)],
         "incomplete": [_shown(w, display) for w in res.incomplete],
         "unused_notes": [_shown(n, display) for n in res.unused_notes],
