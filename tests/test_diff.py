@@ -792,3 +792,24 @@ def test_all_differences_past_the_cap_are_counted(tmp_path, capsys):
         main(["diff", str(old), str(new), "--all-differences", "0"])
     assert stop.value.code == 2
     assert "expected a whole number of at least 1" in capsys.readouterr().err
+
+
+INDEXED = """players 2
+var score(k: 0..2): 0..3 = 0
+var turn: player = P1
+action add(k: 0..2) progress when score[k] < 3 do score[k] := score[k] + 1; turn := next(turn); end
+outcome o: draw when score[2] == 3
+"""
+
+
+def test_an_index_encoded_another_way_pairs_its_keys(tmp_path):
+    old, new, edited = tmp_path / "old.rw", tmp_path / "new.rw", tmp_path / "edited.rw"
+    old.write_text(INDEXED, encoding="utf-8")
+    enum = INDEXED.replace("(k: 0..2)", "(k: {a, b, c})").replace("score[2]", "score[c]")
+    new.write_text(enum, encoding="utf-8")
+    edited.write_text(enum.replace("score[c] == 3", "score[b] == 3"), encoding="utf-8")
+    assert diff(side(old), side(new)).differences == []
+    res = diff(side(old), side(edited))
+    assert [d.summary for d in res.undeclared] == [
+        "after setup; add(k=b); add(k=b), add(k=b) leads to game = running in OLD but to game = ended: "
+        "the game is a draw in NEW"]
