@@ -813,3 +813,29 @@ def test_an_index_encoded_another_way_pairs_its_keys(tmp_path):
     assert [d.summary for d in res.undeclared] == [
         "after setup; add(k=b); add(k=b), add(k=b) leads to game = running in OLD but to game = ended: "
         "the game is a draw in NEW"]
+
+
+MARKS_AS_A_SET = """players 3
+var turn: player = P1
+var marked: set player = {}
+action mark(q: player) progress when q not in marked do marked := marked + {q}; turn := next(turn); end
+outcome o: win player p when size(marked) == 3 and p == turn
+"""
+MARKS_PER_PLAYER = """players 3
+var turn: player = P1
+var marked(p: player): bool = false
+action mark(q: player) progress when not marked[q] do marked[q] := true;{EXTRA} turn := next(turn); end
+outcome o: win player p when marked[P1] and marked[P2] and marked[P3] and p == turn
+"""
+
+
+def test_a_set_of_players_and_a_boolean_per_player_are_the_same_values(tmp_path):
+    as_set, per_player, edited = tmp_path / "set.rw", tmp_path / "per_player.rw", tmp_path / "edited.rw"
+    as_set.write_text(MARKS_AS_A_SET, encoding="utf-8")
+    per_player.write_text(MARKS_PER_PLAYER.replace("{EXTRA}", ""), encoding="utf-8")
+    edited.write_text(MARKS_PER_PLAYER.replace("{EXTRA}", " marked[P1] := true;"), encoding="utf-8")
+    assert diff(side(as_set), side(per_player)).differences == []
+    assert diff(side(per_player), side(as_set)).differences == []
+    res = diff(side(as_set), side(edited))
+    assert "after setup, mark(q=P2) leads to marked = {P1: false, P2: true, P3: false} in OLD but to " \
+           "marked = {P1: true, P2: true, P3: false} in NEW" in [d.summary for d in res.undeclared]

@@ -132,11 +132,18 @@ class Recoding:
     the two encodings mean the same thing, and a real difference still shows as one.
 
     `values[name]` maps a variable's OLD value as `show` writes it (and its index, for a variable
-    with one value per number or member) to NEW's; `args[(action, binder)]` an argument's."""
+    with one value per number or member) to NEW's; `args[(action, binder)]` an argument's;
+    `sets[name]` is how a set of players reads as a boolean per player, or the other way."""
     values: dict = field(default_factory=dict)  # var name -> (value map, key map or None, NEW's key order)
     args: dict = field(default_factory=dict)  # (action, binder) -> {OLD text: NEW text}
+    sets: dict = field(default_factory=dict)  # var name -> ("to map", NEW's players) or ("to set", ())
 
     def value(self, name: str, v):
+        if name in self.sets:
+            how, players = self.sets[name]
+            if how == "to map":  # `set player` in OLD, `x(p: player): bool` in NEW
+                return {"#map": [[p, p in v["#set"]] for p in players]}
+            return {"#set": [k for k, x in v["#map"] if x is True]}
         if name not in self.values:
             return v
         vmap, kmap, order = self.values[name]
@@ -168,15 +175,28 @@ def recoding(a: Graph, b: Graph) -> Recoding:
     ia, ib = a.machine.inst, b.machine.inst
     names = (_named_numbers(ia.model), _named_numbers(ib.model))
     values: dict = {}
+    sets: dict = {}
     theirs = {v.name: v for v in ib.vars}
     for va in ia.vars:
         vb = theirs.get(va.name)
         if vb is None:
             continue
-        vmap = _pairing(_texts(ia, va), _texts(ib, vb), va.type, vb.type, names)
-        kmap = None
-        if va.index_type is not None and vb.index_type is not None:
-            kmap = _pairing(va.index_keys(ia), vb.index_keys(ib), va.index_type, vb.index_type, names)
+        # `set player` against a boolean per player: the players in the set are those with true
+        per_player = [v.indexed == "player" and v.type.kind == "bool" for v in (va, vb)]
+        is_set = [v.indexed is None and v.type.kind == "set" for v in (va, vb)]
+        if is_set[0] and per_player[1]:
+            sets[va.name] = ("to map", tuple(vb.index_keys(ib)))
+            continue
+        if per_player[0] and is_set[1]:
+            sets[va.name] = ("to set", ())
+            continue
+        # (the types are compared before any value is listed: a set of 40 players has 2^40)
+        vmap = kmap = None
+        if _recoded(va.type, vb.type, va.type.count(ia.nplayers, ia.nteams), vb.type.count(ib.nplayers, ib.nteams)):
+            vmap = _pairing(_texts(ia, va), _texts(ib, vb), names)
+        if va.index_type is not None and vb.index_type is not None and \
+                _recoded(va.index_type, vb.index_type, va.count, vb.count):
+            kmap = _pairing(va.index_keys(ia), vb.index_keys(ib), names)
         if vmap or kmap:
             order = {k: i for i, k in enumerate(vb.index_keys(ib))} if vb.index_type is not None else {}
             values[va.name] = (vmap or {}, kmap, order)
@@ -190,12 +210,13 @@ def recoding(a: Graph, b: Graph) -> Recoding:
             bb = next((y for y in xb.binders if y.binder.name == ba.binder.name), None)
             if bb is None or ba.static is None or bb.static is None:
                 continue  # a domain that depends on the state has no fixed values to pair
-            ta, tb = _domain_type(ba.binder.type, ba.static), _domain_type(bb.binder.type, bb.static)
+            if not _recoded(ba.binder.type, bb.binder.type, len(ba.static), len(bb.static)):
+                continue
             pairs = _pairing([a.machine.show(ba.binder.type, v) for v in ba.static],
-                             [b.machine.show(bb.binder.type, v) for v in bb.static], ta, tb, names)
+                             [b.machine.show(bb.binder.type, v) for v in bb.static], names)
             if pairs:
                 args[(xa.decl.name, ba.binder.name)] = pairs
-    return Recoding(values, args)
+    return Recoding(values, args, sets)
 
 
 def _texts(inst, var) -> list[str]:
@@ -207,28 +228,28 @@ def _texts(inst, var) -> list[str]:
     return [inst.show_value(var, x) for x in raw]
 
 
-def _domain_type(ty, static):
-    """An action parameter's type with its values, as `_pairing` compares types."""
-    return ty if ty.kind != "int" else type(ty)("int", members=tuple(str(v) for v in static))
+def _recoded(ta, tb, na: int, nb: int) -> bool:
+    """Two types (of the two versions) are two encodings of the same values: as many values
+    (`na`, `nb`), and another kind (a number, a boolean, an enumeration) or enumerations with
+    other members. Numbers against numbers never are: `0..2` against `1..3` is an edit."""
+    if ta.kind not in RECODABLE or tb.kind not in RECODABLE or na != nb or not na:
+        return False
+    return ta.kind != tb.kind or (ta.kind == "enum" and ta.members != tb.members)
 
 
-def _pairing(old: list, new: list, ta, tb, names: tuple[dict, dict]) -> dict | None:
-    """{OLD value as shown: NEW value} when the two types encode the same values another way,
-    else None (the same encoding, or one that does not pair: another number of values)."""
-    if ta.kind not in RECODABLE or tb.kind not in RECODABLE or len(old) != len(new) or not old:
-        return None
-    if ta.kind == tb.kind and (ta.kind != "enum" or ta.members == tb.members):
-        return None  # the same encoding (numbers against numbers: another range is an edit)
-    shown_old, shown_new = old, new
-    for numbers, members, flip in ((shown_old, shown_new, False), (shown_new, shown_old, True)):
+def _pairing(old: list[str], new: list[str], names: tuple[dict, dict]) -> dict[str, str]:
+    """{OLD value: NEW value} for two encodings of the same values (`_recoded`), as `show`
+    writes them: by the names of `let`s where one version names the other's numbers, else in
+    order."""
+    for numbers, members, flip in ((old, new, False), (new, old, True)):
         # `let play = 1` in the version with numbers, `play` a member in the other's enumeration
         lets = names[1 if flip else 0]
         by_name = {m: str(lets[m]) for m in members if m in lets}
         if len(by_name) == len(members) and sorted(by_name.values()) == sorted(numbers):
             if flip:  # OLD has the members, NEW the numbers
-                return {m: new[shown_new.index(by_name[m])] for m in shown_old}
-            return {n: new[shown_new.index(m)] for m, n in by_name.items()}
-    return {o: n for o, n in zip(shown_old, new)}
+                return {m: by_name[m] for m in old}
+            return {n: m for m, n in by_name.items()}
+    return dict(zip(old, new))
 
 
 def _named_numbers(model) -> dict[str, int]:
