@@ -788,6 +788,8 @@ def test_all_differences_past_the_cap_are_counted(tmp_path, capsys):
     assert len([d for d in res.differences if d.behaviour]) == 1 and res.more == [("", 1)]
     assert main(["diff", str(old), str(new), "--all-differences", "1"]) == 1
     assert "... and 1 more distinct difference(s) in the model (past the cap of 1" in capsys.readouterr().out
+    assert main(["diff", str(old), str(new), "--all-differences", "1", "--output-format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["more_differences"] == [{"in": "the model", "count": 1}]
     with pytest.raises(SystemExit) as stop:  # a cap of at least one
         main(["diff", str(old), str(new), "--all-differences", "0"])
     assert stop.value.code == 2
