@@ -1,7 +1,9 @@
 """Two explored graphs of one instance compared by behaviour: the subset construction over
 observable traces that `rulewright diff` runs per instance (checker.diff, whose docstring
-defines same behaviour), the differences it finds, and the Z3 replay of each play in the
-version that allows it."""
+defines same behaviour), the differences it finds (each version's first, or every distinct one
+up to a cap), and the Z3 replay of each play in the version that allows it. Values a version
+encodes another way (numbers and `let`s against an enumeration) are read in NEW's words first
+(`Recoding`)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,13 +12,13 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..explicit.explore import Graph, describe_action, rules_of
+from ..frontend import syntax as sx
 from ..frontend.ends import has_ended
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import replay as z3replay
 from ..symbolic import setup as z3setup
 from ..symbolic.terms import Unsupported
 from .findings import TraceStep
-from ..frontend import syntax as sx
 from .traces import RESULT_ROWS, build_trace, show, state_values
 from .verdicts import CONFIRMED, Replay
 
