@@ -39,6 +39,7 @@ from .remote import ClusterError
 from .runner import PoolError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_ENGINES_DISAGREE = 0, 1, 2, 3, 4
+ALL_DIFFERENCES = 20  # `diff --all-differences` without a cap: distinct differences per instance
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,6 +97,9 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
                    help='a JSON file of accepted differences: {"accepted": [fingerprints]} (repeatable)')
     d.add_argument("--output-format", choices=("text", "json"), default="text")
     d.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of plays and counterexamples")
+    d.add_argument("--all-differences", nargs="?", const=ALL_DIFFERENCES, default=0, type=_positive_int, metavar="CAP",
+                   help="report every distinct difference of an instance, each with its own play, not only each "
+                        f"version's first; at most CAP per instance (default {ALL_DIFFERENCES})")
     _limit_args(d, states=200_000, seconds=120.0)
 
     a = sub.add_parser("affected", help="list the specs a change of some files calls for checking",
@@ -347,6 +351,16 @@ def _include_root(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-root", metavar="DIR", type=_folder,
                    help="the folder tree specs and their includes must stay in (default: the folder of "
                         "each file named, or the folder walked)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
 
 
 def _folder(text: str) -> str:
@@ -655,7 +669,8 @@ def cmd_diff(args) -> int:
             display[m.path] = m.shown
             display[m.prefix] = m.shown.rsplit("/", 1)[0] + "/" if "/" in m.shown else m.shown.split(":")[0] + ":"
             sides.append((m.path, m.root, m.shown))
-        res = diff(sides[0], sides[1], _limits(args), replay=not args.no_replay, accepted=accepted)
+        res = diff(sides[0], sides[1], _limits(args), replay=not args.no_replay, accepted=accepted,
+                   every=args.all_differences)
         render = diff_report.as_json if args.output_format == "json" else diff_report.text
         sys.stdout.write(render(res, display))
     return res.exit_code()

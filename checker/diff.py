@@ -10,7 +10,9 @@ the observation of a state: the values of the variables both versions declare un
 name, who is out of the game and why (drew, won while the game went on, left with no result:
 observed when either version can give that reason, an empty set in the version that cannot),
 and whether the game runs, must end, or ended with which outcome. Variables only one version
-has are not observed (renaming a variable hides it).
+has are not observed (renaming a variable hides it). A value encoded another way in NEW (numbers
+and `let`s against an enumeration, `0..1` against `bool`) is read in NEW's words first
+(`graph_diff.Recoding`).
 
 The comparison is a breadth-first search over pairs (the set of OLD states, the set of NEW
 states) reached by the same observable trace: a subset construction, so hidden variables that
@@ -19,8 +21,8 @@ observation after it) that one side can take and the other cannot is a differenc
 one found for each side is the shortest play that version allows and the other does not. A
 setup one version admits and the other does not is the difference of length 0. Outcomes
 reachable in one version and not the other are reported besides, with the shortest play that
-reaches them. Findings of the two checks are matched by model, kind and rules: added, fixed or
-changed (same kind and rules, another message).
+reaches them. Findings of the two checks are matched by fingerprint (`finding_key`): added,
+fixed, changed (another message) or the same finding citing other rules.
 
 An instance neither version has a setup for (a contradiction, or no initial state) has no
 play to compare: its contradictions are, by the rules in conflict ("contradiction unchanged",
@@ -46,6 +48,7 @@ import json
 import time
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
+from .analyses import findings
 from .analyses.findings import Finding
 from .analyses.graph_diff import BEHAVIOUR, KINDS, Difference, compare_graphs, model_of, without_path  # noqa: F401 (BEHAVIOUR, KINDS: diff's vocabulary)
 from .engine import Result, check as check_spec, front_end
@@ -66,8 +69,11 @@ class DiffResult:
     differences: list[Difference] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     unused_notes: list[str] = field(default_factory=list)  # `changes` notes that declare nothing
+    stale_notes: list[str] = field(default_factory=list)  # notes the old version has already: they declare nothing
     compared: int = 0  # instances compared
     same_contradictions: list[tuple[str, str]] = field(default_factory=list)  # (instance, contradiction) of both
+    every: int = 0  # --all-differences: the cap of distinct differences per instance (0: each side's first)
+    more: list[tuple[str, int]] = field(default_factory=list)  # (instance, distinct differences past the cap)
 
     @property
     def diagnostics(self) -> list:
@@ -98,10 +104,12 @@ class DiffResult:
 # ---------------------------------------------------------------- the whole comparison
 
 def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = Limits(), replay: bool = True,
-         accepted: dict[str, str] | None = None) -> DiffResult:
+         accepted: dict[str, str] | None = None, every: int = 0) -> DiffResult:
     """Compare two spec files, each given as (path, include root, name to show), within one
-    budget: `limits.max_seconds` bounds both checks and the comparison together."""
-    res = DiffResult(old[2], new[2])
+    budget: `limits.max_seconds` bounds both checks and the comparison together. With `every`,
+    every distinct difference of an instance is reported, up to `every` of them
+    (`graph_diff.compare_graphs`)."""
+    res = DiffResult(old[2], new[2], every=every)
     total = limits.max_seconds
     # CPU time, as for `check` (checker.limits): both versions are checked in this thread
     deadline = cpu_seconds() + total
@@ -154,8 +162,10 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
         left = len(labels) - k  # (at most: instances only one version has take no time)
         seconds = budget.remaining() / left
         part = budget.part(seconds, f"its share ({seconds:.3g}s) of the diff's time limit of {total:g}s ran out")
-        found, why = compare_graphs(a, b, limits, replay, part)
+        found, why, more = compare_graphs(a, b, limits, replay, part, every)
         res.compared += 1
+        if more:
+            res.more.append((label, more))
         for d in found:
             d.instances = [label]
             if d.kind == "setup":  # "the other admits no setup": its conflicting rules are the difference's too
@@ -274,15 +284,13 @@ def _instance_difference(label: str, inst: Instance, side: str) -> Difference:
 
 def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
                         unseen: set[str] = frozenset()) -> list[Difference]:
-    """Findings added, fixed or changed, matched by model, kind and rules (not by line); none
-    in the `unseen` models (some instance of them was not checked to the end in one version:
-    what it did not find there is not known to be absent)."""
-    def table(r: Result, path: str) -> dict[tuple, list[Finding]]:
-        t: dict[tuple, list[Finding]] = {}
-        for f in r.findings:
-            if without_path(f.model, path) not in unseen:
-                t.setdefault((without_path(f.model, path), f.kind, f.rules), []).append(f)
-        return t
+    """Findings added, fixed or changed, matched by fingerprint (`finding_key`: not by line,
+    nor by the file's name); none in the `unseen` models (some instance of them was not checked
+    to the end in one version: what it did not find there is not known to be absent). A finding
+    of both versions that cites other rules (its tags moved into a trigger) is the same finding,
+    now citing others; one that says something else is changed."""
+    def table(r: Result, path: str) -> dict[str, Finding]:
+        return {finding_key(f, path): f for f in r.findings if without_path(f.model, path) not in unseen}
 
     def text(f: Finding, path: str) -> str:
         return f.message.replace(path + " | ", "").replace(path, "")
@@ -290,24 +298,41 @@ def finding_differences(old: Result, old_path: str, new: Result, new_path: str,
     to, tn = table(old, old_path), table(new, new_path)
     out = []
     for key in list(to) + [k for k in tn if k not in to]:
-        fo = {text(f, old_path): f for f in to.get(key, [])}
-        fn = {text(f, new_path): f for f in tn.get(key, [])}
-        gone = [m for m in fo if m not in fn]
-        came = [m for m in fn if m not in fo]
-        model, kind, rules = key
-        for m_old, m_new in zip(gone, came):
-            out.append(_finding_difference("changed", "both", model, kind, rules, fo[m_old], fn[m_new], new_path,
-                                           f"{kind} changed: was {m_old!r}, now {m_new!r}"))
-        for m in gone[len(came):]:
-            out.append(_finding_difference("fixed", "old", model, kind, rules, fo[m], None, old_path, f"{kind} fixed: {m}"))
-        for m in came[len(gone):]:
-            out.append(_finding_difference("added", "new", model, kind, rules, None, fn[m], new_path, f"{kind} added: {m}"))
+        fo, fn = to.get(key), tn.get(key)
+        f = fn or fo
+        model, kind = without_path(f.model, new_path if fn else old_path), f.kind
+        if fo is None:
+            out.append(_finding_difference("added", "new", model, kind, key, None, fn, new_path,
+                                           f"{kind} added: {text(fn, new_path)}"))
+        elif fn is None:
+            out.append(_finding_difference("fixed", "old", model, kind, key, fo, None, old_path,
+                                           f"{kind} fixed: {text(fo, old_path)}"))
+        else:
+            said = [] if text(fo, old_path) == text(fn, new_path) else \
+                [f"was {text(fo, old_path)!r}, now {text(fn, new_path)!r}"]
+            if fo.rules != fn.rules:
+                cites = f"now cites {', '.join(fn.rules) or 'no rule'} (cited {', '.join(fo.rules) or 'no rule'})"
+                out.append(_finding_difference("recited", "both", model, kind, key, fo, fn, new_path,
+                                               f"{kind}: same finding, {'; '.join([cites] + said)}"))
+            elif said:
+                out.append(_finding_difference("changed", "both", model, kind, key, fo, fn, new_path,
+                                               f"{kind} changed: {said[0]}"))
     return out
 
 
-def _finding_difference(how, side, model, kind, rules, f_old, f_new, path, summary) -> Difference:
+def finding_key(f: Finding, path: str) -> str:
+    """A finding's fingerprint with its model named without the file (`old.rw` and `new.rw`, or a
+    revision's copy, name the same model): what matches a finding of OLD with one of NEW. The
+    hash is `findings.base_fingerprint`'s (whatever it hashes: kind, model, subject), with the
+    `-2`, `-3` that tell apart findings that share one."""
+    base = findings.base_fingerprint(f)
+    suffix = f.fingerprint[len(base):] if f.fingerprint.startswith(base) else ""
+    return findings.base_fingerprint(replace(f, model=without_path(f.model, path))) + suffix
+
+
+def _finding_difference(how, side, model, kind, key, f_old, f_new, path, summary) -> Difference:
     f = f_new or f_old
-    d = Difference("finding", side, model, summary, rules, (how, kind, rules), trace=f.trace, replay=f.replay,
+    d = Difference("finding", side, model, summary, f.rules, (how, kind, key), trace=f.trace, replay=f.replay,
                    findings=(f_old, f_new))
     d.instances = [without_path(i, path) for i in (f.instances or [f.instance])]
     return d
@@ -322,19 +347,37 @@ def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Insta
     caused it (an edited `let` is read by a guard whose action cites other rules), so when the
     notes of a model cite a rule of every declaration edited in that model, every difference of
     the model is declared: all of its edits are. One undeclared edit keeps that from applying.
+
+    A note declares only against a version that lacks it: one the old version already carries
+    (`note_identity`: the same rules and text, wherever it stands) was written for a change
+    accepted since, and would otherwise declare every later change of the same rules.
     """
+    old_models = {without_path(i.model.name, i.model.path): i.model for i in i_old.values()}
+    old_notes = {name: {note_identity(n) for n in m.changes} for name, m in old_models.items()}
+    anywhere_old = set().union(*old_notes.values()) if old_notes else set()
     notes: dict[str, tuple] = {}
     covered: dict[str, bool] = {}
     every: list = []
-    old_models = {without_path(i.model.name, i.model.path): i.model for i in i_old.values()}
+    fresh_somewhere: set = set()
+    stale: list = []
     for i in i_new.values():
         m = i.model
         name = without_path(m.name, m.path)
         if name in notes:
             continue
-        notes[name] = m.changes
-        every.extend(n for n in m.changes if n not in every)
-        cited = {t for n in m.changes for t in n.tags}
+        # a model the old version lacks is compared with the notes of all its models
+        before = old_notes.get(name, anywhere_old)
+        mine = []
+        for n in m.changes:
+            if note_identity(n) in before:
+                if n not in stale:
+                    stale.append(n)
+            else:
+                mine.append(n)
+                fresh_somewhere.add(n)
+        notes[name] = tuple(mine)
+        every.extend(n for n in mine if n not in every)
+        cited = {t for n in mine for t in n.tags}
         edits = edited_declarations(old_models[name], m) if name in old_models else []
         covered[name] = bool(edits) and all(set(tags) & cited for tags in edits)
     used: set = set()
@@ -354,6 +397,19 @@ def _declare(res: DiffResult, i_old: dict[str, Instance], i_new: dict[str, Insta
                 used.update(notes[d.model])
     res.unused_notes = [f"changes [{', '.join(n.tags)}] at {n.span} declares no difference"
                         for n in every if n not in used]
+    res.stale_notes = [f"`{_note_text(n)}` at {n.span} was already in the old version: it declares nothing; "
+                       "remove it once its change is accepted" for n in stale if n not in fresh_somewhere]
+
+
+def note_identity(n: sx.ChangesDecl) -> tuple:
+    """What makes a `changes` note the same in two versions: its rules (in any order) and its
+    text, not where it stands (moved lines, another include)."""
+    return (tuple(sorted(set(n.tags))), " ".join(n.reason.split()))
+
+
+def _note_text(n: sx.ChangesDecl) -> str:
+    why = " ".join(n.reason.split())
+    return f'changes [{", ".join(n.tags)}] "{why if len(why) <= 40 else why[:37] + "..."}"'
 
 
 def edited_declarations(old, new) -> list[tuple[str, ...]]:

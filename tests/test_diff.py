@@ -507,9 +507,9 @@ def test_the_two_checks_and_the_comparison_share_the_diffs_time_limit(tmp_path, 
         given.append(limits.max_seconds)
         return real_check(paths, limits, *args)
 
-    def compare(a, b, limits, replay, budget):
+    def compare(a, b, limits, replay, budget, *rest):
         parts.append(budget.start + budget.seconds)  # where its CPU time runs out
-        return real_compare(a, b, limits, replay, budget)
+        return real_compare(a, b, limits, replay, budget, *rest)
     monkeypatch.setattr(diff_module, "check_spec", check)
     monkeypatch.setattr(diff_module, "compare_graphs", compare)
     old, new = small(tmp_path, "old.rw"), small(tmp_path, "new.rw", "true")
@@ -574,3 +574,256 @@ def test_findings_of_a_model_a_version_did_not_see_whole_are_neither_added_nor_f
     assert not any(f.kind == "invariant" for f in res.new_check.findings)
     assert [d for d in res.differences if d.kind == "finding"] == []
     assert res.exit_code() == 3
+
+
+# ---------------------------------------------------------------- notes the old version already has
+
+NOTE = 'changes [2] "turns and attacks follow rule 2 now"\n'
+
+
+def test_a_changes_note_the_old_version_already_has_declares_nothing(tmp_path, capsys):
+    # issue 21: the note of an accepted change stayed and declared every later change of rule 2
+    base = SMALL.replace("action pass [1]", "action pass [2]").replace("{guard}", "true") + NOTE
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base, encoding="utf-8")
+    new.write_text(base.replace("turn := next(turn);", "turn := right(turn, 1);"), encoding="utf-8")  # a new turn order
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and res.undeclared and all("2" in d.rules for d in res.undeclared)
+    assert res.unused_notes == []
+    (stale,) = res.stale_notes
+    assert stale == (f'`changes [2] "turns and attacks follow rule 2 now"` at {new}:12:1 was already in the old '
+                     "version: it declares nothing; remove it once its change is accepted")
+    for fmt in ("text", "json"):
+        assert main(["diff", str(old), str(new), "--output-format", fmt]) == 1
+        assert "was already in the old version: it declares nothing" in capsys.readouterr().out
+
+
+def test_a_moved_note_with_its_rules_in_another_order_is_still_the_old_versions(tmp_path):
+    base = SMALL.replace("{guard}", "true")
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base + 'changes [1, 2] "any opponent"\n', encoding="utf-8")
+    new.write_text('changes [2, 1] "any  opponent"\n' + base.replace("players 3", "players 3\n\n")
+                   .replace("turn := next(turn);", "turn := right(turn, 1);"), encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 1 and len(res.stale_notes) == 1
+
+
+def test_a_note_with_a_new_text_declares_the_new_change(tmp_path):
+    base = SMALL.replace("action pass [1]", "action pass [2]").replace("{guard}", "true")
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(base + NOTE, encoding="utf-8")
+    new.write_text(base.replace("turn := next(turn);", "turn := right(turn, 1);") + NOTE
+                   + 'changes [2] "turns pass to the right"\n', encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert res.exit_code() == 0 and len(res.stale_notes) == 1
+    assert all(d.declared_by.startswith("changes [2] at") and ":13:1" in d.declared_by
+               for d in res.differences if d.behaviour)
+
+
+# ---------------------------------------------------------------- findings matched by fingerprint
+
+BOUNTY = """document { 1: "turns" 2: "attack" 3: "bounty" }
+players 3
+var turn [1]: player = P1
+var life(p: player) [2]: 0..2 = 2
+var attacks [2]: 0..2 = 0
+var bounties: 0..3 = 0
+action attack(q: player) [{tags}] progress when attacks < 2 and in_game(turn) and q != turn and in_game(q) do
+  life[q] := life[q] - 1;
+  attacks := attacks + 1;
+{in_action}  turn := next_in_game(turn);
+end
+outcome eliminated [2]: lose player p when life[p] == 0
+{trigger}"""
+IN_ACTION = BOUNTY.replace("{tags}", "2, 3").replace("{trigger}", "") \
+    .replace("{in_action}", "  if life[q] == 0 then bounties := bounties + 1; end\n")
+IN_TRIGGER = BOUNTY.replace("{tags}", "2").replace("{in_action}", "") \
+    .replace("{trigger}", "trigger bounty [3] on lose player p do\n  bounties := bounties + 1;\nend\n")
+
+
+def test_a_finding_whose_tags_moved_into_a_trigger_is_the_same_finding_citing_other_rules(tmp_path, monkeypatch):
+    old, new = tmp_path / "old.rw", tmp_path / "new.rw"
+    old.write_text(IN_ACTION, encoding="utf-8")
+    new.write_text(IN_TRIGGER, encoding="utf-8")
+    res = diff(side(old), side(new))
+    assert [d for d in res.differences if d.behaviour] == [] and res.exit_code() == 0
+    (d,) = [d for d in res.differences if d.kind == "finding"]  # not "fixed" and "added"
+    assert d.side == "both" and d.identity[0] == "recited"
+    assert d.summary == "deadlock: same finding, now cites 2 (cited 2, 3)"
+    assert [f.rules for f in d.findings] == [("2", "3"), ("2",)]
+
+
+def test_findings_are_matched_by_fingerprint_whatever_the_files_are_called(tmp_path, monkeypatch):
+    old, new = tmp_path / "old.rw", tmp_path / "renamed.rw"
+    old.write_text(IN_ACTION, encoding="utf-8")
+    new.write_text("# moved down a line\n" + IN_ACTION, encoding="utf-8")
+    assert diff(side(old), side(new)).differences == []
+
+
+# ---------------------------------------------------------------- values encoded another way
+
+NUMBERS = """document { 1: "phases" 2: "choose" }
+players 2
+let draft = 0
+let play = 1
+let done = 2
+var phase [1]: 0..2 = draft
+var turn [1]: player = P1
+var picked(p: player) [2]: 0..2 = 0
+var ready [2]: 0..1 = 0
+action pick(k: 0..2) [2] progress when phase == draft do
+  picked[turn] := k;
+  ready := 1;
+  turn := next(turn);
+  if turn == P1 then phase := play; end
+end
+action finish_game [1] progress when phase == play and ready == 1 do
+  phase := done;
+end
+outcome over [1]: win player p when phase == done and picked[p] == 2 and picked[next(p)] != 2
+outcome tie [1]: draw when phase == done and (picked[P1] == 2) == (picked[P2] == 2)
+"""
+ENUMERATION = """document { 1: "phases" 2: "choose" }
+players 2
+var phase [1]: {PHASES} = draft
+var turn [1]: player = P1
+var picked(p: player) [2]: {low, mid, high} = low
+var ready [2]: bool = false
+action pick(k: {low, mid, high}) [2] progress when phase == draft do
+  picked[turn] := k;
+  ready := true;
+  turn := next(turn);
+  if turn == P1 then phase := AFTER_PICKS; end
+end
+action finish_game [1] progress when phase == play and ready do
+  phase := done;
+end
+outcome over [1]: win player p when phase == done and picked[p] == high and picked[next(p)] != high
+outcome tie [1]: draw when phase == done and (picked[P1] == high) == (picked[P2] == high)
+"""
+
+
+def encoded(tmp_path: Path, phases: str = "{draft, play, done}", after_picks: str = "play") -> tuple[Path, Path]:
+    old, new = tmp_path / "numbers.rw", tmp_path / "enumeration.rw"
+    old.write_text(NUMBERS, encoding="utf-8")
+    new.write_text(ENUMERATION.replace("{PHASES}", phases).replace("AFTER_PICKS", after_picks), encoding="utf-8")
+    return old, new
+
+
+def test_numbers_named_by_lets_and_an_enumeration_of_the_same_values_are_the_same_behaviour(tmp_path):
+    # issue 21: `0..2` plus lets against `{draft, play, done}`, `0..1` against bool, an action
+    # parameter `0..2` against `{low, mid, high}` read as behaviour changes
+    old, new = encoded(tmp_path)
+    res = diff(side(old), side(new))
+    assert [d.summary for d in res.differences] == [] and res.exit_code() == 0
+
+
+def test_an_enumeration_in_another_order_pairs_with_the_numbers_by_the_lets_names(tmp_path):
+    old, new = encoded(tmp_path, phases="{play, done, draft}")
+    assert diff(side(old), side(new)).differences == []
+
+
+def test_a_real_difference_still_shows_through_another_encoding(tmp_path):
+    old, new = encoded(tmp_path, after_picks="done")  # the picks skip the play phase
+    res = diff(side(old), side(new))
+    (d,) = [d for d in res.differences if d.behaviour and d.kind == "play"]
+    assert d.side == "both" and res.exit_code() == 1 and d.replay == CONFIRMED and d.old_replay == CONFIRMED
+    assert d.summary.startswith("after setup; pick(k=high), pick(k=high) leads to ")  # OLD's pick(k=2), in NEW's words
+    assert "phase = play in OLD but to " in d.summary and "phase = done in NEW" in d.summary
+    assert [st.action for st in d.old_trace] == ["setup", "pick(k=2)", "pick(k=2)"]  # each play in its own words
+
+
+def test_an_enumeration_of_another_size_is_not_paired_with_the_numbers(tmp_path):
+    old, new = encoded(tmp_path, phases="{draft, play, done, scored}")
+    res = diff(side(old), side(new))
+    assert any(d.kind == "setup" for d in res.undeclared)  # phase = 0 against phase = draft: not the same value
+
+
+# ---------------------------------------------------------------- every difference of an instance
+
+def two_changes(tmp_path: Path) -> tuple[Path, Path]:
+    # turns pass the other way, and a second attack may go to any opponent
+    old = small(tmp_path, "old.rw")
+    new = small(tmp_path, "new.rw", "(q == next(turn) or hits == 1)")
+    new.write_text(new.read_text(encoding="utf-8").replace("turn := next(turn);", "turn := right(turn, 1);"),
+                   encoding="utf-8")
+    return old, new
+
+
+def test_by_default_only_the_first_difference_of_each_version_is_reported(tmp_path):
+    old, new = two_changes(tmp_path)
+    assert [d.summary for d in diff(side(old), side(new)).differences if d.behaviour] == [
+        "after setup, pass leads to turn = P2 in OLD but to turn = P3 in NEW"]
+
+
+def test_all_differences_reports_each_distinct_difference_with_its_own_replayed_play(tmp_path):
+    old, new = two_changes(tmp_path)
+    runs = [diff(side(old), side(new), every=20) for _ in range(2)]
+    plays = [d for d in runs[0].differences if d.behaviour]
+    assert [d.summary for d in plays] == [
+        "after setup, pass leads to turn = P2 in OLD but to turn = P3 in NEW",
+        "after setup; attack(q=P2), NEW allows attack(q=P3); OLD does not allow attack(q=P3) there"]
+    assert [st.action for st in plays[1].trace] == ["setup", "attack(q=P2)", "attack(q=P3)"]
+    assert all(d.replay == CONFIRMED for d in plays) and runs[0].more == []
+    assert [d.summary for d in runs[1].differences] == [d.summary for d in runs[0].differences]  # deterministic
+
+
+def test_all_differences_past_the_cap_are_counted(tmp_path, capsys):
+    old, new = two_changes(tmp_path)
+    res = diff(side(old), side(new), every=1)
+    assert len([d for d in res.differences if d.behaviour]) == 1 and res.more == [("", 1)]
+    assert main(["diff", str(old), str(new), "--all-differences", "1"]) == 1
+    assert "... and 1 more distinct difference(s) in the model (past the cap of 1" in capsys.readouterr().out
+    assert main(["diff", str(old), str(new), "--all-differences", "1", "--output-format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["more_differences"] == [{"in": "the model", "count": 1}]
+    with pytest.raises(SystemExit) as stop:  # a cap of at least one
+        main(["diff", str(old), str(new), "--all-differences", "0"])
+    assert stop.value.code == 2
+    assert "expected a whole number of at least 1" in capsys.readouterr().err
+
+
+INDEXED = """players 2
+var score(k: 0..2): 0..3 = 0
+var turn: player = P1
+action add(k: 0..2) progress when score[k] < 3 do score[k] := score[k] + 1; turn := next(turn); end
+outcome o: draw when score[2] == 3
+"""
+
+
+def test_an_index_encoded_another_way_pairs_its_keys(tmp_path):
+    old, new, edited = tmp_path / "old.rw", tmp_path / "new.rw", tmp_path / "edited.rw"
+    old.write_text(INDEXED, encoding="utf-8")
+    enum = INDEXED.replace("(k: 0..2)", "(k: {a, b, c})").replace("score[2]", "score[c]")
+    new.write_text(enum, encoding="utf-8")
+    edited.write_text(enum.replace("score[c] == 3", "score[b] == 3"), encoding="utf-8")
+    assert diff(side(old), side(new)).differences == []
+    res = diff(side(old), side(edited))
+    assert [d.summary for d in res.undeclared] == [
+        "after setup; add(k=b); add(k=b), add(k=b) leads to game = running in OLD but to game = ended: "
+        "the game is a draw in NEW"]
+
+
+MARKS_AS_A_SET = """players 3
+var turn: player = P1
+var marked: set player = {}
+action mark(q: player) progress when q not in marked do marked := marked + {q}; turn := next(turn); end
+outcome o: win player p when size(marked) == 3 and p == turn
+"""
+MARKS_PER_PLAYER = """players 3
+var turn: player = P1
+var marked(p: player): bool = false
+action mark(q: player) progress when not marked[q] do marked[q] := true;{EXTRA} turn := next(turn); end
+outcome o: win player p when marked[P1] and marked[P2] and marked[P3] and p == turn
+"""
+
+
+def test_a_set_of_players_and_a_boolean_per_player_are_the_same_values(tmp_path):
+    as_set, per_player, edited = tmp_path / "set.rw", tmp_path / "per_player.rw", tmp_path / "edited.rw"
+    as_set.write_text(MARKS_AS_A_SET, encoding="utf-8")
+    per_player.write_text(MARKS_PER_PLAYER.replace("{EXTRA}", ""), encoding="utf-8")
+    edited.write_text(MARKS_PER_PLAYER.replace("{EXTRA}", " marked[P1] := true;"), encoding="utf-8")
+    assert diff(side(as_set), side(per_player)).differences == []
+    assert diff(side(per_player), side(as_set)).differences == []
+    res = diff(side(as_set), side(edited))
+    assert "after setup, mark(q=P2) leads to marked = {P1: false, P2: true, P3: false} in OLD but to " \
+           "marked = {P1: true, P2: true, P3: false} in NEW" in [d.summary for d in res.undeclared]

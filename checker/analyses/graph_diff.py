@@ -1,7 +1,9 @@
 """Two explored graphs of one instance compared by behaviour: the subset construction over
 observable traces that `rulewright diff` runs per instance (checker.diff, whose docstring
-defines same behaviour), the differences it finds, and the Z3 replay of each play in the
-version that allows it."""
+defines same behaviour), the differences it finds (each version's first, or every distinct one
+up to a cap), and the Z3 replay of each play in the version that allows it. Values a version
+encodes another way (numbers and `let`s against an enumeration) are read in NEW's words first
+(`Recoding`)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..explicit.explore import Graph, describe_action, rules_of
+from ..frontend import syntax as sx
 from ..frontend.ends import has_ended
 from ..limits import Budget, LimitHit, Limits, watchdog
 from ..symbolic import replay as z3replay
@@ -65,10 +68,11 @@ class Difference:
 class _View:
     """One version's graph as observable steps: (action text, observation id) -> targets."""
 
-    def __init__(self, g: Graph, observed: set[str], intern: dict):
+    def __init__(self, g: Graph, observed: set[str], intern: dict, recode: Recoding | None = None):
         self.g = g
         self.obs_names = observed
         self._intern = intern
+        self._recode = recode or Recoding()
         self._obs: dict[int, int] = {}
         self._text: dict[int, str] = {}
         self._succ: dict[int, list] = {}
@@ -78,7 +82,8 @@ class _View:
     def obs(self, sid: int) -> int:
         o = self._obs.get(sid)
         if o is None:
-            shown = {k: show(v) for k, v in state_values(self.g, self.g.states[sid]) if k in self.obs_names}
+            shown = {k: show(self._recode.value(k, v)) for k, v in state_values(self.g, self.g.states[sid])
+                     if k in self.obs_names}
             for name in self.obs_names & REASONS:  # a reason this version never gives: nobody is out for it
                 shown.setdefault(name, show({"#set": []}))
             # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
@@ -90,7 +95,7 @@ class _View:
         t = self._text.get(lid)
         if t is None:
             action, binding, _ = self.g.labels[lid]
-            t = self._text[lid] = describe_action(self.g.machine, action, binding)
+            t = self._text[lid] = self._recode.action(self.g.machine, action, binding)
         return t
 
     def expanded(self, sid: int) -> bool:
@@ -116,20 +121,172 @@ def observed_names(a: Graph, b: Graph) -> set[str]:
     return (names(a) & names(b)) | {name for _, name, key in RESULT_ROWS if key in used}
 
 
-def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
-                   budget: Budget | None = None) -> tuple[list[Difference], str]:
+# ---------------------------------------------------------------- values that mean the same
+
+RECODABLE = ("bool", "int", "enum")
+
+
+@dataclass(frozen=True)
+class Recoding:
+    """OLD's values said in NEW's words, for the variables and action parameters whose encoding
+    differs between the versions (`0..2` and `let`s naming the numbers against an enumeration
+    `{draft, play, done}`, `0..1` against `bool`): the comparison then sees the same value where
+    the two encodings mean the same thing, and a real difference still shows as one.
+
+    `values[name]` maps a variable's OLD value as `show` writes it (and its index, for a variable
+    with one value per number or member) to NEW's; `args[(action, binder)]` an argument's;
+    `sets[name]` is how a set of players reads as a boolean per player, or the other way."""
+    values: dict = field(default_factory=dict)  # var name -> (value map, key map or None, NEW's key order)
+    args: dict = field(default_factory=dict)  # (action, binder) -> {OLD text: NEW text}
+    sets: dict = field(default_factory=dict)  # var name -> ("to map", NEW's players) or ("to set", ())
+
+    def value(self, name: str, v):
+        if name in self.sets:
+            how, players = self.sets[name]
+            if how == "to map":  # `set player` in OLD, `x(p: player): bool` in NEW
+                return {"#map": [[p, p in v["#set"]] for p in players]}
+            return {"#set": [k for k, x in v["#map"] if x is True]}
+        if name not in self.values:
+            return v
+        vmap, kmap, order = self.values[name]
+        if isinstance(v, dict) and "#map" in v:
+            pairs = [[kmap.get(k, k) if kmap else k, vmap.get(show(x), x)] for k, x in v["#map"]]
+            pairs.sort(key=lambda kv: order.get(kv[0], len(order)))
+            return {"#map": pairs}
+        return vmap.get(show(v), v)
+
+    def action(self, m, action_i: int, binding: tuple) -> str:
+        if not self.args:
+            return describe_action(m, action_i, binding)
+        a = m.actions[action_i]
+        args = []
+        for b, v in zip(a.binders, binding):
+            text = m.show(b.binder.type, v)
+            args.append(f"{b.binder.name}={self.args.get((a.decl.name, b.binder.name), {}).get(text, text)}")
+        return a.decl.name + (f"({', '.join(args)})" if args else "")
+
+
+def recoding(a: Graph, b: Graph) -> Recoding:
+    """How OLD's (`a`) values read in NEW's (`b`) encoding, where the two differ (`Recoding`).
+
+    Two types are two encodings of the same values when they have as many values and differ in
+    kind (a number, a boolean, an enumeration) or are enumerations with other members. Their
+    values pair by name where one version names the other's numbers (`let play = 1` and the
+    member `play`), else in order (the first value with the first: `0` with `false` and with the
+    first member). Numbers against numbers are never re-read: `0..2` against `1..3` is an edit."""
+    ia, ib = a.machine.inst, b.machine.inst
+    names = (_named_numbers(ia.model), _named_numbers(ib.model))
+    values: dict = {}
+    sets: dict = {}
+    theirs = {v.name: v for v in ib.vars}
+    for va in ia.vars:
+        vb = theirs.get(va.name)
+        if vb is None:
+            continue
+        # `set player` against a boolean per player: the players in the set are those with true
+        per_player = [v.indexed == "player" and v.type.kind == "bool" for v in (va, vb)]
+        is_set = [v.indexed is None and v.type.kind == "set" for v in (va, vb)]
+        if is_set[0] and per_player[1]:
+            sets[va.name] = ("to map", tuple(vb.index_keys(ib)))
+            continue
+        if per_player[0] and is_set[1]:
+            sets[va.name] = ("to set", ())
+            continue
+        # (the types are compared before any value is listed: a set of 40 players has 2^40)
+        vmap = kmap = None
+        if _recoded(va.type, vb.type, va.type.count(ia.nplayers, ia.nteams), vb.type.count(ib.nplayers, ib.nteams)):
+            vmap = _pairing(_texts(ia, va), _texts(ib, vb), names)
+        if va.index_type is not None and vb.index_type is not None and \
+                _recoded(va.index_type, vb.index_type, va.count, vb.count):
+            kmap = _pairing(va.index_keys(ia), vb.index_keys(ib), names)
+        if vmap or kmap:
+            order = {k: i for i, k in enumerate(vb.index_keys(ib))} if vb.index_type is not None else {}
+            values[va.name] = (vmap or {}, kmap, order)
+    args: dict = {}
+    actions_b = {x.decl.name: x for x in b.machine.actions}
+    for xa in a.machine.actions:
+        xb = actions_b.get(xa.decl.name)
+        if xb is None:
+            continue
+        for ba in xa.binders:
+            bb = next((y for y in xb.binders if y.binder.name == ba.binder.name), None)
+            if bb is None or ba.static is None or bb.static is None:
+                continue  # a domain that depends on the state has no fixed values to pair
+            if not _recoded(ba.binder.type, bb.binder.type, len(ba.static), len(bb.static)):
+                continue
+            pairs = _pairing([a.machine.show(ba.binder.type, v) for v in ba.static],
+                             [b.machine.show(bb.binder.type, v) for v in bb.static], names)
+            if pairs:
+                args[(xa.decl.name, ba.binder.name)] = pairs
+    return Recoding(values, args, sets)
+
+
+def _texts(inst, var) -> list[str]:
+    """Every value of a variable's type as the observation shows it (a number counted in steps
+    as the document's number)."""
+    raw = var.type.values(inst.nplayers, inst.nteams)
+    if var.type.kind == "int":
+        return [str(x * var.step) for x in raw]
+    return [inst.show_value(var, x) for x in raw]
+
+
+def _recoded(ta, tb, na: int, nb: int) -> bool:
+    """Two types (of the two versions) are two encodings of the same values: as many values
+    (`na`, `nb`), and another kind (a number, a boolean, an enumeration) or enumerations with
+    other members. Numbers against numbers never are: `0..2` against `1..3` is an edit."""
+    if ta.kind not in RECODABLE or tb.kind not in RECODABLE or na != nb or not na:
+        return False
+    return ta.kind != tb.kind or (ta.kind == "enum" and ta.members != tb.members)
+
+
+def _pairing(old: list[str], new: list[str], names: tuple[dict, dict]) -> dict[str, str]:
+    """{OLD value: NEW value} for two encodings of the same values (`_recoded`), as `show`
+    writes them: by the names of `let`s where one version names the other's numbers, else in
+    order."""
+    for numbers, members, flip in ((old, new, False), (new, old, True)):
+        # `let play = 1` in the version with numbers, `play` a member in the other's enumeration
+        lets = names[1 if flip else 0]
+        by_name = {m: str(lets[m]) for m in members if m in lets}
+        if len(by_name) == len(members) and sorted(by_name.values()) == sorted(numbers):
+            if flip:  # OLD has the members, NEW the numbers
+                return {m: by_name[m] for m in old}
+            return {n: m for m, n in by_name.items()}
+    return dict(zip(old, new))
+
+
+def _named_numbers(model) -> dict[str, int]:
+    """The constants a model names: `let play = 1` (a parameterless let of a number)."""
+    out: dict[str, int] = {}
+    for d in model.decls:
+        if isinstance(d, sx.LetDecl) and not d.params and isinstance(d.body, sx.Num):
+            out[d.name] = d.body.value
+    return out
+
+
+def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True, budget: Budget | None = None,
+                   every: int = 0) -> tuple[list[Difference], str, int]:
     """The differences of one instance's two graphs (OLD `a`, NEW `b`) within `budget` (by
-    default one of `limits`), and why the comparison is incomplete ("" if it is not)."""
+    default one of `limits`), why the comparison is incomplete ("" if it is not), and how many
+    distinct differences were left out past the cap.
+
+    By default each side's first difference (the shortest play) is reported. With `every` (the
+    cap), every distinct play difference is, up to `every` of them: distinct by side, step (the
+    action with its arguments) and what the other version does with it (the names of the values
+    that differ, or that it does not allow the step), each with the shortest play to it, in the
+    order the breadth-first search meets them; those past the cap are only counted."""
     budget = budget or Budget(limits)
     intern: dict = {}
     names = observed_names(a, b)
-    va, vb = _View(a, names, intern), _View(b, names, intern)
+    va, vb = _View(a, names, intern, recoding(a, b)), _View(b, names, intern)
     views = {"old": va, "new": vb}
     unobs = {v: k for k, v in intern.items()}  # filled lazily below
     stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
     incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
                   "compared" if stopped else "")
     found: dict[str, Difference] = {}
+    extra: list[Difference] = []  # with `every`: the distinct differences after each side's first
+    seen: set[tuple] = set()
+    more = 0
     out: list[Difference] = []
     try:
         with watchdog(budget):
@@ -152,7 +309,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                 if side not in found:
                     found[side] = _setup_difference(views, side, min(sa or sb), init, intern)
             nodes = 0
-            while queue and len(found) < 2:
+            while queue and (every or len(found) < 2):
                 budget.check()
                 nodes += 1
                 if nodes > limits.max_states:
@@ -163,6 +320,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                     continue  # beyond what a stopped exploration saw: nothing is known there
                 sa, sb = va.steps(node[0]), vb.steps(node[1])
                 unobs.update({v: k for k, v in intern.items() if v not in unobs})
+                here: dict[tuple, tuple] = {}  # with `every`: (side, action) -> the key first met at this node
                 for key in sorted(set(sa) | set(sb), key=lambda k: (k[0], unobs[k[1]])):
                     if key in sa and key in sb:
                         child = (frozenset(d for _, _, d in sa[key]), frozenset(d for _, _, d in sb[key]))
@@ -171,11 +329,25 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                             queue.append(child)
                         continue
                     side = "old" if key in sa else "new"
-                    if side not in found:
-                        other = sb if side == "old" else sa
-                        found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
-                                                       other, parent, unobs)
-            out.extend(_merged(found))
+                    other = sb if side == "old" else sa
+                    if not every:
+                        if side not in found:
+                            found[side] = _play_difference(views, side, node, key, (sa if side == "old" else sb)[key],
+                                                           other, parent, unobs)
+                        continue
+                    distinct = (side, key[0], _what_differs(unobs[key[1]], key[0], other, unobs))
+                    if distinct not in seen:
+                        seen.add(distinct)
+                        here.setdefault((side, key[0]), key)
+                for action in sorted({act for _, act in here}):  # both sides' step at one node: one difference
+                    if len(extra) >= every:
+                        more += 1
+                        continue
+                    extra.extend(_merged({s: _play_difference(views, s, node, here[(s, action)],
+                                                              (sa if s == "old" else sb)[here[(s, action)]],
+                                                              sb if s == "old" else sa, parent, unobs)
+                                          for s in ("old", "new") if (s, action) in here}))
+            out.extend(_merged(found) + extra)
             if a.init_ids and b.init_ids:  # (without a setup on one side, the setup difference says it all)
                 out.extend(_outcome_differences(va, vb, names))
             skipped = Replay("not-run")  # --no-replay
@@ -185,24 +357,34 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True,
                 if d.old_trace is not None:
                     d.old_replay = _replay(va.g, d.old_trace, budget) if replay else skipped
     except LimitHit as exc:
-        out.extend(found[s] for s in ("old", "new") if s in found and found[s] not in out)
-        return out, f"the comparison stopped ({exc})"
-    return out, incomplete
+        out.extend(d for d in [found[s] for s in ("old", "new") if s in found] + extra if d not in out)
+        return out, f"the comparison stopped ({exc})", more
+    return out, incomplete, more
+
+
+def _what_differs(mine: tuple, action: str, other_steps: dict, unobs: dict) -> tuple | None:
+    """What the other version does with a step one version takes: the names of the values that
+    differ after it (from the closest of its own observations after that action), or None when
+    it does not allow the action there."""
+    same = sorted(unobs[k[1]] for k in other_steps if k[0] == action)
+    if not same:
+        return None
+    theirs = min(same, key=lambda x: (len(_differing(mine, x)), x))
+    return tuple(k for k, _, _ in _differing(mine, theirs))
 
 
 def _merged(found: dict[str, Difference]) -> list[Difference]:
     """The two sides' first differences, as one when they are the same play (or setup) whose
     last step leads to different values: `end_turn` gives the turn to B1 in OLD, to A2 in NEW."""
     o, n = found.get("old"), found.get("new")
-    if not (o and n and o.kind == n.kind and o.identity[1] == n.identity[1]
-            and [s.action for s in o.trace] == [s.action for s in n.trace]):
+    if not (o and n and o.kind == n.kind and o.identity[1] == n.identity[1]):  # (the same actions, in NEW's words)
         return [d for d in (o, n) if d]
     diff = _differing(o.trace_obs, n.trace_obs)
     if o.kind == "setup":
         summary = f"the setup differs: OLD starts with {_values(diff, 1)}, NEW with {_values(diff, 2)}"
     else:
-        before = "; ".join(st.action for st in n.trace[1:-1])
-        summary = (f"after setup{'; ' + before if before else ''}, {n.trace[-1].action} leads to {_values(diff, 1)} "
+        before = "; ".join(n.identity[1][:-1])
+        summary = (f"after setup{'; ' + before if before else ''}, {n.identity[1][-1]} leads to {_values(diff, 1)} "
                    f"in OLD but to {_values(diff, 2)} in NEW")
     rules = tuple(dict.fromkeys(o.rules + n.rules))
     return [Difference(o.kind, "both", n.model, summary, rules, (o.identity[0], o.identity[1], tuple(k for k, _, _ in diff)),
@@ -294,9 +476,12 @@ def _play_difference(views, side: str, node: tuple, key: tuple, edges: list, oth
     else:
         instead = f"{other_name(side)} does not allow {action} there"
         diff, what = [], action
-    before = "; ".join(st.action for st in trace[1:-1])
+    # the play as the comparison saw it (OLD's arguments in NEW's words where they are encoded
+    # otherwise, `Recoding`): the same play in both versions reads the same
+    words = tuple(k[0] for k in keys) + (action,)
+    before = "; ".join(words[:-1])
     summary = f"after setup{'; ' + before if before else ''}, {side.upper()} allows {what}; {instead}"
-    identity = ("play", tuple(st.action for st in trace[1:]), tuple(k for k, _, _ in diff))
+    identity = ("play", words, tuple(k for k, _, _ in diff))
     return Difference("play", side, model_of(v.g), summary, tuple(dict.fromkeys(rules)), identity, trace=trace,
                       other=instead, trace_obs=mine)
 

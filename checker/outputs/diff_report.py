@@ -56,6 +56,10 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
             else:
                 out.append(f"  play in {d.side.upper()} ({len(d.trace)} steps; Z3 replay: {d.replay or 'not run'}):")
             out.extend(_steps(d.trace))
+    for label, n in res.more:
+        out.append("")
+        out.append(f"... and {n} more distinct difference(s) in {label or 'the model'} "
+                   f"(past the cap of {res.every}: --all-differences N shows up to N)")
     for what, where in _same_contradictions(res):
         out.append("")
         out.append(f"contradiction unchanged: {what}")
@@ -63,7 +67,7 @@ def text(res: DiffResult, display: dict[str, str] | None = None) -> str:
     out.append("")
     for why in res.incomplete:
         out.append(f"incomplete: {_shown(why, display)}")
-    for note in res.unused_notes:
+    for note in res.stale_notes + res.unused_notes:
         out.append(f"note: {_shown(note, display)}")
     behaviour = [d for d in res.differences if d.behaviour]
     declared = sum(1 for d in behaviour if d.declared_by)
@@ -126,9 +130,11 @@ def as_json(res: DiffResult, display: dict[str, str] | None = None) -> str:
         "diagnostics": [{"code": d.code, "message": d.message, "file": _shown(d.span.file, display),
                          "line": d.span.line, "col": d.span.col} for d in res.diagnostics],
         "differences": [difference_json(d, display) for d in res.differences],
+        "more_differences": [{"in": label or "the model", "count": n} for label, n in res.more],
         "unchanged_contradictions": [{"contradiction": what, "in": where} for what, where in _same_contradictions(res)],
         "incomplete": [_shown(w, display) for w in res.incomplete],
         "unused_notes": [_shown(n, display) for n in res.unused_notes],
+        "stale_notes": [_shown(n, display) for n in res.stale_notes],
         # an accepted-differences file for --accept: every behaviour difference of this run
         "accept": {"accepted": [{"fingerprint": d.fingerprint, "why": d.summary}
                                 for d in res.differences if d.behaviour]},
