@@ -2,7 +2,7 @@
 and a `cannot lose` / `cannot win` rule that never changes how a step ends. Reversing or
 deleting such a declaration changes no behaviour, so nothing else would say it is wrong.
 
-What "decides" means (docs/checks.md, "dead-declaration"), per reachable step:
+What "decides" means (docs/checks.md, "Dead declarations"), per reachable step:
 - `precedence A over B` between outcome kinds: both sides are proposed in the step, for the same
   player or team (or a draw of the game against any win or loss), once the facts about players
   already out are dropped, and the precedence drops one of them; `lose over win same_step` also

@@ -13,7 +13,7 @@ Then facts about players already out are dropped, `precedence` applies, losers l
 and triggers on the events run, each round resolved again (`settle`).
 
 Beside the outcomes, resolution notes which declarations decided something (`self.decided`, read
-by checker.analyses.declaration_checks, docs/checks.md "dead-declaration"): a `precedence` that
+by checker.analyses.declaration_checks, docs/checks.md, "Dead declarations"): a `precedence` that
 picked between two facts proposed for one subject, and a `cannot` rule without which the step
 would have ended otherwise. Every step the explorer takes is resolved here (the generated
 successors call `settle` through `CompiledMachine._resolve_packed`, never inline it), and a
