@@ -60,7 +60,7 @@ def check_dead_declarations(x: Explored) -> list[Finding]:
             if d.same_step:
                 why += ", nor a player or team who lost in an earlier step and wins"
         out.append(x.finding("dead-declaration", f"`{text}` never decides: {why}", d.tags, [d.span],
-                             key=text, subject=[text]))
+                             key=f"{text}:{d.span.line}", subject=[text]))
     for k in m.cannot_rules:
         name = k.decl.name
         if k.rid not in hit or ("cannot", name) in decided:
