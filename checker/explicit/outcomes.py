@@ -36,6 +36,7 @@ class OutcomeResolution:
         ("cannot", NAME) for a "cannot" rule."""
         self.decided: set = set()
         self._what_if = False  # while a step is resolved again without a "cannot" rule: nothing is noted
+        self._undecided = set(self.precedence)  # the precedences of kinds not yet seen to pick
         exempt = set(self.model.exempt)
         self._exempt = [(r, k, ("precedence", r.decl.name, k.decl.name))
                         for r in self.loss_rules + self.win_rules for k in self.cannot_rules
@@ -170,8 +171,11 @@ class OutcomeResolution:
         c.wp &= ~out0 | again[0]  # (a player who lost earlier may win under `lose over win same_step`)
         c.wt &= ~tout0 | again[1]
         self._drop_known_results(c, out0, tout0)
-        for winner, loser in self.precedence:
-            facts = (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw)
+        for pair in self.precedence:
+            winner, loser = pair
+            watch = pair in self._undecided and not self._what_if  # once it has decided, no more cost
+            if watch:
+                facts = (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw)
             if (winner, loser) == ("lose", "win"):
                 c.wp &= ~c.lp
                 c.wt &= ~c.lt
@@ -187,9 +191,10 @@ class OutcomeResolution:
             elif (winner, loser) == ("lose", "draw") and (c.lp or c.lt):
                 c.draw = False
             self._some_draw_precedence(c, winner, loser)
-            if facts != (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw) and not self._what_if:
+            if watch and facts != (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw):
                 self.decided.add(("precedence", winner, loser))  # it picked: both sides were proposed
-        if (c.wp & again[0] or c.wt & again[1]) and not self._what_if:
+                self._undecided.discard(pair)
+        if (again[0] or again[1]) and (c.wp & again[0] or c.wt & again[1]) and not self._what_if:
             self.decided.add(("same_step",))  # a win of an earlier loser stands (`same_step`)
         conflict = self._conflict(c) or self._results_conflict(c)
         return self._apply_results(c), conflict
