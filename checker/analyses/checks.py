@@ -19,6 +19,7 @@ from ..explicit.compile import EvalError
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
 from .cycle_checks import check_forced_loop, check_livelock, check_starvation, check_unbounded_procedure
+from .declaration_checks import check_dead_declarations
 from .explored import Explored
 from .findings import Finding
 from . import consequences, story
@@ -45,6 +46,7 @@ CHECKS = (
     check_unreachable_outcome,
     check_reachable_properties,
     check_dead_rules,
+    check_dead_declarations,
 )
 
 

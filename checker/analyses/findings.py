@@ -36,6 +36,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "never-active": ("error", "a player never active in any reachable state, or (in a finite game) on some complete play"),
     "unreachable-outcome": ("error", "a declared victory that no play reaches"),
     "dead-rule": ("warning", "a rule that never applies in any reachable state"),
+    "dead-declaration": ("warning", "a precedence that never picks, or a cannot rule that never changes how a step ends"),
     "invariant": ("error", "a reachable state violates a declared invariant"),
     "unreachable-property": ("error", "a state the spec says is reachable is not"),
     "overflow": ("error", "a step gives a variable a value outside its declared type"),

@@ -44,7 +44,7 @@ def say_where_dead(grouped: list[Finding], done: list[Instance], raw: list[Findi
     complete = {i.label for i in res.instances if i.complete}
     void = {f.instance for f in raw if f.kind == "contradiction"}
     for f in grouped:
-        if f.kind != "dead-rule":
+        if f.kind not in ("dead-rule", "dead-declaration"):
             continue
         applies = [i.label for i in done if i.model_name == f.model and i.label in complete
                    and i.label not in void and i.label not in f.instances]

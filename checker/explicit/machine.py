@@ -185,6 +185,7 @@ class Machine(OutcomeResolution):
             r.subjects = range(self.n if r.subject == "player" else inst.nteams if r.subject == "team" else 0)
         self.loss_reads_won = any(r.decl.reads_won for r in self.loss_rules)
         self.precedence = list(model.precedence)
+        self._init_decided()  # which declarations decide something (checker.explicit.outcomes)
         self.winners_many = model.winners_many
         self.nt = inst.nteams
         self.results_used = uses_results(model)

@@ -11,18 +11,82 @@ The strata (docs/language.md, "Outcomes"), after each step:
 3. draws and `finish`; again from 1 while a loss rule that reads `won()` has new wins to read.
 Then facts about players already out are dropped, `precedence` applies, losers leave the game,
 and triggers on the events run, each round resolved again (`settle`).
+
+Beside the outcomes, resolution notes which declarations decided something (`self.decided`, read
+by checker.analyses.declaration_checks, docs/checks.md, "Dead declarations"): a `precedence` that
+picked between two facts proposed for one subject, and a `cannot` rule without which the step
+would have ended otherwise. Every step the explorer takes is resolved here (the generated
+successors call `settle` through `CompiledMachine._resolve_packed`, never inline it), and a
+resolution the compiled machine caches was noted when it was computed: the set is the instance's.
 """
 from __future__ import annotations
 
 from ..frontend.ends import RUNNING, Ended, Gap
-from .compile import DREW, WON, Ctx, EvalError, result_mask, with_results
+from .compile import DREW, WON, Ctx, EvalError, Overflow, result_mask, with_results
 from .compile import lost_mask as bi_lost_mask
 
 
 class OutcomeResolution:
     """The outcome half of `Machine`: `settle` after every step, `resolve` for one round."""
 
+    def _init_decided(self) -> None:
+        """What `decided` starts from (called once the machine's outcome rules are compiled).
+        Its keys: ("precedence", WINNER, LOSER) for a precedence of kinds or of a rule over a
+        "cannot" rule, ("same_step",) for `lose over win same_step` letting an earlier loser win,
+        ("cannot", NAME) for a "cannot" rule."""
+        self.decided: set = set()
+        self._what_if = False  # while a step is resolved again without a "cannot" rule: nothing is noted
+        self._undecided = set(self.precedence)  # the precedences of kinds not yet seen to pick
+        exempt = set(self.model.exempt)
+        self._exempt = [(r, k, ("precedence", r.decl.name, k.decl.name))
+                        for r in self.loss_rules + self.win_rules for k in self.cannot_rules
+                        if k.fact == r.fact and (r.decl.name, k.decl.name) in exempt]
+        # "cannot" rules not yet seen to change a step's end: only their steps are resolved twice
+        self._unproven = list(self.cannot_rules)
+
     def settle(self, c: Ctx) -> tuple[tuple, str]:
+        """`_settle`, noting each "cannot" rule that this step shows to matter: one that forbade
+        a fact (it is cited) and without which the step would end otherwise (other statuses,
+        values, end or conflict, or an error). Once a rule is shown to matter it is never
+        resolved without again, so the cost is one more resolution per such step until then."""
+        if not self._unproven or self._what_if:
+            return self._settle(c)
+        before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
+        start = len(c.hits)
+        done = self._settle(c)
+        cited = set(c.hits[start:])
+        for k in [k for k in self._unproven if k.rid in cited]:
+            if self._ends_otherwise_without(k, before, (done, c.out, c.tout, c.vals)):
+                self.decided.add(("cannot", k.decl.name))
+                self._unproven.remove(k)
+        return done
+
+    def _ends_otherwise_without(self, k, before: tuple, after: tuple) -> bool:
+        """Whether the step that began with the facts `before` would end otherwise than `after`
+        without "cannot" rule `k` (machine attributes restored whatever happens)."""
+        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = before
+        d = Ctx(list(vals), out, tout)
+        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt = lp, lt, wp, wt, draw, fin, dp, dt, xp, xt
+        rules = self.loss_rules + self.win_rules
+        saved = self.cannot_rules, [r.cannot for r in rules]
+        self.cannot_rules = [j for j in self.cannot_rules if j is not k]
+        for r in rules:
+            r.cannot = tuple(j for j in r.cannot if j is not k)
+            if not self.cannot_rules:  # no `_forbid` will run to clear what the last step blocked
+                r.blocked = 0
+        self._what_if = True
+        try:
+            done = self._settle(d)
+        except (EvalError, Overflow):  # the step would fail without it: it matters
+            return True
+        finally:
+            self._what_if = False
+            self.cannot_rules = saved[0]
+            for r, cannot in zip(rules, saved[1]):
+                r.cannot = cannot
+        return (done, d.out, d.tout, d.vals) != after
+
+    def _settle(self, c: Ctx) -> tuple[tuple, str]:
         """The outcomes of a step, triggers included (docs/language.md, "Events and triggers"):
         resolve; then, while the last round settled events that have triggers not yet run for
         them, run those triggers (events by kind and seat, each event's triggers in the order
@@ -98,6 +162,8 @@ class OutcomeResolution:
                 break
         if self.cannot_rules:
             self._cite_forbidding(c, out0, tout0)
+            if self._exempt and not self._what_if:
+                self._note_exempt(c, out0, tout0)
         c.out, c.tout = out0, tout0
         # facts about players or teams already out are not news
         c.lp &= ~out0
@@ -105,7 +171,11 @@ class OutcomeResolution:
         c.wp &= ~out0 | again[0]  # (a player who lost earlier may win under `lose over win same_step`)
         c.wt &= ~tout0 | again[1]
         self._drop_known_results(c, out0, tout0)
-        for winner, loser in self.precedence:
+        for pair in self.precedence:
+            winner, loser = pair
+            watch = pair in self._undecided and not self._what_if  # once it has decided, no more cost
+            if watch:
+                facts = (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw)
             if (winner, loser) == ("lose", "win"):
                 c.wp &= ~c.lp
                 c.wt &= ~c.lt
@@ -121,6 +191,11 @@ class OutcomeResolution:
             elif (winner, loser) == ("lose", "draw") and (c.lp or c.lt):
                 c.draw = False
             self._some_draw_precedence(c, winner, loser)
+            if watch and facts != (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw):
+                self.decided.add(("precedence", winner, loser))  # it picked: both sides were proposed
+                self._undecided.discard(pair)
+        if (again[0] or again[1]) and (c.wp & again[0] or c.wt & again[1]) and not self._what_if:
+            self.decided.add(("same_step",))  # a win of an earlier loser stands (`same_step`)
         conflict = self._conflict(c) or self._results_conflict(c)
         return self._apply_results(c), conflict
 
@@ -265,6 +340,20 @@ class OutcomeResolution:
                 if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
                     c.hits.append(k.rid)
                     break
+
+    def _note_exempt(self, c: Ctx, out0: int, tout0: int) -> None:
+        """`precedence RULE over CANNOT_RULE` decides in this step when CANNOT_RULE forbids a
+        subject for whom RULE holds: RULE's fact stands only by the precedence. Judged as
+        `_cite_forbidding` judges, only while the "cannot" rule forbids someone."""
+        for r, k, key in self._exempt:
+            mask = self._masks[id(k)] & getattr(c, r.fact)
+            if not mask or key in self.decided:
+                continue
+            c.out, c.tout = (out0, tout0) if r.kind == "lose" else (
+                with_results(out0, self.n, c.lp, c.dp & ~out0, 0, c.xp & ~out0),
+                with_results(tout0, self.nt, c.lt, c.dt & ~tout0, 0, c.xt & ~tout0))
+            if any((mask >> x) & 1 and _holds_at(r, x, c) for x in r.subjects):
+                self.decided.add(key)
 
     def _cite_redundant(self, c: Ctx, rules) -> None:
         """A rule whose fact another rule derived first applies all the same: the step cites it
