@@ -70,35 +70,33 @@ class Blocking:
             out.append((a.decl.name, max(first) if first else NO_BINDING))
         return tuple(out)
 
-    def cause(self, state) -> tuple[str, ...]:
-        """The conditions that block the game, as written: those that stop the actions that got
-        furthest through their guards (an action whose first test fails, say `step == combat`
-        outside combat, is not what stops this game; the one that nearly runs is)."""
+    def blocking(self, state) -> list[tuple[str, object, list[str]]]:
+        """[(condition as written, its span, the actions it stops)]: the conditions that stop the
+        actions that got furthest through their guards (an action whose first test fails, say
+        `step == combat` outside combat, is not what stops this game; the one that nearly runs
+        is), in the order of their text."""
         blocks = self.blocks(state)
         deepest = max((i for _, i in blocks), default=NO_BINDING)
         if deepest < 0:
-            return ()
-        return tuple(sorted({self.condition(ai, i) for ai, (_, i) in enumerate(blocks) if i == deepest}))
+            return []
+        by: dict[str, tuple[object, list[str]]] = {}
+        for ai, (name, i) in enumerate(blocks):
+            if i == deepest:
+                text = self.condition(ai, i)
+                by.setdefault(text, (self.parts[ai][2][i][0].span, []))[1].append(f"`{name}`")
+        return [(text, span, names) for text, (span, names) in sorted(by.items())]
+
+    def cause(self, state) -> tuple[str, ...]:
+        """The blocking conditions as written: what groups deadlocks into causes."""
+        return tuple(text for text, _, _ in self.blocking(state))
 
     def condition(self, ai: int, i: int) -> str:
         c = self.parts[ai][2][i][0]
         return source_text(c.span) or f"condition {i + 1} of `{self.parts[ai][1].decl.name}`"
 
-    def describe(self, state) -> list[str]:
+    def describe(self, blocking) -> list[str]:
         """One line per blocking condition: the actions it stops, with where it is written."""
-        blocks = self.blocks(state)
-        deepest = max((i for _, i in blocks), default=NO_BINDING)
-        cause = set(self.cause(state))
-        by: dict[str, list[str]] = {}
-        where: dict[str, str] = {}
-        for ai, (name, i) in enumerate(blocks):
-            if i < 0:
-                continue
-            text = self.condition(ai, i)
-            if text in cause and i == deepest:
-                by.setdefault(text, []).append(f"`{name}`")
-                where.setdefault(text, str(self.parts[ai][2][i][0].span))
-        return [f"`{t}` is false ({where[t]}), which stops {', '.join(names)}" for t, names in sorted(by.items())]
+        return [f"`{t}` is false ({span}), which stops {', '.join(names)}" for t, span, names in blocking]
 
 
 TEXT = 80  # characters of a condition's source shown

@@ -89,14 +89,18 @@ def check_deadlock(x: Explored) -> list[Finding]:
         active = [p for p in range(x.inst.nplayers) if x.in_game(sid, p) and x.is_active(sid, p)]
         who = ", ".join(x.inst.players[p] for p in active) or "nobody"
         trace = x.trace_to(sid)
+        stops = blocking.blocking(g.state_of(sid))
         phase_rules, phase_spans = phase_citations(x, [sid])
         start_rules, start_spans = _between_games(x, sid)
         phase_rules += start_rules
         if start_spans:  # a match: the players are between games and no game can start
             note = f"; the players are between games and no next game can start{note}"
-        spans = start_spans + phase_spans + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
+        # at the phase it is stuck in (or the games that cannot start), the condition that stops
+        # the game (not a rule that did not fire), who is active, and the last action
+        spans = start_spans + phase_spans + [sp for _, sp, _ in stops if sp.line > 0][:1] \
+            + ([m.active[0].span] if (m := x.machine).active else []) + x.action_spans(trace)[:1]
         what = "the match" if x.inst.model.match is not None else "the game"
-        blocked = "\n".join("  blocked: " + line for line in blocking.describe(g.state_of(sid)))
+        blocked = "\n".join("  blocked: " + line for line in blocking.describe(stops))
         detail = _counted(x, sids, "deadlocked state(s)", groups) + ("\n" + blocked if blocked else "")
         out.append(x.finding("deadlock", f"no game action is possible and {what} has not ended{note}; active: {who}",
                              list(x.last_rules(sid)) + phase_rules, spans, trace, detail=detail,
