@@ -33,6 +33,12 @@ class ConfigError(Exception):
     """A setting the command line would refuse too (an unknown key, a bad value)."""
 
 
+def _repository_root(d: Path) -> bool:
+    """Whether `d` is the root of a checkout (git, Mercurial): where the search for a
+    configuration stops, as black and ruff stop."""
+    return any(os.path.lexists(d / marker) for marker in (".git", ".hg"))
+
+
 def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
     """The nearest pyproject.toml with a [tool.rulewright] table, and that table, its paths made
     relative to the working folder; (None, {}) when there is none or RULEWRIGHT_NO_CONFIG is set."""
@@ -44,6 +50,8 @@ def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
         try:
             os.lstat(path)
         except OSError:
+            if _repository_root(d):  # the search stops at the checkout's root: a folder above it
+                break  # (a shared home, /tmp) is not the project's, and anyone may write there
             continue
         data = read_bytes(str(path), MAX_CONFIG_BYTES, f"the configuration {path}",
                           "a pyproject.toml is read only as a regular file of at most 1 MiB in its own folder",
@@ -55,6 +63,8 @@ def find_config(start: Path | None = None) -> tuple[Path | None, dict]:
             raise ConfigError(f"{path}: cannot be read as TOML: {exc}")
         table = doc.get("tool", {}).get("rulewright")
         if table is None:
+            if _repository_root(d):
+                break
             continue
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.rulewright] must be a table")

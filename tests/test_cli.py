@@ -187,6 +187,16 @@ def _refused(r, text: str, where: str = "pyproject.toml:5:1: error[E004]") -> No
     assert "Traceback" not in out and "internal error" not in out
 
 
+def test_the_configuration_is_not_looked_for_above_the_checkouts_root(tmp_path):
+    from checker.config import find_config
+    (tmp_path / "pyproject.toml").write_text("[tool.rulewright]\nmax-states = 5\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "spec").mkdir()
+    assert find_config(repo / "spec") == (None, {})  # the file above the checkout is not its own
+    assert find_config(tmp_path)[0] == tmp_path / "pyproject.toml"
+
+
 def test_a_pyproject_baseline_outside_the_pyprojects_folder_is_refused_at_its_line(tmp_path):
     # S3 of 2026-11-26: /dev/zero was read until memory ran out
     _tree(tmp_path, 'baseline = "/dev/zero"\n')
