@@ -52,6 +52,8 @@ from .analyses import findings
 from .analyses.findings import Finding
 from .analyses.graph_diff import BEHAVIOUR, KINDS, Difference, compare_graphs, model_of, without_path  # noqa: F401 (BEHAVIOUR, KINDS: diff's vocabulary)
 from .engine import Result, check as check_spec, front_end
+from .files import MAX_BASELINE_BYTES, read_bytes
+from .frontend.diagnostics import SpecError
 from .explicit.explore import Graph
 from .frontend import syntax as sx
 from .frontend.instances import Instance
@@ -438,11 +440,13 @@ def _shape(x):
 def load_accepted(path: str) -> dict[str, str]:
     """Fingerprint -> where it was accepted, from a JSON file: {"accepted": ["fp", ...]} or
     {"accepted": [{"fingerprint": "fp", "why": "..."}]}. ValueError says what is wrong."""
+    try:  # read like a baseline: a regular file of bounded size (a named pipe or /dev/zero would hang)
+        data = read_bytes(path, MAX_BASELINE_BYTES, f"the accepted fingerprints {path}",
+                          "--accept names a regular JSON file of at most 16 MiB")
+    except SpecError as exc:
+        raise ValueError(exc.diagnostics[0].message if exc.diagnostics else f"cannot read {path}") from None
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        doc = json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
     items = doc.get("accepted") if isinstance(doc, dict) else None

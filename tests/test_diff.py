@@ -7,6 +7,7 @@ behaviour, with a play replayed by the Z3 engine. The mutants are edits (old tex
 applied to a copy of the spec, so they follow the specs as they evolve.
 """
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -177,6 +178,14 @@ def test_a_malformed_accepted_differences_file_is_bad_input(tmp_path, capsys):
     bad.write_text("[1, 2", encoding="utf-8")
     assert main(["diff", str(old), str(old), "--accept", str(bad)]) == 2
     assert "is not JSON" in capsys.readouterr().err
+
+
+def test_an_accepted_differences_file_that_is_a_named_pipe_is_refused_without_blocking(tmp_path, capsys):
+    old = small(tmp_path, "old.rw")
+    pipe = tmp_path / "accept.json"
+    os.mkfifo(pipe)
+    assert main(["diff", str(old), str(old), "--accept", str(pipe)]) == 2
+    assert "not a regular file (a named pipe)" in capsys.readouterr().err
 
 
 def test_an_outcome_reachable_in_one_version_only_is_reported(tmp_path):
