@@ -151,8 +151,8 @@ def sum_(xs):
 
 
 def simp(x):
-    """z3.simplify of a term; a Python value unchanged."""
-    return z3.simplify(x) if isinstance(x, z3.ExprRef) else x
+    """z3.simplify of a term; a Python value, and Z3's TRUE and FALSE, unchanged."""
+    return z3.simplify(x) if isinstance(x, z3.ExprRef) and x is not TRUE and x is not FALSE else x
 
 
 def to_term(x):
