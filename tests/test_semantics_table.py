@@ -7,7 +7,8 @@ Python source a `Generator` writes for the node, run on the packed state in the 
 compiled machine gives its own code) and the Z3 engine (an `Encoder` term on `state_to_sym` of
 the same state) each evaluate that one typed node, and all three must give the row's value.
 The Z3 engine runs each row twice: building terms as bounded model checking does, and folding
-them to literals as the replay of a trace does (`Encoder(fold=True)`); the generated successors
+them to Python literals on a state of Python literals as the replay of a trace does
+(`Encoder(fold=True)`, `state_to_sym(..., folded=True)`); the generated successors
 likewise run each row as the explorer generates it ("folded": closed subexpressions computed
 once, at generation, by the closures) and with that folding off ("terms"), so that the
 generator's own handlers compute constant rows too:
@@ -803,12 +804,15 @@ def explicit_ctx(inst, slots, out, tout, facts):
     return c
 
 
-def symbolic_state(inst, slots, out, tout, facts):
-    st = state_to_sym(inst, tuple(slots) + (out, tout, ()))
+def symbolic_state(inst, slots, out, tout, facts, fold=False):
+    """The state as the Z3 engine reads it: Z3 literals, or Python ones where it folds (as the
+    replay's states are)."""
+    st = state_to_sym(inst, tuple(slots) + (out, tout, ()), folded=fold)
+    lit = bool if fold else (lambda b: z3.BoolVal(bool(b)))
     for attr, names in (("l", facts["lost"]), ("w", facts["won"]), ("d", facts["drew"])):
         pm, tm = _masks(inst, names)
-        setattr(st, attr + "p", [z3.BoolVal(bool(pm >> i & 1)) for i in range(inst.nplayers)])
-        setattr(st, attr + "t", [z3.BoolVal(bool(tm >> i & 1)) for i in range(inst.nteams)])
+        setattr(st, attr + "p", [lit(pm >> i & 1) for i in range(inst.nplayers)])
+        setattr(st, attr + "t", [lit(tm >> i & 1) for i in range(inst.nteams)])
     return st
 
 
@@ -819,7 +823,7 @@ def eval_expression(inst, node, slots, out, tout, facts, fold=False):
     except EvalError:
         mine = ERROR
     enc = Encoder(inst, fold)
-    value, err = enc.checked(lambda: enc.expr(node, symbolic_state(inst, slots, out, tout, facts), {}))
+    value, err = enc.checked(lambda: enc.expr(node, symbolic_state(inst, slots, out, tout, facts, fold), {}))
     failed = concrete(err)
     assert failed in (True, False), f"Z3's error condition is not concrete: {err}"
     theirs = ERROR if failed else in_words(inst, node.type, _z3_plain(value))
@@ -840,7 +844,7 @@ def eval_statements(inst, body, slots, out, tout, facts, fold=False):
     except EvalError:
         mine = ERROR
     enc = Encoder(inst, fold)
-    st = enc.stmts(body, symbolic_state(inst, slots, out, tout, facts), {})
+    st = enc.stmts(body, symbolic_state(inst, slots, out, tout, facts, fold), {})
     error, overflow = concrete(st.error), concrete(st.overflow)
     assert error in (True, False) and overflow in (True, False), "Z3's failure conditions are not concrete"
     if error:
@@ -1097,7 +1101,7 @@ def _settled_explicit(inst, out):
 def _settled_symbolic(inst, out, fold):
     slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
     enc = Encoder(inst, fold)
-    st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ())), {})
+    st = enc.stmts(inst.model.actions[0].body, state_to_sym(inst, tuple(slots) + (out, 0, ()), folded=fold), {})
     st, ended, _ = settle(enc, st)
     if concrete(st.overflow):
         return OVERFLOW

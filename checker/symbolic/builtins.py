@@ -8,13 +8,12 @@ a literal is lifted by cases over the seats (`lift1`), so the seating is compute
 """
 from __future__ import annotations
 
-import z3
-
-from .terms import FALSE, TRUE, SymSet, Unsupported, concrete, lost, or2, or_all, sym_if
+from .terms import SymSet, Unsupported, and_, concrete, ite, lost, not_, or2, or_all, sum_, sym_if
 
 
 class Builtins:
-    """`b_<key>` for every built-in key; reads the encoder's `n`, `nt`, `inst`, `fail` and `lit`."""
+    """`b_<key>` for every built-in key; reads the encoder's `n`, `nt`, `inst`, `fail`, `lit` and
+    its constants (`T`, `F`, `num`, `boolean`)."""
 
     def lift1(self, x, domain, fn):
         """fn(x) for a seat or index `x`: called once on a literal, else by cases over `domain`."""
@@ -35,7 +34,7 @@ class Builtins:
         return self.lift1(index, range(len(options)), lambda i: options[i])
 
     def b_team(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: z3.IntVal(self.inst.team_of[p]))
+        return self.lift1(a[0], range(self.n), lambda p: self.num(self.inst.team_of[p]))
 
     def b_seat(self, e, a, st):
         return a[0]
@@ -57,29 +56,29 @@ class Builtins:
 
     def b_dist(self, e, a, st):
         d1, d2 = (a[1] - a[0]) % self.n, (a[0] - a[1]) % self.n
-        return z3.If(d1 < d2, d1, d2)
+        return ite(d1 < d2, d1, d2)
 
     def b_dist_left(self, e, a, st):
         return (a[1] - a[0]) % self.n
 
     def b_members(self, e, a, st):
         to = self.inst.team_of
-        return SymSet([self.lift1(a[0], range(self.nt), lambda t, p=p: z3.BoolVal(to[p] == t)) for p in range(self.n)],
+        return SymSet([self.lift1(a[0], range(self.nt), lambda t, p=p: self.boolean(to[p] == t)) for p in range(self.n)],
                       "player")
 
     def b_opponents(self, e, a, st):
         to = self.inst.team_of
         if self.inst.has_teams:
-            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] != to[q]))
+            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: self.boolean(to[p] != to[q]))
                            for p in range(self.n)], "player")
         return SymSet([a[0] != p for p in range(self.n)], "player")
 
     def b_teammates(self, e, a, st):
         to = self.inst.team_of
         if self.inst.has_teams:
-            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: z3.BoolVal(to[p] == to[q] and p != q))
+            return SymSet([self.lift1(a[0], range(self.n), lambda q, p=p: self.boolean(to[p] == to[q] and p != q))
                            for p in range(self.n)], "player")
-        return SymSet([FALSE] * self.n, "player")
+        return SymSet([self.F] * self.n, "player")
 
     def b_next_in_game(self, e, a, st):
         return self.lift1(a[0], range(self.n), lambda p: self.ring_step(st, p, 1, 1))
@@ -97,12 +96,12 @@ class Builtins:
         return self.lift2(a[0], a[1], lambda p, q: self.dist_in_game(st, p, q))
 
     def b_in_game_player(self, e, a, st):
-        return z3.Not(self.pick(a[0], st.out))
+        return not_(self.pick(a[0], st.out))
 
     def b_in_game_team(self, e, a, st):
         to = self.inst.team_of
-        return self.lift1(a[0], range(self.nt), lambda t: z3.And(
-            z3.Not(st.tout[t]), or_all([z3.Not(st.out[p]) for p in range(self.n) if to[p] == t])))
+        return self.lift1(a[0], range(self.nt), lambda t: and_(
+            not_(st.tout[t]), or_all([not_(st.out[p]) for p in range(self.n) if to[p] == t])))
 
     # out of the game and none of the reasons to be out without losing: lost
     def b_lost_player(self, e, a, st):
@@ -113,10 +112,10 @@ class Builtins:
                           lambda t: or2(lost(st.tout[t], st.trd[t], st.trw[t], st.trx[t]), st.lt[t]))
 
     def b_lost_now_player(self, e, a, st):
-        return self.lift1(a[0], range(self.n), lambda p: z3.And(or2(st.out[p], st.lp[p]), z3.Not(st.out0[p])))
+        return self.lift1(a[0], range(self.n), lambda p: and_(or2(st.out[p], st.lp[p]), not_(st.out0[p])))
 
     def b_lost_now_team(self, e, a, st):
-        return self.lift1(a[0], range(self.nt), lambda t: z3.And(or2(st.tout[t], st.lt[t]), z3.Not(st.tout0[t])))
+        return self.lift1(a[0], range(self.nt), lambda t: and_(or2(st.tout[t], st.lt[t]), not_(st.tout0[t])))
 
     def b_won_player(self, e, a, st):
         return self.lift1(a[0], range(self.n), lambda p: or2(st.wp[p], st.rw[p]))
@@ -136,63 +135,63 @@ class Builtins:
             # distinct values only, as the explorer's frozenset counts them
             firsts = []
             for i, (v, c) in enumerate(zip(s.values, s.elems)):
-                dup = or_all([z3.And(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
-                firsts.append(z3.If(z3.And(c, z3.Not(dup)), 1, 0))
-            return z3.Sum(firsts) if firsts else z3.IntVal(0)
-        return z3.Sum([z3.If(c, 1, 0) for c in s.elems]) if s.elems else z3.IntVal(0)
+                dup = or_all([and_(c2, v2 == v) for v2, c2 in zip(s.values[:i], s.elems[:i])])
+                firsts.append(ite(and_(c, not_(dup)), 1, 0))
+            return sum_(firsts) if firsts else self.num(0)
+        return sum_([ite(c, 1, 0) for c in s.elems]) if s.elems else self.num(0)
 
     def b_abs(self, e, a, st):
-        return z3.If(a[0] < 0, -a[0], a[0])
+        return ite(a[0] < 0, -a[0], a[0])
 
     def b_min(self, e, a, st):
         out = a[0]
         for x in a[1:]:
-            out = z3.If(x < out, x, out)
+            out = ite(x < out, x, out)
         return out
 
     def b_max(self, e, a, st):
         out = a[0]
         for x in a[1:]:
-            out = z3.If(x > out, x, out)
+            out = ite(x > out, x, out)
         return out
 
     def b_after(self, e, a, st):
         x, rest = a[0], a[1:]
-        self.fail(self.lit(z3.And(*[x != r for r in rest])))  # a value it does not list, as the explorer
+        self.fail(self.lit(and_(*[x != r for r in rest])))  # a value it does not list, as the explorer
         out = rest[0]
         for i in range(len(rest) - 1, -1, -1):
-            out = z3.If(x == rest[i], rest[(i + 1) % len(rest)], out)
+            out = ite(x == rest[i], rest[(i + 1) % len(rest)], out)
         return out
 
     def b_players(self, e, a, st):
-        return SymSet([TRUE] * self.n, "player")
+        return SymSet([self.T] * self.n, "player")
 
     def b_remaining(self, e, a, st):
-        return SymSet([z3.Not(o) for o in st.out], "player")
+        return SymSet([not_(o) for o in st.out], "player")
 
     def b_teams(self, e, a, st):
-        return SymSet([TRUE] * self.nt, "team")
+        return SymSet([self.T] * self.nt, "team")
 
     def b_game_over(self, e, a, st):
         return st.over
 
     def b_game_drawn(self, e, a, st):
-        return z3.And(st.over, st.draw)
+        return and_(st.over, st.draw)
 
     def b_game_finished(self, e, a, st):
-        return z3.And(st.over, st.fin)
+        return and_(st.over, st.fin)
 
     def b_game_won(self, e, a, st):
-        return z3.And(st.over, or_all(st.wp + st.wt))
+        return and_(st.over, or_all(st.wp + st.wt))
 
     def b_nplayers(self, e, a, st):
-        return z3.IntVal(self.n)
+        return self.num(self.n)
 
     def b_nteams(self, e, a, st):
-        return z3.IntVal(self.nt)
+        return self.num(self.nt)
 
     def b_team_size(self, e, a, st):
-        return z3.IntVal(self.n // self.nt if self.nt else 1)
+        return self.num(self.n // self.nt if self.nt else 1)
 
     def ring_step(self, st, p, k, direction):
         """The k-th seat still in the game walking from p, round the table as often as needed
@@ -200,22 +199,22 @@ class Builtins:
         n = self.n
         seats = [(p + direction * j) % n for j in range(1, n * max(k, 1) + 1)]
         counts = []
-        running = z3.IntVal(0)
+        running = self.num(0)
         for s in seats:
-            running = running + z3.If(st.out[s], 0, 1)
+            running = running + ite(st.out[s], 0, 1)
             counts.append(running)
-        result = z3.IntVal(p)
+        result = self.num(p)
         for s, cnt in reversed(list(zip(seats, counts))):
-            result = z3.If(z3.And(z3.Not(st.out[s]), cnt == k), z3.IntVal(s), result)
+            result = ite(and_(not_(st.out[s]), cnt == k), self.num(s), result)
         return result
 
     def dist_in_game(self, st, p, q):
         n = self.n
         if p == q:
-            return z3.IntVal(0)
+            return self.num(0)
         left_between = [(p + j) % n for j in range(1, (q - p) % n)]
         right_between = [(p - j) % n for j in range(1, (p - q) % n)]
-        dl = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in left_between]) if left_between else z3.IntVal(1)
-        dr = 1 + z3.Sum([z3.If(st.out[s], 0, 1) for s in right_between]) if right_between else z3.IntVal(1)
-        return z3.If(dl < dr, dl, dr)
+        dl = 1 + sum_([ite(st.out[s], 0, 1) for s in left_between]) if left_between else self.num(1)
+        dr = 1 + sum_([ite(st.out[s], 0, 1) for s in right_between]) if right_between else self.num(1)
+        return ite(dl < dr, dl, dr)
 

@@ -11,6 +11,7 @@ explorer does and no further.
 """
 from __future__ import annotations
 
+import operator
 from contextlib import contextmanager, nullcontext
 
 import z3
@@ -21,7 +22,8 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .builtins import Builtins
 from .statements import Statements
-from .terms import FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, or_all, sym_if, to_term
+from .terms import (FALSE, TRUE, SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_true, ite, not_,
+                    or_, or_all, simp, sum_, sym_if, to_term)
 
 
 class Encoder(Statements, Builtins):
@@ -35,18 +37,23 @@ class Encoder(Statements, Builtins):
         # conditions are simplified to literals as they are built, and a branch, operand or
         # element that a decided condition rules out is not encoded at all. The result is the
         # same; only the terms built for nothing are not (they were most of a replay's time).
+        # Folded values are Python bools and ints (terms.py): `T`, `F` and `num` give the
+        # constants of the encoding in the form its values take.
         self.fold = fold
+        self.T, self.F = (True, False) if fold else (TRUE, FALSE)
+        self.num = int if fold else z3.IntVal
+        self.boolean = bool if fold else z3.BoolVal
         self.model = inst.model
         self.n = inst.nplayers
         self.nt = inst.nteams
         self.static: dict[str, list] = {}  # static choice name -> its terms
-        self.path = TRUE  # the condition under which the expression being encoded is evaluated
+        self.path = self.T  # the condition under which the expression being encoded is evaluated
         self.errs: list = []  # error conditions met so far (each already under its path)
         self._fails: dict[int, bool] = {}  # id(node) -> can_fail(node); the model outlives the encoder
 
     # ------------------------------------------------------------ errors and paths
     def fail(self, cond) -> None:
-        self.errs.append(z3.And(self.path, cond))
+        self.errs.append(and_(self.path, cond))
 
     def can_fail(self, e) -> bool:
         """Whether evaluating `e` can meet an evaluation error; paths are only built for those."""
@@ -63,44 +70,53 @@ class Encoder(Statements, Builtins):
     @contextmanager
     def under(self, cond):
         saved = self.path
-        self.path = z3.And(saved, cond) if not z3.is_true(saved) else cond
+        self.path = and_(saved, cond) if not is_true(saved) else cond
         try:
             yield
         finally:
             self.path = saved
 
-    def checked(self, fn, path=TRUE):
-        """(fn's result, the error condition it met), with a fresh error list under `path`."""
+    def checked(self, fn, path=None):
+        """(fn's result, the error condition it met), with a fresh error list under `path`
+        (none: always)."""
         saved_path, saved_errs = self.path, self.errs
-        self.path, self.errs = path, []
+        self.path, self.errs = self.T if path is None else path, []
         try:
             value = fn()
-            return value, z3.simplify(or_all(self.errs)) if self.errs else FALSE  # most meet none
+            return value, simp(or_all(self.errs)) if self.errs else self.F  # most meet none
         finally:
             self.path, self.errs = saved_path, saved_errs
 
     def lit(self, x):
-        """x as a literal where the encoder folds (see __init__); unchanged otherwise."""
-        return z3.simplify(x) if self.fold and isinstance(x, z3.ExprRef) else x
+        """x as a literal where the encoder folds (see __init__), a Python one when it simplifies
+        to one; unchanged otherwise."""
+        if not self.fold or not isinstance(x, z3.ExprRef):
+            return x
+        if x is TRUE or x is FALSE:
+            return x is TRUE
+        s = z3.simplify(x)
+        if z3.is_true(s) or z3.is_false(s):
+            return z3.is_true(s)
+        return s.as_long() if z3.is_int_value(s) else s
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, st: SymState, env: dict):
         return _EXPR[type(e)](self, e, st, env)
 
     def z_Const(self, e, st, env):
-        return to_term(e.value)
+        return e.value if self.fold else to_term(e.value)
 
     def z_PlayerName(self, e, st, env):
-        return z3.IntVal(self.inst.players.index(e.name))
+        return self.num(self.inst.players.index(e.name))
 
     def z_TeamName(self, e, st, env):
-        return z3.IntVal(self.inst.teams.index(e.name))
+        return self.num(self.inst.teams.index(e.name))
 
     def z_Param(self, e, st, env):
-        return z3.IntVal(self.inst.params[e.name])
+        return self.num(self.inst.params[e.name])
 
     def z_BinderRef(self, e, st, env):
-        return to_term(env[e.uid])
+        return env[e.uid] if self.fold else to_term(env[e.uid])
 
     def index_base(self, name) -> int:
         var = self.inst.var(name) or self.inst.static_choices.get(name)
@@ -121,10 +137,10 @@ class Encoder(Statements, Builtins):
         ci = concrete(i)
         if isinstance(ci, int) and not isinstance(ci, bool):
             if not 0 <= ci < len(base):
-                self.fail(TRUE)
+                self.fail(self.T)
                 return base[0]
             return base[ci]
-        self.fail(z3.Or(i < 0, i >= len(base)))
+        self.fail(or_(i < 0, i >= len(base)))
         out = base[-1]
         for j in range(len(base) - 2, -1, -1):
             out = sym_if(i == j, base[j], out)
@@ -136,7 +152,7 @@ class Encoder(Statements, Builtins):
         return v
 
     def z_Not(self, e, st, env):
-        return self.lit(z3.Not(self.expr(e.operand, st, env)))
+        return self.lit(not_(self.expr(e.operand, st, env)))
 
     def z_Neg(self, e, st, env):
         return -self.expr(e.operand, st, env)
@@ -146,27 +162,29 @@ class Encoder(Statements, Builtins):
         if self.fold and decided(a) is not None:
             # `false and b`, `true or b`, `false implies b`: the explorer does not evaluate b either
             if decided(a) is (e.op == "or"):
-                return TRUE if e.op == "implies" else a
+                return self.T if e.op == "implies" else a
             return self.lit(self.expr(e.right, st, env))  # `true and b`, `false or b`, `true implies b`
         if self.can_fail(e.right):  # the right side is evaluated only where the explorer evaluates it
-            with self.under(z3.Not(a) if e.op == "or" else a):
+            with self.under(not_(a) if e.op == "or" else a):
                 b = self.expr(e.right, st, env)
         else:
             b = self.expr(e.right, st, env)
         if e.op == "and":
-            return z3.And(a, b)
+            return and_(a, b)
         if e.op == "or":
-            return z3.Or(a, b)
-        return z3.Implies(a, b)
+            return or_(a, b)
+        return implies(a, b)
 
     def z_Compare(self, e, st, env):
         a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
         if isinstance(a, SymSet):
             if a.kind == "int":
-                same = z3.And(*[self.member(v, a) == self.member(v, b) for v in list(a.values) + list(b.values)])
+                same = and_(*[self.member(v, a) == self.member(v, b) for v in list(a.values) + list(b.values)])
             else:
-                same = z3.And(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else TRUE
-            return same if e.op == "==" else z3.Not(same)
+                same = and_(*[x == y for x, y in zip(a.elems, b.elems)]) if a.elems else self.T
+            return same if e.op == "==" else not_(same)
+        if not isinstance(a, z3.ExprRef) and not isinstance(b, z3.ExprRef):  # folded: Python compares
+            return _COMPARE[e.op](a, b)
         a, b = to_term(a), to_term(b)
         return self.lit({"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
                          ">": lambda: a > b, ">=": lambda: a >= b}[e.op]())
@@ -180,6 +198,11 @@ class Encoder(Statements, Builtins):
             return self.lit(a - b)
         if op == "*":
             return self.lit(a * b)
+        if not isinstance(a, z3.ExprRef) and not isinstance(b, z3.ExprRef):  # folded: Python's floor division
+            if b == 0:
+                self.fail(self.T)
+                return 0
+            return a // b if op == "/" else a % b
         self.fail(b == 0)
         q = floordiv(a, b)
         return self.lit(z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q))
@@ -189,24 +212,24 @@ class Encoder(Statements, Builtins):
         if a.kind == "int":
             return self._int_setop(e.op, a, b)
         if e.op == "union":
-            return SymSet([z3.Or(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
-        return SymSet([z3.And(x, z3.Not(y)) for x, y in zip(a.elems, b.elems)], a.kind)
+            return SymSet([or_(x, y) for x, y in zip(a.elems, b.elems)], a.kind)
+        return SymSet([and_(x, not_(y)) for x, y in zip(a.elems, b.elems)], a.kind)
 
     def _int_setop(self, op, a: SymSet, b: SymSet) -> SymSet:
         values = list(a.values) + list(b.values)
         if op == "union":
             return SymSet(list(a.elems) + list(b.elems), "int", values)
-        elems = [z3.And(c, z3.Not(self.member(v, b))) for v, c in zip(a.values, a.elems)]
+        elems = [and_(c, not_(self.member(v, b))) for v, c in zip(a.values, a.elems)]
         return SymSet(elems, "int", list(a.values))
 
     def member(self, x, s: SymSet):
         if s.kind == "int":
-            return or_all([z3.And(c, x == v) for c, v in zip(s.elems, s.values)])
-        return or_all([z3.And(c, x == i) for i, c in enumerate(s.elems)])
+            return or_all([and_(c, x == v) for c, v in zip(s.elems, s.values)])
+        return or_all([and_(c, x == i) for i, c in enumerate(s.elems)])
 
     def z_Member(self, e, st, env):
         r = self.member(self.expr(e.elem, st, env), self.expr(e.set, st, env))
-        return z3.Not(r) if e.negated else r
+        return not_(r) if e.negated else r
 
     def z_Ite(self, e, st, env):
         c = self.lit(self.expr(e.cond, st, env))
@@ -216,7 +239,7 @@ class Encoder(Statements, Builtins):
             return sym_if(c, self.expr(e.then, st, env), self.expr(e.other, st, env))
         with self.under(c):
             a = self.expr(e.then, st, env)
-        with self.under(z3.Not(c)):
+        with self.under(not_(c)):
             b = self.expr(e.other, st, env)
         return sym_if(c, a, b)
 
@@ -227,7 +250,7 @@ class Encoder(Statements, Builtins):
         items = [self.expr(x, st, env) for x in e.items]
         elem = e.type.elem
         if elem.kind == "int":
-            return SymSet([TRUE] * len(items), "int", items)
+            return SymSet([self.T] * len(items), "int", items)
         return SymSet([or_all([v == i for v in items]) for i in range(self.width(elem))], elem.kind)
 
     def z_SetComp(self, e, st, env):
@@ -236,14 +259,14 @@ class Encoder(Statements, Builtins):
             inner = {**env, e.binder.uid: v}
             with self.under(c):  # as the explorer: cond only for elements of the domain, elem only where cond holds
                 cond = self.expr(e.cond, st, inner)
-            take = z3.And(c, cond)
+            take = and_(c, cond)
             with self.under(take):
                 x = self.expr(e.elem, st, inner)
             picked.append((x, take))
         elem = e.type.elem
         if elem.kind == "int":
             return SymSet([t for _, t in picked], "int", [to_term(x) for x, _ in picked])
-        return SymSet([or_all([z3.And(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
+        return SymSet([or_all([and_(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
 
     def candidates(self, d, st, env):
         """[(value, condition)] for a domain, in the explorer's order."""
@@ -251,7 +274,7 @@ class Encoder(Statements, Builtins):
             lo, hi = concrete(self.expr(d.low, st, env)), concrete(self.expr(d.high, st, env))
             if lo is None or hi is None:
                 raise Unsupported("range with bounds that depend on the state")
-            return [(v, TRUE) for v in range(lo, hi + 1)]
+            return [(v, self.T) for v in range(lo, hi + 1)]
         s = self.expr(d.set, st, env)
         if s.kind == "int":
             pairs = [(concrete(v), c) for v, c in zip(s.values, s.elems)]
@@ -265,7 +288,7 @@ class Encoder(Statements, Builtins):
 
     def z_Quant(self, e, st, env):
         parts = []
-        reached = TRUE  # the explorer stops at the first element that decides the quantifier
+        reached = self.T  # the explorer stops at the first element that decides the quantifier
         fails = self.can_fail(e.body)
         for v, c in self.candidates(e.domain, st, env):
             c = self.lit(c)
@@ -278,22 +301,22 @@ class Encoder(Statements, Builtins):
                     return body
                 parts.append(body)
                 if fails:
-                    reached = self.lit(z3.And(reached, body if e.kind == "forall" else z3.Not(body)))
+                    reached = self.lit(and_(reached, body if e.kind == "forall" else not_(body)))
                 continue
             if not fails:
                 body = self.expr(e.body, st, {**env, e.binder.uid: v})
-                parts.append(z3.Implies(c, body) if e.kind == "forall" else z3.And(c, body))
+                parts.append(implies(c, body) if e.kind == "forall" else and_(c, body))
                 continue
-            with self.under(z3.And(reached, c)):
+            with self.under(and_(reached, c)):
                 body = self.expr(e.body, st, {**env, e.binder.uid: v})
             if e.kind == "forall":
-                parts.append(z3.Implies(c, body))
-                reached = z3.And(reached, z3.Implies(c, body))
+                parts.append(implies(c, body))
+                reached = and_(reached, implies(c, body))
             else:
-                parts.append(z3.And(c, body))
-                reached = z3.And(reached, z3.Not(z3.And(c, body)))
+                parts.append(and_(c, body))
+                reached = and_(reached, not_(and_(c, body)))
         if e.kind == "forall":
-            return self.lit(z3.And(*parts)) if parts else TRUE
+            return self.lit(and_(*parts)) if parts else self.T
         return self.lit(or_all(parts))
 
     def z_Aggregate(self, e, st, env):
@@ -307,31 +330,31 @@ class Encoder(Statements, Builtins):
             else:
                 vals.append((self.expr(e.body, st, {**env, e.binder.uid: v}), c))
         if e.kind == "count":
-            terms = [z3.If(z3.And(c, b), 1, 0) for b, c in vals]
-            return z3.Sum(terms) if terms else z3.IntVal(0)
+            terms = [ite(and_(c, b), 1, 0) for b, c in vals]
+            return sum_(terms) if terms else self.num(0)
         if e.kind == "sum":
-            terms = [z3.If(c, b, 0) for b, c in vals]
-            return z3.Sum(terms) if terms else z3.IntVal(0)
+            terms = [ite(c, b, 0) for b, c in vals]
+            return sum_(terms) if terms else self.num(0)
         if e.kind in ("argmin", "argmax"):
-            best, best_value, have = z3.IntVal(-1), None, FALSE
+            best, best_value, have = self.num(-1), None, self.F
             for (val, c), (v, _) in zip(vals, cands):
                 x = val if e.kind == "argmax" else -val
-                take = z3.And(c, z3.Or(z3.Not(have), x > best_value)) if best_value is not None else c
-                best = z3.If(take, z3.IntVal(v), best)
-                best_value = x if best_value is None else z3.If(take, x, best_value)
-                have = z3.Or(have, c)
+                take = and_(c, or_(not_(have), x > best_value)) if best_value is not None else c
+                best = ite(take, self.num(v), best)
+                best_value = x if best_value is None else ite(take, x, best_value)
+                have = or_(have, c)
             if e.type.kind != "player":
-                self.fail(z3.Not(have))
+                self.fail(not_(have))
             return best
-        acc, have = None, FALSE  # min / max: 0 for an empty domain, as the explorer does
+        acc, have = None, self.F  # min / max: 0 for an empty domain, as the explorer does
         for val, c in vals:
             if acc is None:
-                acc = z3.If(c, val, 0)
+                acc = ite(c, val, 0)
             else:
                 better = (val < acc) if e.kind == "min" else (val > acc)
-                acc = z3.If(z3.And(c, z3.Or(z3.Not(have), better)), val, acc)
-            have = z3.Or(have, c)
-        return z3.IntVal(0) if acc is None else z3.If(have, acc, 0)
+                acc = ite(and_(c, or_(not_(have), better)), val, acc)
+            have = or_(have, c)
+        return self.num(0) if acc is None else ite(have, acc, 0)
 
     def z_Call(self, e, st, env):
         args = [self.expr(a, st, env) for a in e.args]
@@ -346,6 +369,9 @@ _EXPR = dispatch.by_kind(Encoder, "z_", T.EXPR_KINDS)
 # a `let` statement binds a name for the statements after it, so the block walker (`stmts`) runs it
 _STMT = dispatch.by_kind(Encoder, "s_", [k for k in T.STMT_KINDS if k is not T.LetStmt])
 _BUILTIN = dispatch.by_builtin(Encoder, "b_", bi.BY_KEY)
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 def handled_builtins() -> set[str]:

@@ -12,7 +12,7 @@ import z3
 
 from ..frontend import typed as T
 from .encode import Encoder
-from .terms import FACT, FALSE, TRUE, SymState, lost, merge, or2, or_all, sym_if
+from .terms import FACT, FALSE, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
 
 TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
 
@@ -37,8 +37,8 @@ def settle(enc: Encoder, st: SymState):
         on.setdefault(t.event + ("_" + t.subject if t.subject else ""), []).append(t)
     n, nt = enc.n, enc.nt
     fired: dict = {}
-    seen = {"win_player": [FALSE] * n, "win_team": [FALSE] * nt, "draw": [FALSE], "finish": [FALSE]}
-    go = TRUE
+    seen = {"win_player": [enc.F] * n, "win_team": [enc.F] * nt, "draw": [enc.F], "finish": [enc.F]}
+    go = enc.T
     # a round that runs a trigger fired an (event, subject) that had not fired (each fires once
     # a step), so there are at most as many rounds as pairs with triggers: over symbolic states,
     # where no round is seen to be the last, a tighter bound is fewer rounds of terms to build
@@ -46,19 +46,19 @@ def settle(enc: Encoder, st: SymState):
     for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
                "draw": [draw], "finish": [st.fin]}
-        events = _events(on, now, seen, fired, go)
+        events = _events(on, now, seen, fired, go, enc.F)
         if not events:
             break
         for event, x, happens in events:
-            fired[(event, x)] = z3.simplify(z3.Or(fired.get((event, x), FALSE), happens))
+            fired[(event, x)] = simp(or_(fired.get((event, x), enc.F), happens))
         seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [draw], "finish": [st.fin]}
         cur, ran = _run_triggers(enc, st, draw, on, events)
-        if z3.is_false(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
-            st.error = z3.simplify(z3.Or(st.error, cur.error))
+        if is_false(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
+            st.error = simp(or_(st.error, cur.error))
             break
         res, ended2, gap2 = resolve(enc, cur.copy())
         kept = st.copy()
-        kept.error = z3.simplify(z3.Or(st.error, cur.error))
+        kept.error = simp(or_(st.error, cur.error))
         st = merge(ran, res, kept)
         draw = sym_if(ran, res.draw_fact, draw)
         ended, gap = sym_if(ran, ended2, ended), sym_if(ran, gap2, gap)
@@ -66,7 +66,7 @@ def settle(enc: Encoder, st: SymState):
     return st, ended, gap
 
 
-def _events(on, now, seen, fired, go) -> list:
+def _events(on, now, seen, fired, go, false) -> list:
     """[(event, subject, when it happens)] of a round: the events with triggers, in the order
     they fire, that the round before made happen and that have not fired yet this step."""
     events = []
@@ -74,9 +74,9 @@ def _events(on, now, seen, fired, go) -> list:
         if event not in on:
             continue
         for x, fact in enumerate(now[event]):
-            before = seen[event][x] if event in seen else FALSE
-            happens = z3.simplify(z3.And(go, fact, z3.Not(before), z3.Not(fired.get((event, x), FALSE))))
-            if not z3.is_false(happens):
+            before = seen[event][x] if event in seen else false
+            happens = simp(and_(go, fact, not_(before), not_(fired.get((event, x), false))))
+            if not is_false(happens):
                 events.append((event, x, happens))
     return events
 
@@ -87,22 +87,22 @@ def _run_triggers(enc: Encoder, st: SymState, draw, on, events):
     n, nt = enc.n, enc.nt
     cur = st.copy()
     cur.draw = draw
-    cur.lp, cur.lt = [FALSE] * n, [FALSE] * nt
-    cur.dp, cur.dt, cur.xp, cur.xt = [FALSE] * n, [FALSE] * nt, [FALSE] * n, [FALSE] * nt
-    ran = FALSE
+    cur.lp, cur.lt = [enc.F] * n, [enc.F] * nt
+    cur.dp, cur.dt, cur.xp, cur.xt = [enc.F] * n, [enc.F] * nt, [enc.F] * n, [enc.F] * nt
+    ran = enc.F
     for event, x, happens in events:
         for t in on[event]:
             env = {t.binder.uid: x} if t.binder is not None else {}
             cond = enc.errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), happens)
-            fire = z3.simplify(z3.And(happens, cond))
-            if z3.is_false(fire):
+            fire = simp(and_(happens, cond))
+            if is_false(fire):
                 continue
             body = enc.stmts(t.body, cur, env)
             if body is cur:  # an empty body: the trigger's hit is under `fire`, not on `cur` itself
                 body = cur.copy()
-            body.hits[t.rule] = TRUE
+            body.hits[t.rule] = enc.T
             cur = merge(fire, body, cur)
-            ran = z3.simplify(z3.Or(ran, fire))
+            ran = simp(or_(ran, fire))
     return cur, ran
 
 # ---------------------------------------------------------------- one resolution
@@ -117,7 +117,7 @@ def resolve(enc: Encoder, st: SymState):
     draws = [r for r in model.outcomes if r.kind in ("draw", "finish") and not r.subject]  # one stratum, as in the explorer
     out0, tout0 = list(st.out), list(st.tout)
     saved_path, saved_errs = enc.path, enc.errs
-    enc.path, enc.errs = TRUE, []
+    enc.path, enc.errs = enc.T, []
     blocked = _blocked(enc, st, losses + wins)
     again = None  # who lost earlier and may win (`precedence lose over win same_step`)
     if model.past_losers_win:
@@ -133,7 +133,7 @@ def resolve(enc: Encoder, st: SymState):
         _precedence(st, w, l)
         _some_draw_precedence(st, w, l)
     ended, gap = _end(enc, st)
-    st.error = z3.simplify(z3.Or(st.error, or_all(enc.errs)))
+    st.error = simp(or_(st.error, or_all(enc.errs)))
     enc.path, enc.errs = saved_path, saved_errs
     return st, ended, gap
 
@@ -160,23 +160,23 @@ def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, rea
     as the last round made them."""
     losses, wins, draws = strata
     loss_reads_won = any(r.reads_won for r in losses)
-    go = TRUE  # whether this round runs
+    go = enc.T  # whether this round runs
     for round_ in range(_ground(enc, losses) + 1 if loss_reads_won else 1):
         st.out, st.tout = list(out0), list(tout0)
         changed = _fixpoint(enc, st, losses, go, blocked)
         if round_ > 0:
-            go = z3.simplify(z3.And(go, changed))
-            if z3.is_false(go):
+            go = simp(and_(go, changed))
+            if is_false(go):
                 break
         st.out = [or_all([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
         st.tout = [or_all([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
         # each for its reason: who drew or left in this step did not lose
-        st.rd = [or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
-        st.rx = [or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
-        st.trd = [or2(r, z3.And(d, z3.Not(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
-        st.trx = [or2(r, z3.And(x, z3.Not(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
-        now = None if again is None else ([z3.And(g, z3.Not(x)) for g, x in zip(again[0], st.lp)],
-                                          [z3.And(g, z3.Not(x)) for g, x in zip(again[1], st.lt)])
+        st.rd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
+        st.rx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
+        st.trd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
+        st.trx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
+        now = None if again is None else ([and_(g, not_(x)) for g, x in zip(again[0], st.lp)],
+                                          [and_(g, not_(x)) for g, x in zip(again[1], st.lt)])
         _fixpoint(enc, st, wins, go, blocked, now)
         _fixpoint(enc, st, draws, go)
 
@@ -184,34 +184,34 @@ def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, rea
 def _facts_of_those_in(st: SymState, out0, tout0, again) -> None:
     """Drop the step's facts of subjects already out when it began (except who lost earlier
     and may win)."""
-    st.lp = [z3.And(a, z3.Not(o)) for a, o in zip(st.lp, out0)]
-    keep_p = [z3.Not(o) for o in out0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(out0, again[0])]
-    keep_t = [z3.Not(o) for o in tout0] if again is None else [z3.Or(z3.Not(o), g) for o, g in zip(tout0, again[1])]
-    st.wp = [z3.And(a, k) for a, k in zip(st.wp, keep_p)]
-    st.lt = [z3.And(a, z3.Not(o)) for a, o in zip(st.lt, tout0)]
-    st.wt = [z3.And(a, k) for a, k in zip(st.wt, keep_t)]
+    st.lp = [and_(a, not_(o)) for a, o in zip(st.lp, out0)]
+    keep_p = [not_(o) for o in out0] if again is None else [or_(not_(o), g) for o, g in zip(out0, again[0])]
+    keep_t = [not_(o) for o in tout0] if again is None else [or_(not_(o), g) for o, g in zip(tout0, again[1])]
+    st.wp = [and_(a, k) for a, k in zip(st.wp, keep_p)]
+    st.lt = [and_(a, not_(o)) for a, o in zip(st.lt, tout0)]
+    st.wt = [and_(a, k) for a, k in zip(st.wt, keep_t)]
     for f, o0 in (("dp", out0), ("xp", out0), ("dt", tout0), ("xt", tout0)):
-        setattr(st, f, [z3.And(a, z3.Not(o)) for a, o in zip(getattr(st, f), o0)])
+        setattr(st, f, [and_(a, not_(o)) for a, o in zip(getattr(st, f), o0)])
 
 
 def _precedence(st: SymState, w: str, l: str) -> None:
     """`precedence w over l`: the facts of l that w's facts (or the draw) drop."""
     if (w, l) == ("lose", "win"):
-        st.wp = [z3.And(a, z3.Not(b)) for a, b in zip(st.wp, st.lp)]
-        st.wt = [z3.And(a, z3.Not(b)) for a, b in zip(st.wt, st.lt)]
+        st.wp = [and_(a, not_(b)) for a, b in zip(st.wp, st.lp)]
+        st.wt = [and_(a, not_(b)) for a, b in zip(st.wt, st.lt)]
     elif (w, l) == ("win", "lose"):
-        st.lp = [z3.And(a, z3.Not(b)) for a, b in zip(st.lp, st.wp)]
-        st.lt = [z3.And(a, z3.Not(b)) for a, b in zip(st.lt, st.wt)]
+        st.lp = [and_(a, not_(b)) for a, b in zip(st.lp, st.wp)]
+        st.lt = [and_(a, not_(b)) for a, b in zip(st.lt, st.wt)]
     elif (w, l) == ("draw", "win"):
-        st.wp = [z3.And(a, z3.Not(st.draw)) for a in st.wp]
-        st.wt = [z3.And(a, z3.Not(st.draw)) for a in st.wt]
+        st.wp = [and_(a, not_(st.draw)) for a in st.wp]
+        st.wt = [and_(a, not_(st.draw)) for a in st.wt]
     elif (w, l) == ("win", "draw"):
-        st.draw = z3.And(st.draw, z3.Not(or_all(st.wp + st.wt)))
+        st.draw = and_(st.draw, not_(or_all(st.wp + st.wt)))
     elif (w, l) == ("draw", "lose"):
-        st.lp = [z3.And(a, z3.Not(st.draw)) for a in st.lp]
-        st.lt = [z3.And(a, z3.Not(st.draw)) for a in st.lt]
+        st.lp = [and_(a, not_(st.draw)) for a in st.lp]
+        st.lt = [and_(a, not_(st.draw)) for a in st.lt]
     elif (w, l) == ("lose", "draw"):
-        st.draw = z3.And(st.draw, z3.Not(or_all(st.lp + st.lt)))
+        st.draw = and_(st.draw, not_(or_all(st.lp + st.lt)))
 
 
 def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
@@ -219,7 +219,7 @@ def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
     pairs = {("lose", "draw"): (("dp", "lp"), ("dt", "lt")), ("draw", "lose"): (("lp", "dp"), ("lt", "dt")),
              ("win", "draw"): (("dp", "wp"), ("dt", "wt")), ("draw", "win"): (("wp", "dp"), ("wt", "dt"))}
     for dropped, by in pairs.get((w, l), ()):
-        setattr(st, dropped, [z3.And(a, z3.Not(b)) for a, b in zip(getattr(st, dropped), getattr(st, by))])
+        setattr(st, dropped, [and_(a, not_(b)) for a, b in zip(getattr(st, dropped), getattr(st, by))])
 
 
 def _end(enc: Encoder, st: SymState):
@@ -229,29 +229,29 @@ def _end(enc: Encoder, st: SymState):
     plays_on = not model.after_win_ends
     ended = _apply_results(st, plays_on)
     # why the game must be over, in the explorer's order: each test only where the ones before failed
-    everyone_out = z3.And(*st.out)
+    everyone_out = and_(*st.out)
     # everyone has left and someone won or drew on the way out: the game is over (a draw if nobody won)
     someone_won = or_all(st.rw + st.trw)
-    closed = z3.And(z3.Not(ended), everyone_out, z3.Or(someone_won, or_all(st.rd + st.trd)))
+    closed = and_(not_(ended), everyone_out, or_(someone_won, or_all(st.rd + st.trd)))
     # the draw of a game everyone has left is the end's, not a draw fact of the step: no
     # `on draw` trigger fires for it, and a further round does not start from it (as the
     # explorer's end marker); `settle` reads the fact from `draw_fact`
     st.draw_fact = st.draw
-    st.draw = z3.Or(st.draw, z3.And(closed, z3.Not(someone_won)))
-    ended = z3.Or(ended, closed)
+    st.draw = or_(st.draw, and_(closed, not_(someone_won)))
+    ended = or_(ended, closed)
     reasons = [everyone_out]
     for d in model.ends:
-        with enc.under(z3.And(z3.Not(ended), *[z3.Not(r) for r in reasons])):
+        with enc.under(and_(not_(ended), *[not_(r) for r in reasons])):
             reasons.append(enc.expr(d.cond, st, {}))
     sides = enc.nt if enc.inst.has_teams else enc.n
     if model.last_side_ends and sides >= 2:
         if enc.inst.has_teams:
-            alive = [z3.And(z3.Not(st.tout[t]), or_all([z3.Not(st.out[p]) for p in range(enc.n)
+            alive = [and_(not_(st.tout[t]), or_all([not_(st.out[p]) for p in range(enc.n)
                                                         if enc.inst.team_of[p] == t])) for t in range(enc.nt)]
         else:
-            alive = [z3.Not(o) for o in st.out]
-        reasons.append(z3.Sum([z3.If(a, 1, 0) for a in alive]) <= 1)
-    gap = z3.And(z3.Not(ended), or_all(reasons))
+            alive = [not_(o) for o in st.out]
+        reasons.append(sum_([ite(a, 1, 0) for a in alive]) <= 1)
+    gap = and_(not_(ended), or_all(reasons))
     return ended, gap
 
 
@@ -268,12 +268,12 @@ def _forbid(enc: Encoder, st: SymState, cannot):
         fails = enc.can_fail(k.cond)
         mask = []
         for x in range(len(done)):
-            with enc.under(z3.Not(done[x]) if fails else TRUE):
+            with enc.under(not_(done[x]) if fails else enc.T):
                 cond = enc.expr(k.cond, st, {k.binder.uid: x})
-            mask.append(z3.simplify(z3.And(z3.Not(done[x]), cond)))
+            mask.append(simp(and_(not_(done[x]), cond)))
         masks[k.name] = mask
         attr = ("l" if k.kind == "cannot_lose" else "w") + ("t" if team else "p")
-        setattr(st, attr, [z3.And(f, z3.Not(m)) for f, m in zip(getattr(st, attr), mask)])
+        setattr(st, attr, [and_(f, not_(m)) for f, m in zip(getattr(st, attr), mask)])
     return masks
 
 
@@ -283,7 +283,7 @@ def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None):
     where evaluation errors count. Each subject is tried while it lacks the fact and is in
     the game. Returns whether any fact was derived."""
     if not rules:
-        return FALSE
+        return enc.F
     todo = rules
     derived = []
     for _ in range(_ground(enc, rules) + 1):
@@ -294,28 +294,28 @@ def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None):
                 fired.append(_game_rule(enc, st, r, ran))
             else:
                 fired += _subject_rule(enc, st, r, ran, blocked, again)
-        step = z3.simplify(or_all(fired))
+        step = simp(or_all(fired))
         derived.append(step)
-        ran = z3.simplify(z3.And(ran, step))
+        ran = simp(and_(ran, step))
         # the same facts out as in: nothing can change in a further pass
         after = st.lp + st.wp + st.lt + st.wt + st.dp + st.dt + st.xp + st.xt + [st.draw, st.fin]
-        if z3.is_false(ran) or all(a.eq(b) for a, b in zip(before, after)):
+        if is_false(ran) or all(_same(a, b) for a, b in zip(before, after)):
             break
         todo = [r for r in todo if _reads_own(r)]
         if not todo:
             break
-    return z3.simplify(or_all(derived))
+    return simp(or_all(derived))
 
 
 def _game_rule(enc: Encoder, st: SymState, r, ran):
     """One pass of a rule without a subject (a draw of the whole game, a finish): when it fires."""
     fails = enc.can_fail(r.cond)
     attr = "draw" if r.kind == "draw" else "fin"
-    enabled = z3.Not(getattr(st, attr))
-    with enc.under(z3.And(ran, enabled) if fails else TRUE):
+    enabled = not_(getattr(st, attr))
+    with enc.under(and_(ran, enabled) if fails else enc.T):
         cond = enc.expr(r.cond, st, {})
-    fire = z3.simplify(z3.And(enabled, cond))
-    setattr(st, attr, z3.simplify(z3.Or(getattr(st, attr), fire)))
+    fire = simp(and_(enabled, cond))
+    setattr(st, attr, simp(or_(getattr(st, attr), fire)))
     return fire
 
 
@@ -326,19 +326,19 @@ def _subject_rule(enc: Encoder, st: SymState, r, ran, blocked, again) -> list:
     attr = FACT[r.kind] + ("t" if team else "p")
     done = st.tout if team else st.out
     if again is not None and r.kind == "win":  # who lost earlier may win (same_step)
-        done = [z3.And(d, z3.Not(g)) for d, g in zip(done, again[team])]
+        done = [and_(d, not_(g)) for d, g in zip(done, again[team])]
     facts = getattr(st, attr)
-    forbidden = (blocked or {}).get(r.name) or [FALSE] * len(facts)
+    forbidden = (blocked or {}).get(r.name) or [enc.F] * len(facts)
     fired = []
     for x in range(len(facts)):
-        enabled = z3.simplify(z3.And(z3.Not(done[x]), z3.Not(facts[x]), z3.Not(forbidden[x])))
-        if z3.is_false(enabled):
+        enabled = simp(and_(not_(done[x]), not_(facts[x]), not_(forbidden[x])))
+        if is_false(enabled):
             continue
-        with enc.under(z3.And(ran, enabled) if fails else TRUE):
+        with enc.under(and_(ran, enabled) if fails else enc.T):
             cond = enc.expr(r.cond, st, {r.binder.uid: x})
-        fired.append(z3.simplify(z3.And(enabled, cond)))
+        fired.append(simp(and_(enabled, cond)))
         # without the "lacks the fact" part the facts come out the same when nothing changed
-        facts[x] = z3.simplify(z3.Or(facts[x], z3.And(z3.Not(done[x]), z3.Not(forbidden[x]), cond)))
+        facts[x] = simp(or_(facts[x], and_(not_(done[x]), not_(forbidden[x]), cond)))
     return fired
 
 
@@ -346,10 +346,11 @@ def _apply_results(st: SymState, plays_on: bool):
     """The explorer's `_apply_results`: leaving gives way to a result of the same step;
     everyone with an outcome leaves, each for its reason. Returns whether the step ended
     the game by an outcome."""
-    st.xp = [z3.And(x, z3.Not(or_all([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
-    st.xt = [z3.And(x, z3.Not(or_all([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
-    wp = st.wp if plays_on else [FALSE] * len(st.wp)
-    wt = st.wt if plays_on else [FALSE] * len(st.wt)
+    st.xp = [and_(x, not_(or_all([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
+    st.xt = [and_(x, not_(or_all([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
+    false = False if st.folded else FALSE
+    wp = st.wp if plays_on else [false] * len(st.wp)
+    wt = st.wt if plays_on else [false] * len(st.wt)
     st.out = [or_all([o, a, b, c, d]) for o, a, b, c, d in zip(st.out, st.lp, st.dp, st.xp, wp)]
     st.tout = [or_all([o, a, b, c, d]) for o, a, b, c, d in zip(st.tout, st.lt, st.dt, st.xt, wt)]
     st.rd = [or2(a, b) for a, b in zip(st.rd, st.dp)]
@@ -359,6 +360,13 @@ def _apply_results(st: SymState, plays_on: bool):
     st.trx = [or2(a, b) for a, b in zip(st.trx, st.xt)]
     st.trw = [or2(a, b) for a, b in zip(st.trw, wt)]
     return or_all([st.draw, st.fin] + ([] if plays_on else st.wp + st.wt))
+
+
+def _same(a, b) -> bool:
+    """Whether two facts are the same term (or the same folded literal)."""
+    if isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef):
+        return a.eq(b)
+    return a is b or type(a) is type(b) and a == b
 
 
 def _ground(enc: Encoder, rules) -> int:

@@ -1,5 +1,7 @@
 """Replay: a counterexample of the explorer re-executed over terms, one concrete step at a
-time, by the independent encoding (`Encoder(fold=True)`: every input is a literal). Each step
+time, by the independent encoding (`Encoder(fold=True)`: every input is a literal, a Python
+bool or int, so a step costs the operations its rules perform and no Z3 term is built where a
+value is known: terms.py). Each step
 must be enabled and give the recorded next state, or fail where and how the explorer says it
 fails; a setup the explorer could not complete must fail the same way. Anything else is a
 disagreement of the two engines, which the run reports as such, never as a finding.
@@ -8,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import z3
-
 from ..frontend import typed as T
 from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import settle
-from .terms import TRUE, SymSet, SymState, concrete, or2, or_all, state_to_sym
+from .terms import SymSet, SymState, and_, concrete, not_, or2, or_all, state_to_sym
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) ->
 
 def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     decl = inst.model.actions[step.action]
-    st = state_to_sym(inst, step.pre)
+    st = state_to_sym(inst, step.pre, folded=True)
     env: dict = {}
     for j, (b, dom) in enumerate(decl.params):
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
@@ -88,14 +88,14 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
 def fails_in(inst: Instance, state: tuple, cond) -> bool:
     """Whether evaluating the condition `cond` (an invariant) in the concrete `state` meets an
     evaluation error here too; won() reads the winners of the state's end marker."""
-    st = state_to_sym(inst, state)
+    st = state_to_sym(inst, state, folded=True)
     end = state[-1]
     if has_ended(end):
-        st.wp = [z3.BoolVal(bool(end.players >> p & 1)) for p in range(inst.nplayers)]
-        st.wt = [z3.BoolVal(bool(end.teams >> t & 1)) for t in range(inst.nteams)]
-        st.draw = z3.BoolVal(bool(end.draw))
-        st.fin = z3.BoolVal(not any(end))
-    st.over = z3.BoolVal(bool(end))
+        st.wp = [bool(end.players >> p & 1) for p in range(inst.nplayers)]
+        st.wt = [bool(end.teams >> t & 1) for t in range(inst.nteams)]
+        st.draw = bool(end.draw)
+        st.fin = not any(end)
+    st.over = bool(end)
     enc = Encoder(inst, fold=True)
     _, err = enc.checked(lambda: enc.expr(cond, st, {}))
     return concrete(err) is True
@@ -113,24 +113,24 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
             if filled[v.offset + j] is None:
                 filled[v.offset + j] = v.type.values(inst.nplayers, inst.nteams)[0]
     enc = Encoder(inst, fold=True)
-    st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING))
+    st = state_to_sym(inst, tuple(filled) + (0, 0, RUNNING), folded=True)
     if where.startswith("initial value of "):
         var = inst.var(where.removeprefix("initial value of "))
         fails = []
         for j in range(var.count):
             env = {var.info.index.binder.uid: j + var.index_base} if var.info.index else {}
             value, err = enc.checked(lambda: enc.expr(var.info.init, st, env))
-            fails.append(err if kind == "evaluation-error" else z3.And(z3.Not(err), z3.Not(enc.in_type(var, value))))
+            fails.append(err if kind == "evaluation-error" else and_(not_(err), not_(enc.in_type(var, value))))
         ok = concrete(or_all(fails)) is True
     elif where in ("init", "constraint"):
         conds = list(model.inits) + ([d for d in model.constraints
                                       if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond))]
                                      if where == "constraint" else [])
-        before, fails = TRUE, []
+        before, fails = True, []
         for d in conds:  # each is evaluated only while the ones before it held
             value, err = enc.checked(lambda: enc.expr(d.cond, st, {}), before)
             fails.append(err)
-            before = z3.And(before, value)
+            before = and_(before, value)
         ok = concrete(or_all(fails)) is True
     else:
         after, _, _ = settle(enc, st)

@@ -8,11 +8,9 @@ An expression a statement reads can fail: its errors go to the state's `error` c
 """
 from __future__ import annotations
 
-import z3
-
 from ..frontend import typed as T
 from ..frontend.instances import Var
-from .terms import FACT, FALSE, TRUE, SymSet, SymState, Unsupported, concrete, decided, merge, or_all, sym_if
+from .terms import FACT, SymSet, SymState, Unsupported, and_, concrete, decided, is_false, merge, not_, or_, or_all, sym_if
 
 
 class Statements:
@@ -24,24 +22,24 @@ class Statements:
             if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
                 st = st.copy()
                 if s.rule is not None:
-                    st.hits[s.rule] = TRUE
+                    st.hits[s.rule] = self.T
                 value = self.errors_into(st, lambda s=s: self.expr(s.value, st, env))
                 env = {**env, s.binder.uid: value}
                 continue
             st = self.stmt(s, st, env)
         return st
 
-    def errors_into(self, st: SymState, fn, path=TRUE):
+    def errors_into(self, st: SymState, fn, path=None):
         """Run fn() (which encodes expressions read by a statement); its errors go to st.error."""
         value, err = self.checked(fn, path)
-        if not z3.is_false(err):
-            st.error = z3.Or(st.error, err)
+        if not is_false(err):
+            st.error = or_(st.error, err)
         return value
 
     def stmt(self, s, st, env) -> SymState:
         if s.rule is not None and not isinstance(s, T.If):  # a tagged `if` applies when a branch is taken (below)
             st = st.copy()
-            st.hits[s.rule] = TRUE
+            st.hits[s.rule] = self.T
         return self.stmt_handler(s)(self, s, st, env)
 
     def s_Block(self, s: T.Block, st: SymState, env) -> SymState:
@@ -58,29 +56,29 @@ class Statements:
             i = self.errors_into(st, lambda: self.expr(s.index, st, env)) - var.index_base
             slots = st.vals[s.var]
             ci = concrete(i)
-            st.error = z3.Or(st.error, z3.Or(i < 0, i >= len(slots)))
+            st.error = or_(st.error, or_(i < 0, i >= len(slots)))
             st.vals[s.var] = [(v if ci == j else old) if ci is not None else sym_if(i == j, v, old)
                               for j, old in enumerate(slots)]
-        st.overflow = z3.Or(st.overflow, z3.Not(ok))
+        st.overflow = or_(st.overflow, not_(ok))
         return st
 
     def s_If(self, s: T.If, st: SymState, env) -> SymState:
         st = st.copy()
-        conds, before = [], TRUE
+        conds, before = [], self.T
         for c, _ in s.branches:  # a condition is only evaluated when the ones before it were false
             value = self.lit(self.errors_into(st, lambda c=c: self.expr(c, st, env), before))
             conds.append(value)
             if decided(value):  # the branches after a condition that holds are never reached
                 break
-            before = z3.And(before, z3.Not(value))
+            before = and_(before, not_(value))
         chosen = len(conds) - 1 if conds and decided(conds[-1]) else None
         out = self.stmts(s.otherwise if chosen is None else s.branches[chosen][1], st, env)
         for c, (_, body) in reversed(list(zip(conds[:chosen], s.branches))):
             if decided(c) is not False:  # a branch whose condition is false changes nothing
                 out = merge(c, self.stmts(body, st, env), out)
         if s.rule is not None:  # as the explorer: an `else` with statements is a branch too
-            taken = TRUE if s.otherwise else or_all(conds)
-            out.hits[s.rule] = z3.Or(out.hits.get(s.rule, FALSE), taken)
+            taken = self.T if s.otherwise else or_all(conds)
+            out.hits[s.rule] = or_(out.hits.get(s.rule, self.F), taken)
         return out
 
     def s_Forall(self, s: T.Forall, st: SymState, env) -> SymState:
@@ -95,25 +93,25 @@ class Statements:
     def s_OutcomeStmt(self, s: T.OutcomeStmt, st: SymState, env) -> SymState:
         st = st.copy()
         if s.kind in ("draw", "finish") and s.subject is None:
-            setattr(st, "draw" if s.kind == "draw" else "fin", TRUE)
+            setattr(st, "draw" if s.kind == "draw" else "fin", self.T)
             return st
         x = self.errors_into(st, lambda: self.expr(s.subject, st, env))
         team = s.subject.type.kind == "team"
         attr = FACT[s.kind] + ("t" if team else "p")
-        setattr(st, attr, [z3.Or(c, x == j) for j, c in enumerate(getattr(st, attr))])
+        setattr(st, attr, [or_(c, x == j) for j, c in enumerate(getattr(st, attr))])
         return st
 
     def in_type(self, var: Var, v):
         """The condition that `v` is a value of `var`'s type (sets: always)."""
         t = var.type
         if isinstance(v, SymSet):
-            return TRUE
+            return self.T
         if t.kind == "int":
-            return z3.And(v >= t.low, v <= t.high)
+            return and_(v >= t.low, v <= t.high)
         if t.kind == "player":
-            return z3.And(v >= (-1 if t.optional else 0), v < self.n)
+            return and_(v >= (-1 if t.optional else 0), v < self.n)
         if t.kind == "team":
-            return z3.And(v >= (-1 if t.optional else 0), v < self.nt)
+            return and_(v >= (-1 if t.optional else 0), v < self.nt)
         if t.kind == "enum":
-            return z3.And(v >= 0, v < len(t.members))
-        return TRUE
+            return and_(v >= 0, v < len(t.members))
+        return self.T

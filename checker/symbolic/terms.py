@@ -4,6 +4,14 @@ if-then-else that merges two of them, and a concrete state of the explorer as te
 
 Values: booleans are Bool, numbers/players/teams/members Int (-1 for none); sets are `SymSet`s:
 one Bool per possible element (for sets of numbers, a condition per candidate value).
+
+Folded values: where every input is concrete (the replay of a trace, `Encoder(fold=True)`), a
+value is a Python bool or int instead of a Z3 literal, and the connectives below (`and_`,
+`or_`, `not_`, `ite`, `sum_`...) compute on them directly. Building and freeing a Z3 term costs
+a dozen calls through z3's Python API, each checked for errors; a replay built about 7,000 of
+them per step of a 31-seat ring to compute values it knew. Without a Python literal among
+their operands the connectives build exactly the terms z3's own functions build, so bounded
+model checking and the setup questions see the formulas they always saw.
 """
 from __future__ import annotations
 
@@ -43,6 +51,8 @@ def concrete(x):
     """The Python value of a term that simplifies to a literal, None for any other."""
     if isinstance(x, bool) or isinstance(x, int):
         return x
+    if x is TRUE or x is FALSE:
+        return x is TRUE
     s = z3.simplify(x)
     if z3.is_int_value(s):
         return s.as_long()
@@ -55,11 +65,94 @@ def concrete(x):
 
 def decided(x):
     """True or False for a literal, None for any other term (no simplification: see Encoder.lit)."""
+    if x is True or x is TRUE:
+        return True
+    if x is False or x is FALSE:
+        return False
+    if isinstance(x, bool) or not isinstance(x, z3.ExprRef):
+        return None
     if z3.is_true(x):
         return True
     if z3.is_false(x):
         return False
     return None
+
+
+def is_true(x) -> bool:
+    """Whether x is the literal true (a Python True or a Z3 one)."""
+    return decided(x) is True
+
+
+def is_false(x) -> bool:
+    """Whether x is the literal false (a Python False or a Z3 one)."""
+    return decided(x) is False
+
+
+def _folds(xs) -> bool:
+    """Whether a Python literal is among the operands: the values are folded (see the module's
+    docstring), so Z3's own constants TRUE and FALSE count as literals too."""
+    return any(x is True or x is False for x in xs)
+
+
+def not_(a):
+    if a is True or a is False:
+        return not a
+    return z3.Not(a)
+
+
+def and_(*xs):
+    """z3.And over terms; over folded values, the literals decided here."""
+    if not _folds(xs):
+        return z3.And(*xs)
+    rest = []
+    for x in xs:
+        d = decided(x) if x is True or x is False or x is TRUE or x is FALSE else None
+        if d is False:
+            return False
+        if d is None:
+            rest.append(x)
+    return True if not rest else rest[0] if len(rest) == 1 else z3.And(*rest)
+
+
+def or_(*xs):
+    """z3.Or over terms; over folded values, the literals decided here."""
+    if not _folds(xs):
+        return z3.Or(*xs)
+    rest = []
+    for x in xs:
+        d = decided(x) if x is True or x is False or x is TRUE or x is FALSE else None
+        if d is True:
+            return True
+        if d is None:
+            rest.append(x)
+    return False if not rest else rest[0] if len(rest) == 1 else z3.Or(*rest)
+
+
+def implies(a, b):
+    if a is True or a is False or b is True or b is False:
+        return or_(not_(a) if a is True or a is False else z3.Not(a), b)
+    return z3.Implies(a, b)
+
+
+def ite(c, a, b):
+    """z3.If(c, a, b); the branch itself when c is a Python literal."""
+    if c is True:
+        return a
+    if c is False:
+        return b
+    return z3.If(c, a, b)
+
+
+def sum_(xs):
+    """z3.Sum of the terms; the Python sum when every one is a Python int."""
+    if all(isinstance(x, int) for x in xs):
+        return sum(xs)
+    return z3.Sum(xs)
+
+
+def simp(x):
+    """z3.simplify of a term; a Python value, and Z3's TRUE and FALSE, unchanged."""
+    return z3.simplify(x) if isinstance(x, z3.ExprRef) and x is not TRUE and x is not FALSE else x
 
 
 def to_term(x):
@@ -73,17 +166,20 @@ def to_term(x):
 
 def or_all(terms):
     """The disjunction of `terms`, false for none (the false ones are left out)."""
-    terms = [t for t in terms if not z3.is_false(t)]
+    terms = list(terms)
+    if _folds(terms):
+        return or_(*terms)
+    terms = [t for t in terms if not is_false(t)]
     return z3.Or(*terms) if terms else FALSE
 
 
 def or2(a, b):
     """a or b, without building a term when either side is a constant (the common case)."""
-    if z3.is_false(a):
+    if is_false(a):
         return b
-    if z3.is_false(b) or z3.is_true(a):
+    if is_false(b) or is_true(a):
         return a
-    if z3.is_true(b):
+    if is_true(b):
         return b
     return z3.Or(a, b)
 
@@ -92,11 +188,13 @@ def sym_if(cond, a, b):
     """If cond then a else b, for terms and for sets (element by element)."""
     if a is b:
         return a
+    if cond is True or cond is False:  # folded: the branch taken
+        return a if cond else b
     if isinstance(a, SymSet):
         if a.kind == "int":  # (values, conditions) lists of different values: keep both, each under its branch
-            return SymSet([z3.And(cond, c) for c in a.elems] + [z3.And(z3.Not(cond), c) for c in b.elems],
+            return SymSet([and_(cond, c) for c in a.elems] + [and_(z3.Not(cond), c) for c in b.elems],
                           "int", list(a.values) + list(b.values))
-        return SymSet([z3.If(cond, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
+        return SymSet([ite(cond, x, y) for x, y in zip(a.elems, b.elems)], a.kind, a.values)
     return z3.If(cond, to_term(a), to_term(b))
 
 
@@ -109,31 +207,33 @@ class SymState:
     FIELDS = ("lp", "wp", "lt", "wt", "dp", "dt", "xp", "xt", "rd", "rw", "rx", "trd", "trw", "trx")
     RESULTS = ("rd", "rw", "rx", "trd", "trw", "trx")
 
-    def __init__(self, vals, out, tout, results=None):
+    def __init__(self, vals, out, tout, results=None, folded: bool = False):
         self.vals = vals  # name -> list of terms, one per slot
         self.out = out
         self.tout = tout
+        self.folded = folded  # the values are folded to Python literals (see the module's docstring)
+        false = False if folded else FALSE
         n, nt = len(out), len(tout)
-        self.lp = [FALSE] * n
-        self.wp = [FALSE] * n
-        self.lt = [FALSE] * nt
-        self.wt = [FALSE] * nt
-        self.dp = [FALSE] * n
-        self.xp = [FALSE] * n
-        self.dt = [FALSE] * nt
-        self.xt = [FALSE] * nt
-        self.rd, self.rw, self.rx, self.trd, self.trw, self.trx = results or ([FALSE] * n, [FALSE] * n, [FALSE] * n,
-                                                                             [FALSE] * nt, [FALSE] * nt, [FALSE] * nt)
-        self.draw = FALSE
-        self.fin = FALSE  # the game ends without a winner (`finish`); a state read: it ended so
-        self.overflow = FALSE
-        self.error = FALSE
-        self.over = FALSE  # the state read has ended (properties of end states only)
+        self.lp = [false] * n
+        self.wp = [false] * n
+        self.lt = [false] * nt
+        self.wt = [false] * nt
+        self.dp = [false] * n
+        self.xp = [false] * n
+        self.dt = [false] * nt
+        self.xt = [false] * nt
+        self.rd, self.rw, self.rx, self.trd, self.trw, self.trx = results or ([false] * n, [false] * n, [false] * n,
+                                                                             [false] * nt, [false] * nt, [false] * nt)
+        self.draw = false
+        self.fin = false  # the game ends without a winner (`finish`); a state read: it ended so
+        self.overflow = false
+        self.error = false
+        self.over = false  # the state read has ended (properties of end states only)
         self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
         self.out0, self.tout0 = list(out), list(tout)  # who was out when the step began (lost_now)
 
     def copy(self):
-        s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout))
+        s = SymState({k: list(v) for k, v in self.vals.items()}, list(self.out), list(self.tout), folded=self.folded)
         for f in SymState.FIELDS:
             setattr(s, f, list(getattr(self, f)))
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
@@ -145,20 +245,22 @@ class SymState:
 
 def merge(cond, a: SymState, b: SymState) -> SymState:
     """If cond then a else b, slot by slot."""
-    if z3.is_true(cond):
+    if is_true(cond):
         return a
-    if z3.is_false(cond):
+    if is_false(cond):
         return b
     def m(x, y):
         return sym_if(cond, x, y)
     s = SymState({k: [m(x, y) for x, y in zip(a.vals[k], b.vals[k])] for k in a.vals},
-                 [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)])
+                 [m(x, y) for x, y in zip(a.out, b.out)], [m(x, y) for x, y in zip(a.tout, b.tout)],
+                 folded=a.folded)
     for f in SymState.FIELDS:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     s.over = m(a.over, b.over)
     s.fin = m(a.fin, b.fin)
-    s.hits = {r: m(a.hits.get(r, FALSE), b.hits.get(r, FALSE)) for r in sorted(a.hits.keys() | b.hits.keys())}
+    false = False if a.folded else FALSE
+    s.hits = {r: m(a.hits.get(r, false), b.hits.get(r, false)) for r in sorted(a.hits.keys() | b.hits.keys())}
     s.out0 = [m(x, y) for x, y in zip(a.out0, b.out0)]
     s.tout0 = [m(x, y) for x, y in zip(a.tout0, b.tout0)]
     return s
@@ -169,9 +271,9 @@ FACT = {"lose": "l", "win": "w", "draw": "d", "leave": "x"}  # an outcome's fact
 
 def lost(out, drew, won, left):
     """Out of the game and not for a draw, a win or leaving: lost."""
-    if z3.is_false(out):
-        return FALSE
-    return z3.And(out, z3.Not(or_all([drew, won, left])))
+    if is_false(out):
+        return False if out is False else FALSE
+    return and_(out, not_(or_all([drew, won, left])))
 
 
 def fresh_value(inst, v: Var, name):
@@ -190,20 +292,23 @@ def equal(a, b):
 
 # ---------------------------------------------------------------- concrete states <-> Z3
 
-def state_to_sym(inst: Instance, state: tuple) -> SymState:
-    """The explorer's concrete `state` (slots, out and why masks, end marker) as literals."""
+def state_to_sym(inst: Instance, state: tuple, folded: bool = False) -> SymState:
+    """The explorer's concrete `state` (slots, out and why masks, end marker) as literals: Z3's,
+    or Python's where `folded` (for an `Encoder(fold=True)`)."""
+    B = bool if folded else lambda x: z3.BoolVal(bool(x))
+    I = int if folded else z3.IntVal
     vals = {}
     for v in inst.vars:
         slots = state[v.offset:v.offset + v.count]
         if v.type.kind == "set":
-            vals[v.name] = [SymSet([z3.BoolVal(bool(x >> p & 1)) for p in range(inst.nplayers)], "player") for x in slots]
+            vals[v.name] = [SymSet([B(x >> p & 1) for p in range(inst.nplayers)], "player") for x in slots]
             continue
-        vals[v.name] = [z3.BoolVal(x) if isinstance(x, bool) else z3.IntVal(x) for x in slots]
+        vals[v.name] = [B(x) if isinstance(x, bool) else I(x) for x in slots]
     k = inst.nslots
     n, nt = inst.nplayers, inst.nteams
-    out = [z3.BoolVal(bool(state[k] >> p & 1)) for p in range(n)]
-    tout = [z3.BoolVal(bool(state[k + 1] >> t & 1)) for t in range(nt)]
+    out = [B(state[k] >> p & 1) for p in range(n)]
+    tout = [B(state[k + 1] >> t & 1) for t in range(nt)]
     # above who is out, why (the explorer's checker.explicit.compile.result_mask): drew, won, left
-    results = tuple([z3.BoolVal(bool(state[k] >> (why * n + p) & 1)) for p in range(n)] for why in (1, 2, 3)) + \
-        tuple([z3.BoolVal(bool(state[k + 1] >> (why * nt + t) & 1)) for t in range(nt)] for why in (1, 2, 3))
-    return SymState(vals, out, tout, results)
+    results = tuple([B(state[k] >> (why * n + p) & 1) for p in range(n)] for why in (1, 2, 3)) + \
+        tuple([B(state[k + 1] >> (why * nt + t) & 1) for t in range(nt)] for why in (1, 2, 3))
+    return SymState(vals, out, tout, results, folded)
