@@ -175,7 +175,7 @@ def _table(label: str, sides: dict[str, list[dict]], peer: dict) -> list[str]:
             if "copies" not in side:
                 problems += _counts(label, side, rows[0], peer)
         elif side == "plain BFS":
-            note = f"search alone {_med(rows, 'search'):.2f} s"
+            note = f"search alone {_med(rows, 'search'):.2f} s wall"
         elif side == "SPIN":
             note = f"spin -a + gcc {_med(rows, 'build'):.2f} s"
         print(_line(label, side, _med(rows, "cpu"), _med(rows, "peak"), bfs_cpu, spin_cpu, note), flush=True)
