@@ -7,6 +7,12 @@ turn-marker ring of the 2004 MTG multiplayer draft (607.7a-c), at growing n.
     python bench/peers.py --departures 10 --fixed 16 --check   # and `rulewright check --param N=10 ...`
     python bench/peers.py --departures "" --fixed 43 --symmetry    # and the reduced search, and check, with symmetry
     python bench/peers.py --departures "" --fixed 61,62,63,64 --symmetry-only   # the reduced sides alone
+    python bench/peers.py --family ffa --players 3,4 --life 5,10 --runs 3   # the free-for-all life family
+    python bench/peers.py --family melee --runs 3    # a grand melee written with triggers, symmetry on/off
+
+`--family ffa` and `--family melee` time rulewright's exploration alone, its whole `check`, the
+plain BFS and SPIN with `spin -a` + gcc in CPU seconds (bench/families.py says how); the rest of
+this text is about the ring (the default, `--family ring`).
 
 The model's three forms are in bench/peers/ (copied from the project's shared peers folder):
 `markers.rw` (rulewright), `markers_bfs.py` (a breadth-first search over bitmask tuples) and
@@ -251,6 +257,29 @@ def _show_symmetry(model: str, n: int, rows: dict, departures: bool, args, tmp: 
         print(f"{'':15} {got[0].get('stop', '')}")
 
 
+def _peak_and_cpu(cmd: list[str], cwd: str | None = None, ok=(0,)) -> tuple[str, float, float, float]:
+    """`_peak_of` with the child's CPU seconds: (output, wall seconds, peak MiB, CPU seconds)."""
+    text, wall, peak = _peak_of(cmd, cwd=cwd, ok=ok)
+    return text, wall, peak, LAST_CPU[0]
+
+
+def _families(args, use_spin: bool) -> None:
+    """The free-for-all life family or the grand melee with triggers (bench/families.py)."""
+    import families
+
+    load = os.getloadavg()
+    print(f"load average {load[0]:.1f} on {os.cpu_count()} cores (CPU times are quoted: load changes the wall "
+          f"times more)", flush=True)
+    if args.family == "ffa":
+        problems = families.run_ffa([int(p) for p in args.players.split(",") if p.strip()],
+                                    [int(v) for v in args.life.split(",") if v.strip()],
+                                    args.runs, use_spin, args.max_seconds, _peak_and_cpu)
+    else:
+        problems = families.run_melee(args.runs, use_spin, args.max_seconds, _peak_and_cpu)
+    if problems:
+        print(f"!!! {len(problems)} mismatch(es) with the peers: see above")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--departures", default="8,10", help="ring sizes with departures (comma-separated)")
@@ -269,6 +298,11 @@ def main() -> None:
                          "`rulewright check` end to end on the ring of n seats")
     ap.add_argument("--symmetry-only", action="store_true",
                     help="only the reduced sides and SPIN (for rings too large for the others)")
+    ap.add_argument("--family", choices=("ring", "ffa", "melee"), default="ring",
+                    help="ring: the turn-marker ring (the options above); ffa: the free-for-all life family "
+                         "(--players, --life); melee: the 12-seat grand melee written with triggers")
+    ap.add_argument("--players", default="3,4", help="--family ffa: numbers of players (comma-separated)")
+    ap.add_argument("--life", default="5,10", help="--family ffa: starting life totals (comma-separated)")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--one-sym", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -284,6 +318,9 @@ def main() -> None:
     use_spin = not args.no_spin and shutil.which("spin") and shutil.which("gcc")
     if not args.no_spin and not use_spin:
         print("(SPIN not installed: apt-get install -y spin; its column is left out)")
+    if args.family != "ring":
+        _families(args, bool(use_spin))
+        return
     cases = [("departures", int(n), True) for n in args.departures.split(",") if n.strip()]
     cases += [("fixed", int(n), False) for n in args.fixed.split(",") if n.strip()]
     print(f"{'model':11} {'n':>3} {'tool':11} {'states':>11} {'transitions':>12} {'seconds':>9} {'states/s':>11} "
