@@ -170,12 +170,17 @@ class Explored:
         return cs, cs.cyclic(arcs, game, self.tick)
 
     @cached_property
+    def _on_cycle(self) -> bytearray:
+        """Per state, whether it is in `on_cycles`."""
+        cs, cyclic = self.running_components
+        return bytearray(c >= 0 and cyclic[c] for c in cs.comp)
+
+    @cached_property
     def on_cycles(self) -> set[int]:
         """The running states on some cycle of game moves among running states: a cycle among
         any subset of them runs through these alone, and its component there is the same."""
-        cs, cyclic = self.running_components
-        comp = cs.comp
-        return {u for u in range(len(comp)) if comp[u] >= 0 and cyclic[comp[u]]}
+        on = self._on_cycle
+        return {u for u in range(len(on)) if on[u]}
 
     def has_cycle(self) -> bool:
         """Whether the game moves (not `leave`) can return to a state."""
@@ -235,9 +240,13 @@ class Explored:
         return self._cycle(nodes, None, allowed, required) is not None
 
     def _cycle(self, nodes, start, allowed, required):
-        inside = nodes if isinstance(nodes, bytearray) else self._flags(nodes)
+        states = sorted(nodes)
+        if start is None:  # a cycle among `nodes` runs through states on cycles only: the rest is skipped
+            on = self._on_cycle
+            states = [u for u in states if on[u]]
         need = None if required is None else self._labels_where(required)
-        return lasso_cycle(self.arcs, inside, self._labels_where(allowed), need, start, self.depth, self.tick)
+        return lasso_cycle(self.arcs, self._flags(states), states, self._labels_where(allowed), need, start,
+                           self.depth, self.tick)
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""

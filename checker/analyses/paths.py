@@ -78,9 +78,7 @@ class Components:
         comp = array("l", [-1]) * n
         stack: list[int] = []
         counter = ncomp = 0
-        for r, root in enumerate(roots):
-            if tick is not None:
-                tick(r)
+        for root in roots:
             if index[root] >= 0 or not inside[root]:
                 continue
             index[root] = low[root] = counter
@@ -100,6 +98,8 @@ class Components:
                     if not inside[w]:
                         continue
                     if index[w] < 0:  # a new state: go down, and come back to the next edge
+                        if tick is not None:
+                            tick(counter)  # (reads the budget every 1024th state)
                         work_e[-1] = e
                         index[w] = low[w] = counter
                         counter += 1
@@ -145,21 +145,21 @@ class Components:
         return got
 
 
-def lasso_cycle(arcs: Arcs, inside, usable, required, start, depth, tick=None):
+def lasso_cycle(arcs: Arcs, inside, states, usable, required, start, depth, tick=None):
     """The cycle `Explored.lasso` shows, found on the arrays: among the components of the edges
     `usable` inside `inside` (those reached from `start` when given), the one with the least
     state that holds an edge inside it whose label is `required` (any edge when None); the
     least such edge (a, b) by its states, its least required label; the component's entry (the
     state of least breadth-first `depth`, then the least); the cycle entry -> a -> b -> entry
-    through shortest paths inside the component. Returns (entry, [(state, label)] of the cycle
+    through shortest paths inside the component. `states` lists the states `inside` in
+    increasing order (the searches start from them in that order). Returns (entry, [(state, label)] of the cycle
     after the entry, the component's states) or None."""
-    roots = range(arcs.n) if start is None else (start,)
-    cs = Components(arcs, inside, usable, roots, tick)
+    cs = Components(arcs, inside, usable, states if start is None else (start,), tick)
     comp, dst, lid = cs.comp, arcs.dst, arcs.lid
     best: dict[int, tuple[int, int]] = {}  # component -> its least (a, b) with a required label
     first: list[int] = []  # the components in the order of their least state
     seen = bytearray(cs.count)
-    for u in range(arcs.n):
+    for u in states:
         c = comp[u]
         if c < 0:
             continue
@@ -182,7 +182,7 @@ def lasso_cycle(arcs: Arcs, inside, usable, required, start, depth, tick=None):
         return None
     a, b = best[chosen]
     key = min(lid[i] for i in arcs.out(a) if dst[i] == b and usable[lid[i]] and (required is None or required[lid[i]]))
-    nodes = [u for u in range(arcs.n) if comp[u] == chosen]
+    nodes = [u for u in states if comp[u] == chosen]
     entry = min(nodes, key=lambda s: (depth[s], s))
 
     def succ(v):
