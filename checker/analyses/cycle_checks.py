@@ -48,7 +48,7 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     phase_rules, phase_spans = phase_citations(x, sorted(comp))
     cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules
     arcs, is_leave = x.arcs, x._leave
-    leave = any(is_leave[arcs.lid[i]] for s in doomed for i in arcs.out(s))
+    leave = any(is_leave) and any(is_leave[arcs.lid[i]] for s in doomed for i in arcs.out(s))
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
                       phase_spans + x.action_spans(trace, loop_start + 1), trace, loop_start,

@@ -18,7 +18,7 @@ from ..explicit import symmetry
 from ..limits import Budget
 from .causes import Blocking, Entries
 from .findings import Finding, TraceStep
-from .paths import Arcs, Components, lasso_cycle
+from .paths import Arcs, Components, lasso_cycle, reachable
 from .traces import build_trace, preferred_parents
 
 
@@ -64,8 +64,8 @@ class Explored:
     @cached_property
     def has_game_move(self) -> set[int]:
         """States with at least one transition that is not a `leave` move."""
-        g = self.graph
-        return {s for s, _, lid in g.edges if not g.is_leave(lid)}
+        game, edges = self._game, self.graph.edges
+        return {s for s, lid in zip(edges.src, edges.lid) if game[lid]}
 
     @cached_property
     def running(self) -> list[int]:
@@ -240,13 +240,43 @@ class Explored:
         return self._cycle(nodes, None, allowed, required) is not None
 
     def _cycle(self, nodes, start, allowed, required):
-        states = sorted(nodes)
-        if start is None:  # a cycle among `nodes` runs through states on cycles only: the rest is skipped
-            on = self._on_cycle
-            states = [u for u in states if on[u]]
+        """`lasso_cycle` among `nodes`: on the shared component pass when its components are
+        those of `nodes` (every edge a game move is usable, and each component on a cycle lies
+        wholly inside `nodes` or outside), else on a pass of its own."""
+        arcs = self.arcs
+        usable = self._labels_where(allowed)
         need = None if required is None else self._labels_where(required)
-        return lasso_cycle(self.arcs, self._flags(states), states, self._labels_where(allowed), need, start,
-                           self.depth, self.tick)
+        states = sorted(nodes)
+        inside = self._flags(states)
+        if start is not None:  # only the states reached from `start` count
+            inside = reachable(arcs, inside, usable, start, self.tick)
+            states = [u for u in states if inside[u]]
+        on = self._on_cycle  # a cycle among `nodes` runs through states on cycles only
+        states = [u for u in states if on[u]]
+        if usable == self._game and self._whole_components(states):
+            cs = self.running_components[0]
+        else:
+            cs = Components(arcs, self._flags(states), usable, states, self.tick)
+        return lasso_cycle(arcs, cs, states, usable, need, self.depth, self.tick)
+
+    def _whole_components(self, states) -> bool:
+        """Whether the states `states` (on cycles) are whole components of the shared pass."""
+        comp, size = self.running_components[0].comp, self._sizes
+        count: dict[int, int] = {}
+        for u in states:
+            c = comp[u]
+            count[c] = count.get(c, 0) + 1
+        return all(size[c] == k for c, k in count.items())
+
+    @cached_property
+    def _sizes(self) -> dict[int, int]:
+        """The number of states of each component of the shared pass that holds a cycle."""
+        comp, on = self.running_components[0].comp, self._on_cycle
+        size: dict[int, int] = {}
+        for u in range(len(on)):
+            if on[u]:
+                size[comp[u]] = size.get(comp[u], 0) + 1
+        return size
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""

@@ -145,16 +145,35 @@ class Components:
         return got
 
 
-def lasso_cycle(arcs: Arcs, inside, states, usable, required, start, depth, tick=None):
-    """The cycle `Explored.lasso` shows, found on the arrays: among the components of the edges
-    `usable` inside `inside` (those reached from `start` when given), the one with the least
+def reachable(arcs: Arcs, inside, usable, start: int, tick=None) -> bytearray:
+    """Per state, whether `start` reaches it by edges `usable` among the states `inside`."""
+    dst, lid = arcs.dst, arcs.lid
+    seen = bytearray(arcs.n)
+    if not inside[start]:
+        return seen
+    seen[start] = 1
+    todo = [start]
+    k = 0
+    while todo:
+        for i in arcs.out(todo.pop()):
+            w = dst[i]
+            if not seen[w] and inside[w] and usable[lid[i]]:
+                seen[w] = 1
+                todo.append(w)
+                k += 1
+                if tick is not None:
+                    tick(k)
+    return seen
+
+
+def lasso_cycle(arcs: Arcs, cs: Components, states, usable, required, depth, tick=None):
+    """The cycle `Explored.lasso` shows, found on the arrays: among the components `cs` of the
+    edges `usable` (those of the `states`, listed in increasing order), the one with the least
     state that holds an edge inside it whose label is `required` (any edge when None); the
     least such edge (a, b) by its states, its least required label; the component's entry (the
     state of least breadth-first `depth`, then the least); the cycle entry -> a -> b -> entry
-    through shortest paths inside the component. `states` lists the states `inside` in
-    increasing order (the searches start from them in that order). Returns (entry, [(state, label)] of the cycle
+    through shortest paths inside the component. Returns (entry, [(state, label)] of the cycle
     after the entry, the component's states) or None."""
-    cs = Components(arcs, inside, usable, states if start is None else (start,), tick)
     comp, dst, lid = cs.comp, arcs.dst, arcs.lid
     best: dict[int, tuple[int, int]] = {}  # component -> its least (a, b) with a required label
     first: list[int] = []  # the components in the order of their least state
