@@ -246,6 +246,8 @@ class Explored:
         arcs = self.arcs
         usable = self._labels_where(allowed)
         need = None if required is None else self._labels_where(required)
+        if not any(usable) or (need is not None and not any(need)):
+            return None  # no move to make a cycle of (say, a livelock check where every move is progress)
         states = sorted(nodes)
         inside = self._flags(states)
         if start is not None:  # only the states reached from `start` count
