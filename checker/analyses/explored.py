@@ -64,6 +64,9 @@ class Explored:
     @cached_property
     def has_game_move(self) -> set[int]:
         """States with at least one transition that is not a `leave` move."""
+        if not any(self._leave):  # every move is a game move: the states with a move out
+            off = self.arcs.out_off
+            return {u for u in range(len(self.graph.states)) if off[u] < off[u + 1]}
         game, edges = self._game, self.graph.edges
         return {s for s, lid in zip(edges.src, edges.lid) if game[lid]}
 
@@ -249,16 +252,20 @@ class Explored:
         if not any(usable) or (need is not None and not any(need)):
             return None  # no move to make a cycle of (say, a livelock check where every move is progress)
         states = sorted(nodes)
-        inside = self._flags(states)
-        if start is not None:  # only the states reached from `start` count
-            inside = reachable(arcs, inside, usable, start, self.tick)
-            states = [u for u in states if inside[u]]
         on = self._on_cycle  # a cycle among `nodes` runs through states on cycles only
-        states = [u for u in states if on[u]]
-        if usable == self._game and self._whole_components(states):
+        cycling = [u for u in states if on[u]]
+        shared = usable == self._game and self._whole_components(cycling)
+        comp = self.running_components[0].comp
+        if start is not None and not (shared and on[start] and all(comp[u] == comp[start] for u in cycling)):
+            # only the states reached from `start` count (unless all of them are in its own
+            # component of the shared pass, where every state reaches every other)
+            seen = reachable(arcs, self._flags(states), usable, start, self.tick)
+            cycling = [u for u in cycling if seen[u]]
+        if shared:
             cs = self.running_components[0]
         else:
-            cs = Components(arcs, self._flags(states), usable, states, self.tick)
+            cs = Components(arcs, self._flags(cycling), usable, cycling, self.tick)
+        states = cycling
         return lasso_cycle(arcs, cs, states, usable, need, self.depth, self.tick)
 
     def _whole_components(self, states) -> bool:
