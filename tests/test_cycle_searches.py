@@ -151,3 +151,44 @@ def test_starvation_names_every_player_a_search_per_player_would_name():
         assert f.message.startswith(f"{want[0]} stays in the game")
         if len(want) > 1:
             assert f.detail == f"players who can be starved this way: {', '.join(want)}"
+
+
+def lasso_by_networkx(edges: Edges, n: int, nodes: set, usable, required, depth):
+    """The lasso's cycle as the checks found it before: the components of a networkx copy in
+    order of their least state, the first holding a required edge, its least such edge (a, b),
+    the entry of least depth, networkx's shortest paths entry -> a and b -> entry."""
+    g = nx.DiGraph()
+    labels: dict = {}
+    for u, v, lid in edges:
+        if u in nodes and v in nodes and usable[lid]:
+            g.add_edge(u, v)
+            labels.setdefault((u, v), []).append(lid)
+    for comp in sorted(nx.strongly_connected_components(g), key=min):
+        inside = sorted((u, v) for (u, v) in labels if u in comp and v in comp
+                        and any(required is None or required[lid] for lid in labels[u, v]))
+        if not inside:
+            continue
+        a, b = inside[0]
+        key = min(lid for lid in labels[a, b] if required is None or required[lid])
+        entry = min(comp, key=lambda s: (depth[s], s))
+        cycle = nx.shortest_path(g, entry, a) + nx.shortest_path(g, b, entry)
+        steps = [(v, key if (u, v) == (a, b) else min(labels[u, v])) for u, v in zip(cycle, cycle[1:])]
+        return entry, steps, sorted(comp)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_lasso_on_the_arrays_is_the_lasso_networkx_gave(seed):
+    rng = random.Random(200 + seed)
+    n, labels = rng.randrange(2, 40), 5
+    edges = random_edges(200 + seed, n, rng.randrange(n, 4 * n), labels)
+    nodes = {u for u in range(n) if rng.random() < 0.85}
+    usable = bytearray(rng.random() < 0.8 for _ in range(labels))
+    required = None if seed % 3 == 0 else bytearray(rng.random() < 0.5 for _ in range(labels))
+    depth = [rng.randrange(6) for _ in range(n)]
+    arcs = paths.Arcs(edges, n)
+    states = sorted(nodes)
+    inside = bytearray(u in nodes for u in range(n))
+    cs = paths.Components(arcs, inside, usable, states)
+    found = paths.lasso_cycle(arcs, cs, states, usable, required, depth)
+    assert found == lasso_by_networkx(edges, n, nodes, usable, required, depth)
