@@ -15,20 +15,19 @@ from .traces import build_trace
 
 def doomed_states(x: Explored) -> list[int]:
     """Running states with a game move from which no sequence of game actions ends the game."""
-    g = x.graph
-    # one backward search from every ended state at once
-    preds: dict[int, list[int]] = {}
-    for s, d, lid in g.edges:
-        if not g.is_leave(lid):
-            preds.setdefault(d, []).append(s)
-    can_end: set[int] = set(x.terminal)
-    todo = list(can_end)
+    arcs, game = x.arcs, x._game
+    src, lid = arcs.src, arcs.lid
+    # one backward search from every ended state at once, over the edges indexed by target
+    can_end = x._flags(x.terminal)
+    todo = list(x.terminal)
     while todo:
-        for p in preds.get(todo.pop(), ()):
-            if p not in can_end:
-                can_end.add(p)
+        for i in arcs.into(todo.pop()):
+            p = src[i]
+            if not can_end[p] and game[lid[i]]:
+                can_end[p] = 1
                 todo.append(p)
-    return [i for i in x.running if i not in can_end and i in x.has_game_move]
+    moves = x.has_game_move
+    return [i for i in x.running if not can_end[i] and i in moves]
 
 
 def check_forced_loop(x: Explored) -> list[Finding]:
@@ -48,8 +47,8 @@ def check_forced_loop(x: Explored) -> list[Finding]:
     trace, loop_start, comp = found
     phase_rules, phase_spans = phase_citations(x, sorted(comp))
     cyc_rules = [r for st in trace[loop_start + 1:] for r in st.rules] + phase_rules
-    doomed_set = set(doomed)
-    leave = any(g.is_leave(lid) for s, _, lid in g.edges if s in doomed_set)
+    arcs, is_leave = x.arcs, x._leave
+    leave = any(is_leave) and any(is_leave[arcs.lid[i]] for s in doomed for i in arcs.out(s))
     how = "only leaving the game (a `leave` action) ends it" if leave else "nothing ends it"
     return [x.finding("forced-loop", f"from here no game action can end the game; {how}", cyc_rules,
                       phase_spans + x.action_spans(trace, loop_start + 1), trace, loop_start,
@@ -98,26 +97,38 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
 
 
 def check_starvation(x: Explored) -> list[Finding]:
+    """A player who stays in the game but is never active on some cycle through a progress
+    action. All players are decided from the one component pass the cycle checks share
+    (`Explored.running_components`): a player waiting (in the game, not active) in every state
+    of a component that holds a progress move inside is starved there, with no search of their
+    own; a player waiting in part of one is searched among the states where they wait; a
+    player who waits on no cycle at all is not. The trace is the lasso of the first player
+    starved, as their own search finds it."""
     g, m = x.graph, x.machine
     if m.active is None:
         return []
-    inst = x.inst
-    out = []
-    starved = []
     if x.reduced:
         return _starvation_reduced(x)
+    inst = x.inst
+    waits, whole = _waiting(x)
+    out = []
+    starved = []
     for p in range(inst.nplayers):
         x.tick()
-        nodes = {i for i in x.running if not (g.states[i][-3] >> p) & 1 and not x.is_active(i, p)}
-        nodes &= x.on_cycles  # a cycle among them is one among the running states (the rest is no help)
+        nodes = waits[p]
         if not nodes:
             continue
+        if out and whole >> p & 1:
+            starved.append(inst.players[p])  # waiting all round a component with progress in it
+            continue
+        if out:
+            if x.has_lasso(nodes, required=g.is_progress):
+                starved.append(inst.players[p])
+            continue  # one trace per instance shows the defect; the detail names every starved player
         found = x.lasso(nodes, required=g.is_progress)
         if found is None:
             continue
         starved.append(inst.players[p])
-        if out:
-            continue  # one trace per instance shows the defect; the detail names every starved player
         trace, loop_start, _ = found
         d = m.active[0]
         rules = list(d.tags) + [r for st in trace[loop_start + 1:] for r in st.rules]
@@ -129,6 +140,48 @@ def check_starvation(x: Explored) -> list[Finding]:
     if out:
         out[0].size = len(starved)
     return out
+
+
+def _waiting(x: Explored) -> tuple[list[list[int]], int]:
+    """(per player, the states on cycles where they wait: in the game, not active; a bit mask
+    of the players who wait in every state of some component holding a progress move inside).
+    A cycle among the states where a player waits lies among the states on cycles. The
+    `active` condition is evaluated player after player over the running states, the order the
+    searches per player asked it in: a condition without a value fails where it failed."""
+    g, inst = x.graph, x.inst
+    states, running = g.states, x.running
+    cs, cyclic = x.running_components
+    comp = cs.comp
+    on = bytearray(len(comp))
+    for u in x.on_cycles:
+        on[u] = 1
+    waits: list[list[int]] = []
+    for p in range(inst.nplayers):
+        x.tick()
+        nodes = [i for i in running if not (states[i][-3] >> p) & 1 and not x.is_active(i, p)]
+        waits.append([i for i in nodes if on[i]])
+    arcs, game = x.arcs, x._game
+    progress = x._labels_where(g.is_progress)
+    dst, lid = arcs.dst, arcs.lid
+    size: dict[int, int] = {}
+    moving = bytearray(cs.count)  # components with a progress move inside
+    for u in sorted(x.on_cycles):
+        c = comp[u]
+        size[c] = size.get(c, 0) + 1
+        if not moving[c]:
+            x.tick(u)
+            for i in arcs.out(u):
+                if progress[lid[i]] and game[lid[i]] and comp[dst[i]] == c:
+                    moving[c] = 1
+                    break
+    whole = 0
+    for p, nodes in enumerate(waits):
+        count: dict[int, int] = {}
+        for u in nodes:
+            count[comp[u]] = count.get(comp[u], 0) + 1
+        if any(moving[c] and k == size[c] for c, k in count.items()):
+            whole |= 1 << p
+    return waits, whole
 
 
 def _starvation_reduced(x: Explored) -> list[Finding]:

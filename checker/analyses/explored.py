@@ -9,16 +9,16 @@ than weights. `phase_citations` is here because checks of every group cite phase
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import cached_property
 
 from ..explicit.explore import Graph, path_from, rules_of
-from ..explicit.explore import sccs as _sccs
 from ..explicit import symmetry
 from ..limits import Budget
 from .causes import Blocking, Entries
 from .findings import Finding, TraceStep
-from .paths import Component, shortest_path
+from .paths import Arcs, Components, lasso_cycle, reachable
 from .traces import build_trace, preferred_parents
 
 
@@ -64,8 +64,11 @@ class Explored:
     @cached_property
     def has_game_move(self) -> set[int]:
         """States with at least one transition that is not a `leave` move."""
-        g = self.graph
-        return {s for s, _, lid in g.edges if not g.is_leave(lid)}
+        if not any(self._leave):  # every move is a game move: the states with a move out
+            off = self.arcs.out_off
+            return {u for u in range(len(self.graph.states)) if off[u] < off[u + 1]}
+        game, edges = self._game, self.graph.edges
+        return {s for s, lid in zip(edges.src, edges.lid) if game[lid]}
 
     @cached_property
     def running(self) -> list[int]:
@@ -124,66 +127,79 @@ class Explored:
         return {}
 
     @cached_property
-    def _by_src(self) -> tuple[list, list | None]:
-        """(offsets, order): the edges leaving state s are the graph's edges order[i] for i in
-        offsets[s]..offsets[s + 1] - 1, in the graph's order (order None: the search appended
-        them state after state, as it does, so edge i is order[i])."""
-        g = self.graph
-        n = len(g.states)
-        off = [0] * (n + 1)
-        ordered, prev = True, -1
-        for s in g.edges.src:
-            off[s + 1] += 1
-            if s < prev:
-                ordered = False
-            prev = s
-        for i in range(n):
-            off[i + 1] += off[i]
-        if ordered:
-            return off, None
-        order, at = [0] * len(g.edges), off[:]
-        for i, s in enumerate(g.edges.src):
-            order[at[s]] = i
-            at[s] += 1
-        return off, order
+    def arcs(self) -> Arcs:
+        """The graph's edges indexed by source and by target (checker.analyses.paths): every
+        search on cycles walks these arrays, no check copies the graph."""
+        return Arcs(self.graph.edges, len(self.graph.states))
 
     def game_out(self, u: int) -> list[tuple[int, int]]:
-        """[(target, label)] of the game moves (not `leave`) out of state u, in the graph's
-        order: the cycle searches walk these plain lists (a networkx view is an order of
-        magnitude slower to walk, and building the networkx graph costs more than the search)."""
-        got = self._outs.get(u)
-        if got is not None:
-            return got
+        """[(target, label)] of the game moves (not `leave`) out of state u, in the graph's order."""
+        a, leave = self.arcs, self._leave
+        dst, lid = a.dst, a.lid
+        return [(dst[i], lid[i]) for i in a.out(u) if not leave[lid[i]]]
+
+    @cached_property
+    def _leave(self) -> bytearray:
         g = self.graph
-        off, order = self._by_src
-        dst, lid, leave = g.edges.dst, g.edges.lid, self._leave
-        idx = range(off[u], off[u + 1]) if order is None else order[off[u]:off[u + 1]]
-        got = [(dst[i], lid[i]) for i in idx if not leave[lid[i]]]
-        if len(self._outs) < READERS:  # every player's search walks them again
-            self._outs[u] = got
+        return bytearray(g.is_leave(lid) for lid in range(len(g.labels)))
+
+    @cached_property
+    def _game(self) -> bytearray:
+        """Per label id, whether it is a game move (not `leave`): the edges the cycle checks use."""
+        return bytearray(not x for x in self._leave)
+
+    def _labels_where(self, pred) -> bytearray:
+        """Per label id: a game move whose label satisfies `pred` (every game move when None)."""
+        if pred is None:
+            return self._game
+        game = self._game
+        return bytearray(game[lid] and bool(pred(lid)) for lid in range(len(game)))
+
+    def _flags(self, sids) -> bytearray:
+        """The states `sids` as a flag per state."""
+        got = bytearray(len(self.graph.states))
+        for s in sids:
+            got[s] = 1
         return got
 
     @cached_property
-    def _outs(self) -> dict:
-        return {}
+    def running_components(self) -> tuple[Components, bytearray]:
+        """The one component pass the cycle checks share: the strongly connected components of
+        the game moves among the running states, and per component whether it holds a cycle.
+        A cycle among any subset of the running states lies inside one of these components
+        (ended states have no moves out: every cycle runs among running states)."""
+        arcs, game = self.arcs, self._game
+        cs = Components(arcs, self._flags(self.running), game, range(arcs.n), self.tick)
+        return cs, cs.cyclic(arcs, game, self.tick)
 
     @cached_property
-    def _leave(self) -> list[bool]:
-        g = self.graph
-        return [g.is_leave(lid) for lid in range(len(g.labels))]
+    def _on_cycle(self) -> bytearray:
+        """Per state, whether it is in `on_cycles`."""
+        cs, cyclic = self.running_components
+        return bytearray(c >= 0 and cyclic[c] for c in cs.comp)
 
     @cached_property
     def on_cycles(self) -> set[int]:
         """The running states on some cycle of game moves among running states: a cycle among
         any subset of them runs through these alone, and its component there is the same."""
-        running = set(self.running)
-        adj = {u: [v for v, _ in self.game_out(u) if v in running] for u in running}
-        return {v for c in _sccs(adj) if len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for v in c}
+        on = self._on_cycle
+        return {u for u in range(len(on)) if on[u]}
 
     def has_cycle(self) -> bool:
         """Whether the game moves (not `leave`) can return to a state."""
-        adj = {u: [v for v, _ in self.game_out(u)] for u in range(len(self.graph.states))}
-        return any(len(c) > 1 or next(iter(c)) in adj[next(iter(c))] for c in _sccs(adj))
+        return any(self.running_components[1])
+
+    @cached_property
+    def depth(self) -> array:
+        """Each state's breadth-first distance from the initial states, from the search's
+        parents (a parent is always found before its child): the length of the shortest path
+        to a state without building the path."""
+        pred = self.graph.parent.pred
+        depth = array("l", [0]) * len(pred)
+        for sid, p in enumerate(pred):
+            if p >= 0:
+                depth[sid] = depth[p] + 1
+        return depth
 
     @cached_property
     def parents(self) -> list:
@@ -207,62 +223,69 @@ class Explored:
 
         Only transitions whose label satisfies `allowed` are used, and the cycle must use one
         whose label satisfies `required`; with `start`, only cycles reachable from it count.
-        Returns (trace, index where the loop starts, the states of the cycle's SCC) or None."""
+        The cycle goes from the entry of its component (the state nearest an initial state,
+        by `depth`) to its least qualifying edge and back, by shortest paths inside the
+        component (checker.analyses.paths, on the graph's own arrays); only the one path shown
+        is built. Returns (trace, index where the loop starts, the states of the cycle's SCC)
+        or None."""
         if self.reduced:
             found = symmetry.lasso(self, nodes, start, allowed, required)
             return found and (build_trace(self.graph, found[0]),) + found[1:3]
-        out = {u: [(v, lid) for v, lid in self.game_out(u) if v in nodes and (allowed is None or allowed(lid))]
-               for u in nodes}
-        adj = {u: [v for v, _ in vs] for u, vs in out.items()}
-        if start is not None:
-            if start not in adj:
-                return None
-            keep = _reachable(adj, start)
-            adj = {u: [v for v in adj[u] if v in keep] for u in keep}
-        # the components are the same sets whatever finds them; the cycle inside the chosen one
-        # is found as networkx found it before (checker.analyses.paths: its paths depend on the
-        # graph's order of edges)
-        for comp in sorted(_sccs(adj), key=min):
-            if len(comp) == 1 and not any(v in comp for v in adj[next(iter(comp))]):
-                continue  # a single state without a self-loop is no cycle
-            labels: dict[tuple[int, int], list[int]] = {}
-            for u in comp:
-                for v, lid in out[u]:
-                    if v in comp:
-                        labels.setdefault((u, v), []).append(lid)
-            edges = [(a, b, [lid for lid in ls if required is None or required(lid)])
-                     for (a, b), ls in sorted(labels.items())]
-            edges = [e for e in edges if e[2]]
-            if not edges:
-                continue
-            cs = self._cycle_graph(comp, nodes, allowed)
-            a, b, key_labels = edges[0]
-            entry = min(comp, key=lambda s: (len(self.graph.path_to(s)), s))
-            # path initial -> entry (BFS parents), then entry -> a -> b -> entry inside the SCC
-            prefix = self.path_to(entry)
-            cycle = shortest_path(cs, entry, a) + shortest_path(cs, b, entry)
-            path = list(prefix)
-            for u, v in zip(cycle, cycle[1:]):
-                path.append((v, min(key_labels) if (u, v) == (a, b) else min(cs.labels(u, v))))
-            return build_trace(self.graph, path), len(prefix) - 1, comp
-        return None
+        found = self._cycle(nodes, start, allowed, required)
+        if found is None:
+            return None
+        entry, cycle, comp = found
+        prefix = self.path_to(entry)
+        return build_trace(self.graph, prefix + cycle), len(prefix) - 1, set(comp)
 
-    def _cycle_graph(self, comp: set, nodes, allowed) -> Component:
-        """The component `comp` as the networkx graph the searches built before (so that its
-        shortest paths are the same): the game moves inside it (those `allowed`) with their
-        labels, states and edges added in the graph's order of edges."""
-        g, leave = self.graph, self._leave
-        cs = Component(sorted(comp) if allowed is None else ())
-        for u, v, lid in g.edges:
-            if leave[lid] or u not in nodes or v not in nodes or (allowed is not None and not allowed(lid)):
-                continue
-            if allowed is not None:
-                for w in (u, v):
-                    if w in comp:
-                        cs.add_node(w)
-            if u in comp and v in comp:
-                cs.add_edge(u, v, lid)
-        return cs
+    def has_lasso(self, nodes, allowed=None, required=None) -> bool:
+        """Whether `lasso` would find a cycle among `nodes` (without building its trace)."""
+        return self._cycle(nodes, None, allowed, required) is not None
+
+    def _cycle(self, nodes, start, allowed, required):
+        """`lasso_cycle` among `nodes`: on the shared component pass when its components are
+        those of `nodes` (every edge a game move is usable, and each component on a cycle lies
+        wholly inside `nodes` or outside), else on a pass of its own."""
+        arcs = self.arcs
+        usable = self._labels_where(allowed)
+        need = None if required is None else self._labels_where(required)
+        if not any(usable) or (need is not None and not any(need)):
+            return None  # no move to make a cycle of (say, a livelock check where every move is progress)
+        states = sorted(nodes)
+        on = self._on_cycle  # a cycle among `nodes` runs through states on cycles only
+        cycling = [u for u in states if on[u]]
+        shared = usable == self._game and self._whole_components(cycling)
+        comp = self.running_components[0].comp
+        if start is not None and not (shared and on[start] and all(comp[u] == comp[start] for u in cycling)):
+            # only the states reached from `start` count (unless all of them are in its own
+            # component of the shared pass, where every state reaches every other)
+            seen = reachable(arcs, self._flags(states), usable, start, self.tick)
+            cycling = [u for u in cycling if seen[u]]
+        if shared:
+            cs = self.running_components[0]
+        else:
+            cs = Components(arcs, self._flags(cycling), usable, cycling, self.tick)
+        states = cycling
+        return lasso_cycle(arcs, cs, states, usable, need, self.depth, self.tick)
+
+    def _whole_components(self, states) -> bool:
+        """Whether the states `states` (on cycles) are whole components of the shared pass."""
+        comp, size = self.running_components[0].comp, self._sizes
+        count: dict[int, int] = {}
+        for u in states:
+            c = comp[u]
+            count[c] = count.get(c, 0) + 1
+        return all(size[c] == k for c, k in count.items())
+
+    @cached_property
+    def _sizes(self) -> dict[int, int]:
+        """The number of states of each component of the shared pass that holds a cycle."""
+        comp, on = self.running_components[0].comp, self._on_cycle
+        size: dict[int, int] = {}
+        for u in range(len(on)):
+            if on[u]:
+                size[comp[u]] = size.get(comp[u], 0) + 1
+        return size
 
     def action_spans(self, trace, start: int = 0) -> list:
         """Spans of the action declarations used from step `start` of a trace on, last first."""
@@ -294,17 +317,6 @@ class Explored:
         """The declaration of the action that took the last step to `sid` ([] for an initial state)."""
         lid = self.path_to(sid)[-1][1]
         return [] if lid < 0 else [self.machine.actions[self.graph.labels[lid][0]].decl.span]
-
-
-def _reachable(adj: dict, start: int) -> set:
-    seen = {start}
-    todo = [start]
-    while todo:
-        for v in adj[todo.pop()]:
-            if v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return seen
 
 
 def phase_citations(x: Explored, sids) -> tuple[list[str], list]:

@@ -188,8 +188,9 @@ def check_never_active(x: Explored) -> list[Finding]:
     if x.reduced and len(never) < inst.nplayers:  # (a quotient is acyclic exactly when the full graph is)
         raise symmetry.Unreduced("the complete plays of a finite game are searched on the full graph")
     succ: dict[int, list] = {}
+    game = x._game  # (a flag per label: no call per edge)
     for s, t, lid in g.edges:
-        if not g.is_leave(lid):
+        if game[lid]:
             succ.setdefault(s, []).append((t, lid))
     for p in range(inst.nplayers):
         if p in never:

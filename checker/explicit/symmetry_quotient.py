@@ -122,7 +122,7 @@ def _cycle_in(x, comp, inside: dict, volt: dict, required, per_player: bool):
                    if required is None or any(required(lid) for lid in ls))
     a, b, ls = edges[0]
     key_lid = min(lid for lid in ls if required is None or required(lid))
-    depth = _depths(g)
+    depth = x.depth  # (computed once per graph, from the parents: checker.analyses.explored)
     entry = min(comp, key=lambda s: (depth[_sid(s)], s))
     walk = _bfs_path(inside, entry, a) + _bfs_path(inside, b, entry)
     qpath = []
@@ -135,17 +135,6 @@ def _cycle_in(x, comp, inside: dict, volt: dict, required, per_player: bool):
         qpath = [(u, v, lid, (u[1] - v[1]) % n) for u, v, lid in qpath]
     path, loop_start = _lift(x, entry, qpath)
     return path, loop_start, entry
-
-
-def _depths(g) -> list:
-    """Each state's distance from the initial states (its parent is always found before it)."""
-    depth = [0] * len(g.states)
-    pred = g.parent.pred
-    for sid in range(len(depth)):
-        p = pred[sid]
-        if p >= 0:
-            depth[sid] = depth[p] + 1
-    return depth
 
 
 def _sid(node) -> int:
