@@ -102,30 +102,25 @@ def not_(a):
 
 def and_(*xs):
     """z3.And over terms; over folded values, the literals decided here."""
-    if not _folds(xs):
-        return z3.And(*xs)
-    rest = []
-    for x in xs:
-        d = decided(x) if x is True or x is False or x is TRUE or x is FALSE else None
-        if d is False:
-            return False
-        if d is None:
-            rest.append(x)
-    return True if not rest else rest[0] if len(rest) == 1 else z3.And(*rest)
+    return z3.And(*xs) if not _folds(xs) else _junction(xs, False, z3.And)
 
 
 def or_(*xs):
     """z3.Or over terms; over folded values, the literals decided here."""
-    if not _folds(xs):
-        return z3.Or(*xs)
+    return z3.Or(*xs) if not _folds(xs) else _junction(xs, True, z3.Or)
+
+
+def _junction(xs, absorbing: bool, build):
+    """A conjunction (absorbing False) or disjunction (absorbing True) of folded values: the
+    absorbing literal decides it, the other drops out, and what is left is built by `build`."""
     rest = []
     for x in xs:
         d = decided(x) if x is True or x is False or x is TRUE or x is FALSE else None
-        if d is True:
-            return True
+        if d is absorbing:
+            return absorbing
         if d is None:
             rest.append(x)
-    return False if not rest else rest[0] if len(rest) == 1 else z3.Or(*rest)
+    return (not absorbing) if not rest else rest[0] if len(rest) == 1 else build(*rest)
 
 
 def implies(a, b):
