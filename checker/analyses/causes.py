@@ -3,19 +3,20 @@
 A check that finds bad states (stuck, undecided, conflicting) used to report the shortest and
 count the rest, so a second, unrelated cause stayed hidden behind the first. Here every bad
 state gets a cause, computed from the state itself and the steps into it, never from the
-search's order, so a graph reduced by symmetry groups its states as the full graph does:
+search's order, so a graph reduced by symmetry groups its states as the full graph does
+(docs/checks.md, "One finding per cause"):
 
-- a deadlock: for every game action, why it cannot run there: the first conjunct of its guard
-  that fails (for some binding of its parameters), or that it has no binding at all;
-- an outcome gap or conflict: the step into it: its action and the rules it applied (of the
-  shortest steps into the state, the least by name).
+- a deadlock: the conditions, as written, that stop the actions that got furthest through
+  their guards there (`Blocking`);
+- an outcome gap: its `ends` reason (the check's), and the ways out of the game other than a
+  loss that some player took (`exits`): a concession is another situation than a loss;
+- an outcome conflict: the action of the step into it (of the shortest steps into the state,
+  the least by name: `Entries`).
 
 Each group is one finding with its own shortest trace and count, in the order of the groups'
-shortest states; at most MAX_CAUSES per kind and instance, then "... and N more causes".
+shortest states; at most MAX_CAUSES per kind and instance, then "... and N more".
 """
 from __future__ import annotations
-
-from functools import cached_property
 
 from ..explicit.compile import DREW, LEFT, WON, EvalError, lost_mask, result_mask
 from ..frontend.ends import is_gap
@@ -140,10 +141,6 @@ def outcome_shape(x, sid: int) -> tuple:
     return tuple(sorted(counts.items()))
 
 
-def describe_shape(shape: tuple) -> str:
-    return ", ".join(f"{k} {st}" for st, k in shape)
-
-
 def exits(shape: tuple) -> tuple[str, ...]:
     """The ways out of the game other than a loss that some player took: how many lost or
     stay in varies with the play, a concession or a draw is another situation."""
@@ -156,19 +153,11 @@ class Entries:
     def __init__(self, x):
         self.x = x
 
-    @cached_property
-    def depth(self) -> list[int]:
-        parent = self.x.graph.parent
-        depth = [0] * len(parent)
-        for i, par in enumerate(parent):  # the search adds a state after its parent
-            depth[i] = 0 if par is None else depth[par[0]] + 1
-        return depth
-
     def of(self, targets) -> dict[int, tuple]:
         """For each target state: (action name, rules it applied) of the least shortest step into it."""
         x, g = self.x, self.x.graph
         want = set(targets)
-        depth = self.depth
+        depth = x.depth  # breadth-first distances, from the search's parents
         best: dict[int, tuple] = {}
         for i, (u, v, lid) in enumerate(g.edges):
             x.tick(i)
