@@ -132,8 +132,7 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
             continue
         who = ", ".join(inst.players[p] for p in allies)
         rules = list(x.last_rules(sid))
-        spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
-            or [r.decl.span for r in m.outcomes if r.kind == "win"][:1] or [inst.spec.span]
+        spans = _win_spans(x, rules)
         why = ""
         if not m.winners_many:  # the declaration that made them allies decided too
             why = " (allies of the winner: by the free-for-all convention only the winner's opponents lose)"
@@ -148,17 +147,18 @@ def check_player_without_outcome(x: Explored) -> list[Finding]:
         return []
     sid, beaten = implied
     rules = x.last_rules(sid)
-    spans = [r.decl.span for r in m.outcomes if r.kind == "win" and any(t in rules for t in r.decl.tags)][:2] \
-        or [inst.spec.span]
     who = ", ".join(inst.players[p] for p in beaten)
     return [x.finding("implied-loss",
-                      f"the game ends ({inst.describe_end(state_end(g, sid))}) with {who} still in it: read as losing, "
+                      f"the game ends ({inst.describe_end(g.states[sid][-1])}) with {who} still in it: read as losing, "
                       "as the winner's opponents (the free-for-all convention); no rule says so",
-                      rules, spans, x.trace_to(sid), key="implied-loss")]
+                      rules, _win_spans(x, rules), x.trace_to(sid), key="implied-loss")]
 
 
-def state_end(g, sid):
-    return g.states[sid][-1]
+def _win_spans(x: Explored, rules) -> list:
+    """The win rules the last step applied (at most two), else the first win rule, else the spec."""
+    wins = [r for r in x.machine.outcomes if r.kind == "win"]
+    return [r.decl.span for r in wins if any(t in rules for t in r.decl.tags)][:2] \
+        or [r.decl.span for r in wins][:1] or [x.inst.spec.span]
 
 
 def check_never_active(x: Explored) -> list[Finding]:
