@@ -307,6 +307,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                         "without formats); repeatable")
     p.add_argument("--param", action="append", default=[], type=_param, metavar="NAME=VALUE",
                    help="check only the instances with this parameter value; repeatable")
+    p.add_argument("--engine", choices=("auto", "explicit", "symbolic"), default=None,
+                   help="auto (default): the explorer, and where it stops at its state limit, or the ranges "
+                        "alone are far beyond it, the symbolic engine (Z3 Spacer) for the safety checks; "
+                        "explicit: the explorer only; symbolic: the explorer looks first at a few states, "
+                        "then the symbolic engine decides (docs/checks.md)")
     p.add_argument("--symmetry", choices=("auto", "off"), default=None,
                    help="symmetry reduction: auto (default) explores one state per rotation of the seats "
                         "where the rules treat every seat alike; off explores every state (docs/checks.md)")
@@ -319,6 +324,8 @@ def _run_options(args) -> dict:
 
     if args.symmetry:  # read by checker.explicit.symmetry, in this process and in the workers it starts
         os.environ["RULEWRIGHT_SYMMETRY"] = args.symmetry
+    if args.engine:  # read by checker.analyses.unbounded, as the symmetry setting is
+        os.environ["RULEWRIGHT_ENGINE"] = args.engine
     params: dict[str, list[int]] = {}
     for name, value in args.param:
         params.setdefault(name, []).append(value)

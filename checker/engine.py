@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import live, runner
-from .analyses import consequences
+from .analyses import consequences, unbounded
 from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, NotChecked, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
@@ -61,6 +61,7 @@ class InstanceResult:
     complete: bool
     stop_reason: str = ""
     symmetry: str = ""  # the reduction used ("rotations of 43 seats"), or why none ("none: ...")
+    decisions: list = field(default_factory=list)  # unbounded.Decision: what the symbolic engine decided
 
 
 @dataclass
@@ -472,6 +473,8 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
+    # under --engine symbolic the explorer only looks first
+    limits = replace(limits, max_states=unbounded.explorer_states(limits.max_states))
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
     undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
@@ -500,7 +503,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     res.instance = InstanceResult(inst.label, model, graph.nreal if reduced else len(graph.states),
                                   graph.nreal_edges if reduced else len(graph.edges), graph.seconds,
                                   graph.complete, graph.stop_reason, reduction)
-    if not graph.complete:
+    symbolic = unbounded.takes_over(graph) and not unknown
+    if not graph.complete and not symbolic:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
     if not graph.init_ids and not graph.setup_errors and graph.complete and not any(f.kind == "contradiction" for f in out):
@@ -521,6 +525,10 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         found = []
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
+    elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
+        more, res.instance.decisions, lines = unbounded.beyond(inst, graph, out + found, budget)
+        found = found + more
+        res.incomplete.extend(lines)
     for f in found:
         if replay and f.trace:
             replayable[id(f)] = (machine, graph)

@@ -50,10 +50,15 @@ class BMC:
         self.inst = inst
         self.enc = Encoder(inst)
         self.actions = list(inst.model.actions)
-        self.solver = z3.Solver()
+        self.solver = self._fresh_solver()
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._initial()
+
+    generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
+
+    def _fresh_solver(self):
+        return z3.Solver()
 
     def _initial(self):
         enc, inst = self.enc, self.inst
@@ -63,7 +68,7 @@ class BMC:
         for v in inst.vars:
             for j, t in enumerate(raw.vals[v.name]):
                 s.add(enc.in_type(v, t))
-                if v.info.init is not None:
+                if v.info.init is not None and not (self.generalized and v.type.kind in ("int", "player")):
                     env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
                     value, err = enc.checked(lambda: enc.expr(v.info.init, raw, env))
                     s.add(z3.Not(err), equal(t, value))

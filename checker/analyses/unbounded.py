@@ -1,0 +1,186 @@
+"""The safety checks of an instance the explorer could not finish, decided without enumerating
+its states: Spacer proves that a bad frame is unreachable (checker.symbolic.horn), and a
+directed search finds a concrete path to one that the explorer's own checks then report and
+the Z3 replay re-checks (checker.explicit.directed). Whatever neither settles is said to be
+undecided, never clean.
+
+Each question ends in a `Decision`: which check, about what, the verdict (proved, found,
+unknown), which engine decided it and why (the invariant Spacer found, in the spec's names).
+A proof of an unreachable victory, property or rule is itself a finding (unreachable-outcome,
+unreachable-property, dead-rule), with the invariant as its evidence.
+
+Only the safety checks are asked here. The cycle checks (forced loops, livelocks, unbounded
+procedures, starvation) and those over whole plays (player-without-outcome, never-active,
+dead declarations) need the whole graph and stay undecided when the explorer stops short.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import z3
+
+from ..frontend.ends import has_ended
+from ..frontend.instances import Instance
+from ..limits import Budget
+from ..symbolic import horn
+from .findings import Finding
+
+SPACER = "symbolic (Spacer)"
+QUERY_SECONDS = 20.0  # at most this much CPU time per question, whatever the budget left
+
+
+@dataclass(frozen=True)
+class Decision:
+    check: str  # a finding kind
+    subject: str  # what about ("" for the whole instance): an invariant, "P1 wins", a rule
+    verdict: str  # proved | found | unknown
+    engine: str
+    detail: str = ""  # the invariant of a proof, why a question was not answered
+
+
+# the checks of single states and what Spacer is asked for each (a bad frame)
+SAFETY = (
+    ("outcome-conflict", lambda u, f: getattr(f, "conflict", None)),
+    ("outcome-gap", lambda u, f: f.gap),
+    ("deadlock", horn.no_step),
+    ("overflow", horn.failing_step),  # with evaluation-error: one question, a failing step
+)
+UNDECIDED = ("forced-loop", "livelock", "unbounded-procedure", "starvation", "never-active",
+             "player-without-outcome", "dead-declaration")
+
+
+def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) -> tuple[list[Finding], list[Decision]]:
+    """Ask Spacer what the partial graphs did not show. `found`: the findings the explorer's
+    checks made on them; `reached`: what they reached ({"wins": players mask, "team_wins":
+    teams mask, "rules": rule ids, "properties": names}). Returns (new findings, decisions)."""
+    prover = horn.Prover(inst)
+    kinds = {f.kind for f in found}
+    decisions: list[Decision] = []
+    out: list[Finding] = []
+
+    def ask(bad):
+        seconds = min(QUERY_SECONDS, max(0.0, budget.cpu_left()))
+        if seconds <= 0:
+            return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
+        return prover.ask(bad, seconds)
+
+    for kind, bad in SAFETY:
+        if kind in kinds or (kind == "overflow" and "evaluation-error" in kinds):
+            decisions.append(Decision(kind, "", "found", "explicit"))
+            continue
+        if bad(*prover.frame()) is None:
+            decisions.append(Decision(kind, "", horn.UNKNOWN, SPACER, "not encoded for the symbolic engine"))
+            continue
+        decisions.append(_decision(kind, "", ask(bad)))
+    for d in inst.model.invariants:
+        if any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
+            decisions.append(Decision("invariant", d.name, "found", "explicit"))
+            continue
+        decisions.append(_decision("invariant", d.name, ask(_violated(d.cond))))
+    for r in inst.model.outcomes:
+        if r.kind != "win":
+            continue
+        team = r.subject == "team"
+        names = inst.teams if team else inst.players
+        mask = reached.get("team_wins" if team else "wins", 0)
+        never = []
+        for x, name in enumerate(names):
+            who = f"{'team ' if team else ''}{name} wins"
+            if mask >> x & 1:
+                decisions.append(Decision("unreachable-outcome", who, "found", "explicit"))
+                continue
+            a = ask(_wins(x, team))
+            decisions.append(_decision("unreachable-outcome", who, a))
+            if a.verdict == horn.PROVED:
+                never.append((name, a))
+        if never:
+            who = ", ".join(n for n, _ in never)
+            out.append(Finding("unreachable-outcome",
+                               f"{'team ' if team else ''}{who} can never win (rule `{r.decl.name}`)",
+                               tuple(dict.fromkeys(r.decl.tags)), (r.decl.span,), inst.label, inst.model_name,
+                               detail=_proof_detail(never[0][1]), key=f"{r.decl.name}:{len(never)}",
+                               subject=(r.decl.name,), size=len(never)))
+        mask = 0  # (one win rule per subject kind reads the mask; the next one asks again)
+    return out, decisions
+
+
+def _decision(kind: str, subject: str, a: horn.Answer) -> Decision:
+    if a.verdict == horn.PROVED:
+        return Decision(kind, subject, "proved", SPACER, f"from {a.setup}: {a.invariant}")
+    if a.verdict == horn.REACHABLE:
+        return Decision(kind, subject, horn.UNKNOWN, SPACER,
+                        f"reachable from {a.setup}, but no path to it was found to show")
+    return Decision(kind, subject, horn.UNKNOWN, SPACER, a.why)
+
+
+def _proof_detail(a: horn.Answer) -> str:
+    return f"proved by the symbolic engine (Spacer) from {a.setup}; the invariant: {a.invariant}"
+
+
+def _violated(cond):
+    """A bad frame for an invariant: it does not hold, or it has no value."""
+    def bad(u, f):
+        value, err = u.enc.checked(lambda: u.enc.expr(cond, f.st, {}))
+        return z3.Or(err, z3.Not(value))
+    return bad
+
+
+def _wins(x: int, team: bool):
+    def bad(u, f):
+        return z3.And(f.ended, (f.wt if team else f.wp)[x])
+    return bad
+
+
+def undecided_line(inst: Instance, states: int) -> str:
+    return (f"{inst.label}: the explorer stopped after {states:,} states; the symbolic engine decides only the "
+            f"safety checks: not checked: {', '.join(UNDECIDED)}")
+
+
+# ---------------------------------------------------------------- choosing and running the engine
+
+ENGINES = ("auto", "explicit", "symbolic")
+SYMBOLIC_PREFIX = 2_000  # states the explorer looks at first under --engine symbolic (quick findings)
+
+
+def engine_mode() -> str:
+    """auto, explicit or symbolic, from RULEWRIGHT_ENGINE (`--engine` sets it, as `--symmetry`
+    sets its own: the worker processes read the same environment)."""
+    value = os.environ.get("RULEWRIGHT_ENGINE", "auto")
+    return value if value in ENGINES else "auto"
+
+
+def explorer_states(max_states: int) -> int:
+    """How many states the explorer may look at before the symbolic engine takes over: all of
+    `max_states`, but only SYMBOLIC_PREFIX under --engine symbolic. (Auto does not guess from
+    the declared ranges: reachable states are often few where the ranges are wide, and only
+    the explorer decides the cycle checks.)"""
+    return min(max_states, SYMBOLIC_PREFIX) if engine_mode() == "symbolic" else max_states
+
+
+def takes_over(graph) -> bool:
+    """Whether the symbolic engine decides what the explorer left: it stopped at its state
+    limit (a time or memory limit leaves nothing to decide with)."""
+    return engine_mode() != "explicit" and not graph.complete and "state limit" in graph.stop_reason
+
+
+def reached(graph) -> dict:
+    """What a (partial) graph shows reachable: winners in its end markers, the rules it applied."""
+    wp = wt = 0
+    for s in graph.states:
+        end = s[-1]
+        if has_ended(end):
+            wp |= end.players
+            wt |= end.teams
+    return {"wins": wp, "team_wins": wt, "rules": set(graph.hit_rules)}
+
+
+def beyond(inst: Instance, graph, found: list[Finding], budget: Budget) -> tuple[list[Finding], list[Decision], list[str]]:
+    """The symbolic engine's part, once the explorer stopped at its state limit with `graph`
+    and its checks made `found`: (more findings, the decisions, what stays undecided)."""
+    more, decisions = decide(inst, found, reached(graph), budget)
+    lines = [undecided_line(inst, len(graph.states))]
+    for d in decisions:
+        if d.verdict == horn.UNKNOWN:
+            lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")
+    return more, decisions, lines

@@ -1,0 +1,268 @@
+"""Unbounded checking: an instance as constrained Horn clauses, solved by Z3's Spacer (IC3/PDR).
+
+One relation `Reach` over a step's frame (the variables' slots, who is out and why, the end
+marker's winners, `ended`, `gap`, `conflict`) says which frames a play can reach; the clauses
+are the setup (`Reach(s) <- init(s)`) and the transition relation the bounded model checker
+unrolls (`Reach(s') <- Reach(s), step(s, s')`). A question is a bad condition on a frame:
+Spacer answers unsat (no reachable frame is bad) with an inductive invariant that proves it,
+sat (some is), or unknown (its time ran out). Integers are unbounded: a declared range is not
+assumed but checked, as the explorer does, by the step that would leave it (an overflow).
+
+Two setups. Spacer learns bounds step by step from concrete starting values (life 40, then
+at most 40 - 3, ...), so a proof from life 8,000 can take 8,000 / 3 rounds. With `generalized`
+the integer variables start anywhere in their declared ranges (the other setup rules still
+hold): the proof no longer counts, and a property of every such start is one of the real
+start. A bad frame reachable only from the generalized setup proves nothing, so such an answer
+is asked again from the real setup (`Prover.ask`).
+
+A counterexample is not taken from Spacer (it finds long ones poorly: thousands of steps at
+the documents' numbers); the caller looks for a concrete path the explorer can replay
+(checker.explicit.directed).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import z3
+
+from ..frontend.instances import Instance
+from .bmc import BMC, _Frame
+from .terms import SymSet, SymState, or_all
+
+PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
+# Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
+# parameters, nothing tuned to a spec
+ATTEMPTS = ({}, {"xform.inline_linear": False}, {"spacer.random_seed": 2}, {"spacer.random_seed": 3},
+            {"xform.inline_linear": False, "spacer.random_seed": 5})
+FIRST_SLICE = 1.0  # CPU seconds of the first attempts
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What Spacer said about one bad condition: `proved` with the invariant (in the spec's
+    names) that excludes it, `reachable`, or `unknown` with why; `setup` is the setup it was
+    decided from ("every start in the declared ranges" or "the setup")."""
+    verdict: str
+    invariant: str = ""
+    why: str = ""
+    setup: str = ""
+    seconds: float = 0.0
+
+
+class _Clauses(list):
+    """Where BMC's constraints go instead of a solver: the clauses are built from them."""
+
+    def add(self, *cs):
+        self.extend(cs)
+
+
+class _Unrolled(BMC):
+    """The bounded model checker's first two frames: its setup and one transition, recorded."""
+
+    def __init__(self, inst: Instance, generalized: bool):
+        self.generalized = generalized
+        super().__init__(inst)
+
+    def _fresh_solver(self):
+        return _Clauses()
+
+
+def slot_names(inst: Instance, f: _Frame) -> list[tuple[str, z3.ExprRef]]:
+    """[(name in the spec's words, term)] of every argument of `Reach`, in order."""
+    out = []
+    for v in inst.vars:
+        keys = v.index_keys(inst) if v.indexed else [""]
+        for key, t in zip(keys, f.st.vals[v.name]):
+            name = f"{v.name}[{key}]" if key else v.name
+            if isinstance(t, SymSet):
+                out += [(f"{inst.players[p]} in {name}", e) for p, e in enumerate(t.elems)]
+            else:
+                out.append((name, t))
+    out += [(f"out({p})", t) for p, t in zip(inst.players, f.st.out)]
+    out += [(f"out(team {t})", x) for t, x in zip(inst.teams, f.st.tout)]
+    why = {"rd": "drew", "rw": "left as winner", "rx": "left with no result"}
+    for r in SymState.RESULTS:
+        team = r.startswith("t")
+        names = inst.teams if team else inst.players
+        out += [(f"{why[r[-2:]]}({'team ' if team else ''}{n})", t) for n, t in zip(names, getattr(f.st, r))]
+    out += [(f"won({p})", t) for p, t in zip(inst.players, f.wp)]
+    out += [(f"won(team {t})", x) for t, x in zip(inst.teams, f.wt)]
+    out += [("drawn", f.draw), ("ended", f.ended), ("gap", f.gap)]
+    if hasattr(f, "conflict"):
+        out.append(("conflict", f.conflict))
+    return out
+
+
+class Prover:
+    """The Horn clauses of one instance, for each setup, and the questions asked of them."""
+
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self._systems: dict[bool, tuple] = {}
+
+    def system(self, generalized: bool):
+        """(unrolled frames, Reach, its arguments in frame 0, in frame 1, setup, step)."""
+        if generalized not in self._systems:
+            u = _Unrolled(self.inst, generalized)
+            init = list(u.solver)
+            u.extend()
+            step = list(u.solver)[len(init):]
+            f0, f1 = u.frames
+            a0 = [t for _, t in slot_names(self.inst, f0)]
+            a1 = [t for _, t in slot_names(self.inst, f1)]
+            reach = z3.Function("Reach", *[a.sort() for a in a0], z3.BoolSort())
+            self._systems[generalized] = (u, reach, a0, a1, z3.And(*init), z3.And(*step))
+        return self._systems[generalized]
+
+    def frame(self, generalized: bool = False) -> tuple[BMC, _Frame]:
+        """The bounded checker and the frame a bad condition is written over (frame 0)."""
+        u = self.system(generalized)[0]
+        return u, u.frames[0]
+
+    def ask(self, bad, seconds: float) -> Answer:
+        """Is a frame where `bad(bmc, frame)` holds reachable? Asked of the generalized setup
+        first (fast proofs), then, unless that proved it, of the setup itself, in attempts
+        with different settings (`ATTEMPTS`) and a time slice that doubles each round: how
+        long Spacer takes varies by orders of magnitude with its settings and with the order
+        of the terms, and a lucky attempt is short. Unknown once `seconds` are spent."""
+        start = time.process_time()
+        left = lambda: seconds - (time.process_time() - start)  # noqa: E731
+        last = Answer(UNKNOWN, why="no time to ask", setup="the setup")
+        generalized, piece = True, FIRST_SLICE
+        while left() > 0:
+            for options in ATTEMPTS:
+                if left() <= 0:
+                    break
+                a = self._query(generalized, bad, min(piece, left()), options)
+                if a.verdict == PROVED or a.verdict == REACHABLE and not generalized:
+                    return a
+                if generalized:  # reachable from some start, or no proof yet: the real setup decides
+                    generalized = False
+                    break
+                last = a
+            else:
+                piece *= 2
+        return last
+
+    def _query(self, generalized: bool, bad, seconds: float, options: dict = {}) -> Answer:
+        u, reach, a0, a1, init, step = self.system(generalized)
+        f0 = u.frames[0]
+        condition = bad(u, f0)
+        setup = "every start in the declared ranges" if generalized else "the setup"
+        start = time.process_time()
+        if z3.is_false(z3.simplify(condition)):
+            return Answer(PROVED, "false can never hold", setup=setup)
+        fp = z3.Fixedpoint()
+        fp.set(engine="spacer")
+        fp.set("timeout", max(1, int(seconds * 1000)))
+        for k, v in options.items():
+            fp.set(k, v)
+        fp.register_relation(reach)
+        bad_rel = z3.Function("Bad", z3.BoolSort())
+        fp.register_relation(bad_rel)
+        for v in _constants(init, step, condition):
+            fp.declare_var(v)
+        fp.rule(reach(*a0), init)
+        fp.rule(reach(*a1), [reach(*a0), step])
+        fp.rule(bad_rel(), [reach(*a0), condition])
+        try:
+            r = fp.query(bad_rel())
+        except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
+            return Answer(UNKNOWN, why=f"Spacer: {exc}", setup=setup, seconds=time.process_time() - start)
+        took = time.process_time() - start
+        if r == z3.unsat:
+            cover = fp.get_cover_delta(-1, reach)
+            names = [z3.Const(n, t.sort()) for n, t in slot_names(self.inst, f0)]
+            return Answer(PROVED, show_invariant(cover, names), setup=setup, seconds=took)
+        if r == z3.sat:
+            return Answer(REACHABLE, setup=setup, seconds=took)
+        return Answer(UNKNOWN, why=f"Spacer: {fp.reason_unknown()}", setup=setup, seconds=took)
+
+
+def _constants(*terms) -> list:
+    """The uninterpreted constants of `terms` (the clauses' variables), in a stable order."""
+    seen: dict[int, z3.ExprRef] = {}
+    todo = list(terms)
+    done = set()
+    while todo:
+        t = todo.pop()
+        if t.get_id() in done:
+            continue
+        done.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            seen[t.get_id()] = t
+        todo.extend(t.children())
+    return sorted(seen.values(), key=str)
+
+
+def show_invariant(cover, names: list) -> str:
+    """Spacer's invariant (over the relation's arguments as bound variables) in the spec's
+    names, simplified: `life[P1] >= 0 and (out(P2) or life[P2] >= 1)`."""
+    body = z3.substitute_vars(cover, *names)
+    body = z3.simplify(body, arith_lhs=True)
+    return show(body)
+
+
+_OPS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_GE: ">=", z3.Z3_OP_LT: "<", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "=="}
+_NEGATED = {"<=": ">", ">=": "<", "<": ">=", ">": "<=", "==": "!="}
+
+
+def show(t, top: bool = True) -> str:
+    """A Boolean term in the language's syntax (and, or, not, comparisons, + - *)."""
+    k = t.decl().kind() if z3.is_app(t) else None
+    if z3.is_true(t):
+        return "true"
+    if z3.is_false(t):
+        return "false"
+    if k in (z3.Z3_OP_AND, z3.Z3_OP_OR):
+        word = " and " if k == z3.Z3_OP_AND else " or "
+        parts = [show(c, False) for c in t.children()]
+        text = word.join(parts)
+        return text if top or len(parts) == 1 else f"({text})"
+    if k == z3.Z3_OP_NOT:
+        c = t.children()[0]
+        ck = c.decl().kind() if z3.is_app(c) else None
+        if ck in _OPS and not z3.is_bool(c.children()[0]):
+            return f"{_term(c.children()[0])} {_NEGATED[_OPS[ck]]} {_term(c.children()[1])}"
+        return f"not {show(c, False)}"
+    if k == z3.Z3_OP_IMPLIES:
+        a, b = t.children()
+        text = f"{show(a, False)} implies {show(b, False)}"
+        return text if top else f"({text})"
+    if k in _OPS and not z3.is_bool(t.children()[0]):
+        return f"{_term(t.children()[0])} {_OPS[k]} {_term(t.children()[1])}"
+    if k == z3.Z3_OP_EQ:  # Booleans
+        text = f"{show(t.children()[0], False)} == {show(t.children()[1], False)}"
+        return text if top else f"({text})"
+    return _term(t)
+
+
+def _term(t) -> str:
+    if z3.is_int_value(t):
+        return str(t.as_long())
+    k = t.decl().kind() if z3.is_app(t) else None
+    ops = {z3.Z3_OP_ADD: " + ", z3.Z3_OP_MUL: " * ", z3.Z3_OP_SUB: " - ", z3.Z3_OP_MOD: " mod ", z3.Z3_OP_IDIV: " / "}
+    if k in ops:
+        parts = [_term(c) for c in t.children()]
+        text = ops[k].join(parts)
+        if k == z3.Z3_OP_MUL and len(parts) == 2 and parts[0] == "-1":
+            return f"-{parts[1]}"
+        return f"({text})"
+    if k == z3.Z3_OP_UMINUS:
+        return f"-{_term(t.children()[0])}"
+    if k == z3.Z3_OP_ITE:
+        c, a, b = t.children()
+        return f"(if {show(c, False)} then {_term(a)} else {_term(b)} end)"
+    return str(t)
+
+
+def no_step(u: BMC, f: _Frame):
+    """The bounded checker's deadlock, as a bad condition."""
+    return u.stuck(f)
+
+
+def failing_step(u: BMC, f: _Frame):
+    """A bad condition: some step from the frame fails (an overflow or an evaluation error; the
+    explorer's failing step says which came first)."""
+    return or_all([fails for _, _, fails, _, _, _ in u._options(f)])
