@@ -135,8 +135,9 @@ def resolve(enc: Encoder, st: SymState):
     for w, l in model.precedence:
         _precedence(st, w, l)
         _some_draw_precedence(st, w, l)
-    # judged on the facts the precedences left, before the results are applied: `_end` turns
-    # the draw of a game everyone has left into st.draw, which is no fact of the step
+    # judged where the explorer judges it: on the facts the precedences left, before `_end`
+    # adds to st.draw the draw of a game everyone has left (the end's, no fact of the step; it
+    # comes only where nobody won and nothing ended the step, so it could not conflict anyway)
     st.conflict = simp(or_(st.conflict, _conflict(enc, st)))
     ended, gap = _end(enc, st)
     st.error = simp(or_(st.error, or_all(enc.errs)))
