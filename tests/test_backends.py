@@ -4,8 +4,10 @@ from pathlib import Path
 import pytest
 
 from checker.symbolic.bmc import BMC
+from checker.symbolic.encode import Encoder
+from checker.symbolic.outcomes import settle
 from checker.symbolic.setup import contradiction, setups
-from checker.symbolic.terms import Unsupported
+from checker.symbolic.terms import Unsupported, state_to_sym
 from checker.analyses.checks import run_checks
 from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
@@ -14,7 +16,7 @@ from checker.analyses import questions
 from checker.analyses.replay import replay_finding
 from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
-from checker.frontend.ends import has_ended, is_gap
+from checker.frontend.ends import RUNNING, has_ended, is_gap
 from checker.limits import Budget, Limits
 from checker.frontend.parser import parse_file
 from checker.analyses.verdicts import CONFIRMED
@@ -34,6 +36,8 @@ def _depths(graph):
 
 
 def _explorer_view(graph, k):
+    """What the explorer's graph (a `Machine`'s) reaches within `k` steps, as BMC.reachable_outcomes
+    says it: the end outcomes, whether a gap is, a deadlock, an outcome conflict."""
     depth = _depths(graph)
     within = [i for i in range(len(graph.states)) if depth[i] <= k]
     outcomes = {graph.states[i][-1] for i in within if has_ended(graph.states[i][-1])}
@@ -41,7 +45,21 @@ def _explorer_view(graph, k):
     moves = {s for s, _, lid in graph.edges if not graph.is_leave(lid)}
     failed = {s for s, _ in graph.errors}
     dead = any(not graph.states[i][-1] and i not in moves and i not in failed for i in within)
-    return outcomes, gaps, dead
+    return outcomes, gaps, dead, _conflict_within(graph, depth, k)
+
+
+def _conflict_within(graph, depth, k) -> bool:
+    """Whether the explorer meets an outcome conflict within `k` steps: in a setup's settling or
+    in a step out of a state at depth < k. `graph.conflicts` alone cannot tell, since it keeps
+    the conflict on the step's target, whose depth is that of its shortest path, which need not
+    be the conflicting step's: the steps are taken again (only where the graph has a conflict)."""
+    if not graph.conflicts:
+        return False
+    m = graph.machine
+    if any(conflict for _, _, conflict in m.initial_states()[0]):
+        return True
+    return any(step.conflict for i, state in enumerate(graph.states)
+               if depth[i] < k and not state[-1] for step in m.successors(state))
 
 
 @pytest.mark.parametrize("path", SPECS)
@@ -58,10 +76,85 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
         got = bmc.reachable_outcomes(DEPTH)
     except Unsupported as exc:
         pytest.skip(f"not encodable in Z3 yet: {exc}")
-    outcomes, gaps, dead = _explorer_view(graph, DEPTH)
+    outcomes, gaps, dead, conflict = _explorer_view(graph, DEPTH)
     assert got[0] == outcomes
     assert got[1] == gaps
     assert got[2] == dead
+    assert got[3] == conflict
+
+
+def _one_step(header: str, body: str, rest: str = "") -> str:
+    """A spec whose action `a` can be taken once: `body` is the step, `rest` more declarations."""
+    return f"{header}var go: bool = false\naction a progress when not go do go := true; {body} end\n{rest}"
+
+
+# name -> (spec, whether it has an outcome conflict): one per case of the explorer's `_conflict`
+# and `_results_conflict`, and the near misses each case must not catch
+CONFLICTS = {
+    "wins_and_loses": (_one_step("players 2\n", "win P1; lose P1;"), True),
+    "team_wins_and_loses": (_one_step("teams count 2 size 1\n", "win A; lose A;"), True),
+    "draws_and_loses": (_one_step("players 3\n", "draw P1; lose P1;",  # the game goes on after the conflict
+                                  "action b progress when go do lose P2; end\n"
+                                  "outcome last: win player p when forall q in players: q == p or not in_game(q)\n"), True),
+    "draws_and_wins": (_one_step("players 2\n", "draw P1; win P1;"), True),
+    "team_draws_and_loses": (_one_step("teams count 2 size 1\n", "draw A; lose A;"), True),
+    "team_draws_and_wins": (_one_step("teams count 2 size 1\n", "draw A; win A;"), True),
+    "drawn_and_won": (_one_step("players 2\n", "draw; win P1;"), True),
+    "finished_and_drawn": (_one_step("players 2\n", "finish; draw;"), True),
+    "finished_and_won": (_one_step("players 2\n", "finish; win P1;"), True),
+    "two_players_win": (_one_step("players 2\n", "win P1; win P2;"), True),
+    "a_team_and_a_player_of_another_win": (_one_step("teams count 2 size 1\n", "win A; win B1;"), True),
+    "two_teammates_win": (_one_step("teams count 2 size 2\n", "win A1; win A2;"), False),
+    "a_team_and_its_member_win": (_one_step("teams count 2 size 2\n", "win A; win A1;"), False),
+    "two_players_win_where_winners_many": (_one_step("players 2\n", "win P1; win P2;", "winners many\n"), False),
+    "a_precedence_keeps_the_loss": (_one_step("players 2\n", "win P1; lose P1;", "precedence lose over win\n"), False),
+    "both_win_in_the_setup": (_one_step("players 2\n", "win P1;", "outcome all: win player p when not go\n"), True),
+    # the conflict of a later round, and one of the first round that the next round does not repeat
+    "a_trigger_draws_a_won_game": (_one_step("players 2\n", "win P1;", "trigger tie on win player p do draw; end\n"), True),
+    "a_trigger_runs_after_the_conflict": (_one_step("players 2\n", "win P1; lose P1;",
+                                                    "trigger note on lose player p do go := true; end\n"), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFLICTS))
+def test_both_backends_meet_an_outcome_conflict_in_the_same_specs(tmp_path, name):
+    text, conflict = CONFLICTS[name]
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    (inst,) = load_instances(str(path))
+    graph = explore(Machine(inst))
+    view = _explorer_view(graph, DEPTH)
+    assert view[3] == conflict  # the spec shows what it was written for
+    assert BMC(inst).reachable_outcomes(DEPTH) == view
+
+
+@pytest.mark.parametrize("name", sorted(CONFLICTS))
+def test_the_folded_encoding_finds_the_conflict_of_each_step_the_explorer_takes(tmp_path, name):
+    # the replay's literals (terms.py, "Folded values") take other paths through the connectives
+    # than the BMC's terms: each setup and step must give the explorer's answer, as a Python bool
+    text, _ = CONFLICTS[name]
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    (inst,) = load_instances(str(path))
+    machine, enc, k = Machine(inst), Encoder(inst, fold=True), inst.nslots
+    for state, _, conflict in machine.initial_states()[0]:  # no trigger changes a value here
+        st, _, _ = settle(enc, state_to_sym(inst, state[:k] + (0, 0, RUNNING), folded=True))
+        assert st.conflict is bool(conflict)
+    graph = explore(machine)
+    for state in graph.states:
+        for step in [] if state[-1] else machine.successors(state):
+            action = inst.model.actions[step.action]
+            st, _, _ = settle(enc, enc.stmts(action.body, state_to_sym(inst, state, folded=True), {}))
+            assert st.conflict is bool(step.conflict), (action.name, state)
+
+
+def test_bmc_meets_the_harmony_conflict_at_its_depth_and_none_in_the_clean_twin():
+    # the first Harmony brings both players to 1 point, the second to the victory score at once
+    defect = load_instances("tests/fixtures/outcome-conflict/defect.rw")[0]
+    assert BMC(defect).reachable_outcomes(1)[3] is False
+    assert BMC(defect).reachable_outcomes(2)[3] is True
+    twin = load_instances("tests/fixtures/outcome-conflict/twin.rw")[0]  # the tie is a draw instead
+    assert BMC(twin).reachable_outcomes(DEPTH)[3] is False
 
 
 # every spec of spec/ and every fixture, the ones that reproduce bugs included

@@ -9,8 +9,9 @@ and invariants. Specs the front end refuses are assumed away.
 
 For each spec the explorer's graph (states at BFS depth <= 3) and Z3's bounded model checking
 (frames 0..3) must agree on: the end outcomes reachable, whether an outcome gap is reachable,
-whether a deadlock is reachable, and, per invariant, whether a state violating it is reachable
-and whether a state where it cannot be evaluated is reachable.
+whether a deadlock is reachable, whether an outcome conflict is met within 3 steps, and, per
+invariant, whether a state violating it is reachable and whether a state where it cannot be
+evaluated is reachable.
 
 The grammar includes min/max of values, set comprehensions and simultaneous assignments,
 triggers on outcome events and lost_now() in outcome rules and triggers, and a reading that
@@ -469,7 +470,7 @@ def specs(draw):
 # ---------------------------------------------------------------- the two views
 
 def explorer_view(machine, graph):
-    outcomes, gaps, dead = _explorer_view(graph, DEPTH)
+    outcomes, gaps, dead, conflict = _explorer_view(graph, DEPTH)
     depth = _depths(graph)
     within = [i for i in range(len(graph.states)) if depth[i] <= DEPTH]
     invariants = []
@@ -481,7 +482,7 @@ def explorer_view(machine, graph):
             except EvalError:
                 errors = True
         invariants.append((d.name, violated, errors))
-    return outcomes, gaps, dead, invariants
+    return outcomes, gaps, dead, conflict, invariants
 
 
 def z3_invariants(inst):
@@ -525,14 +526,14 @@ def compare(path):
     mine = explorer_view(machine, graph) + (explorer_possibles(machine, graph),)
     try:  # the checker's own watchdog: it stops the encoding only where nothing is half-built
         with watchdog(Budget(Limits(max_seconds=Z3_SECONDS))):
-            outcomes, gaps, dead = BMC(inst).reachable_outcomes(DEPTH)
+            outcomes, gaps, dead, conflict = BMC(inst).reachable_outcomes(DEPTH)
             z_invariants = z3_invariants(inst)
     except LimitHit:
         return None
     z_possibles = [(d.name, impossible(inst, d.cond) is None) for d in inst.model.possibles]
     if inst.model.triggers:  # the explored initial states are settled, triggers included: not bare setups
         mine = mine[:-1] + (z_possibles,)
-    return mine, (outcomes, gaps, dead, z_invariants, z_possibles)
+    return mine, (outcomes, gaps, dead, conflict, z_invariants, z_possibles)
 
 
 def explorer_possibles(machine, graph):
@@ -561,10 +562,12 @@ def test_random_specs_reach_the_same_outcomes_gaps_deadlocks_and_invariant_viola
     path.write_text(text, encoding="utf-8")
     views = compare(str(path))
     assume(views is not None)
-    (outcomes, gaps, dead, invariants, possibles), (z_outcomes, z_gaps, z_dead, z_invariants, z_possibles) = views
+    (outcomes, gaps, dead, conflict, invariants, possibles), \
+        (z_outcomes, z_gaps, z_dead, z_conflict, z_invariants, z_possibles) = views
     assert z_outcomes == outcomes
     assert z_gaps == gaps
     assert z_dead == dead
+    assert z_conflict == conflict
     assert z_invariants == invariants
     assert z_possibles == possibles
 
@@ -586,14 +589,14 @@ outcome second: lose player p when go and in_game(opt)
 def test_z3_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_path):
     path = tmp_path / "redundant.rw"
     path.write_text(REDUNDANT_RULE, encoding="utf-8")
-    _, (outcomes, gaps, dead, _, _) = compare(str(path))
+    _, (outcomes, gaps, dead, _, _, _) = compare(str(path))
     assert (outcomes, gaps, dead) == (set(), True, False)
 
 
 def test_the_explorer_does_not_evaluate_a_loss_rule_for_a_player_who_has_already_lost(tmp_path):
     path = tmp_path / "redundant.rw"
     path.write_text(REDUNDANT_RULE, encoding="utf-8")
-    (outcomes, gaps, dead, _, _), _ = compare(str(path))
+    (outcomes, gaps, dead, _, _, _), _ = compare(str(path))
     assert (outcomes, gaps, dead) == (set(), True, False)
 
 

@@ -1,6 +1,6 @@
 """Bounded model checking: the transition relation unrolled step by step over fresh symbols,
 from every initial state the setup rules admit. The differential tests compare what it
-reaches within a bound (outcomes, gaps, deadlocks) with the explorer's graph.
+reaches within a bound (outcomes, gaps, deadlocks, outcome conflicts) with the explorer's graph.
 """
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve
 
 
 class _Frame:
-    """Fresh symbols for one step of a bounded path."""
+    """Fresh symbols for one step of a bounded path. `conflict` is whether the step into the
+    frame (the setup's settling for frame 0) had an outcome conflict: the explorer records it
+    on the step's target and goes on from there as from any state (expanded unless the game
+    ended or must be over), so it constrains nothing else here."""
 
     def __init__(self, inst: Instance, i: int):
         vals = {v.name: [fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
@@ -27,6 +30,7 @@ class _Frame:
         self.draw = z3.Bool(f"draw@{i}")
         self.ended = z3.Bool(f"ended@{i}")
         self.gap = z3.Bool(f"gap@{i}")
+        self.conflict = z3.Bool(f"conflict@{i}")
 
     def equals(self, st: SymState, ended, gap):
         eqs = []
@@ -39,7 +43,7 @@ class _Frame:
         # the end marker's winners: those of this step and those who left as winners before
         eqs += [a == or2(b, c) for a, b, c in zip(self.wp, st.wp, st.rw)]
         eqs += [a == or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
-        eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap]
+        eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap, self.conflict == st.conflict]
         return z3.And(*eqs)
 
 
@@ -140,8 +144,10 @@ class BMC:
 
     def reachable_outcomes(self, depth: int):
         """Every (winning players mask, winning teams mask, draw) reachable within `depth` steps,
-        whether a gap is, and whether a deadlock is."""
-        outcomes, gaps, deadlock = set(), False, False
+        whether a gap is, whether a deadlock is, and whether an outcome conflict is. All in one
+        pass: each frame is asked before the next is added, since adding one constrains the
+        frame before it to have a successor (a conflict that ends the game would be lost)."""
+        outcomes, gaps, deadlock, conflict = set(), False, False, False
         for i in range(depth + 1):
             if i > 0:
                 self.extend()
@@ -158,14 +164,16 @@ class BMC:
                 s.add(z3.Not(z3.And(*[b == bool(wp >> p & 1) for p, b in enumerate(f.wp)],
                                     *[b == bool(wt >> t & 1) for t, b in enumerate(f.wt)], f.draw == dr)))
             s.pop()
-            if not gaps:
-                s.push()
-                s.add(f.gap)
-                gaps = solve(s) == z3.sat
-                s.pop()
-            if not deadlock:
-                s.push()
-                s.add(self.stuck(f))
-                deadlock = solve(s) == z3.sat
-                s.pop()
-        return outcomes, gaps, deadlock
+            gaps = gaps or self._possible(f.gap)
+            deadlock = deadlock or self._possible(self.stuck(f))
+            conflict = conflict or self._possible(f.conflict)
+        return outcomes, gaps, deadlock, conflict
+
+    def _possible(self, cond) -> bool:
+        """Whether `cond` holds on some path of the frames added so far."""
+        s = self.solver
+        s.push()
+        s.add(cond)
+        found = solve(s) == z3.sat
+        s.pop()
+        return found

@@ -1,7 +1,8 @@
 """Outcome resolution over terms: after a step's body, the outcome rules in the explorer's
-strata (losses and leaving, then wins, then draws of the whole game), the precedences, who
-leaves and why, whether the game ended or must be over (a gap); then the triggers' rounds
-(`settle`). The same semantics as `checker.explicit.machine`, written independently.
+strata (losses and leaving, then wins, then draws of the whole game), the precedences, whether
+the outcomes conflict, who leaves and why, whether the game ended or must be over (a gap); then
+the triggers' rounds (`settle`). The same semantics as `checker.explicit.machine`, written
+independently.
 
 Every function takes the `encode.Encoder` of the instance and the `SymState` after the body,
 which it changes in place; the errors met go to the state's `error` condition.
@@ -25,7 +26,9 @@ def settle(enc: Encoder, st: SymState):
     resolve, then rounds of triggers and resolution while the round before ran a trigger. A
     round is a condition (`go`): under it the events of the round before fire their
     triggers, each (event, subject) once per step, in the explorer's order. Returns (state,
-    ended, gap)."""
+    ended, gap): the last round's end, as the explorer's; the state's `conflict` is whether
+    any round that ran had an outcome conflict (the explorer reports the first: which one
+    is its message, not a question of the semantics)."""
     st.out0, st.tout0 = list(st.out), list(st.tout)
     st, ended, gap = resolve(enc, st)
     model = enc.model
@@ -109,7 +112,7 @@ def _run_triggers(enc: Encoder, st: SymState, draw, on, events):
 
 def resolve(enc: Encoder, st: SymState):
     """Outcome resolution in the explorer's strata; returns (state, ended, gap) with the
-    errors met added to st.error."""
+    errors met added to st.error and this round's outcome conflict to st.conflict."""
     model = enc.model
     # the first stratum: losses, draws of some players, leaving with no result
     losses = [r for r in model.outcomes if r.kind in ("lose", "leave") or r.kind == "draw" and r.subject]
@@ -132,6 +135,10 @@ def resolve(enc: Encoder, st: SymState):
     for w, l in model.precedence:
         _precedence(st, w, l)
         _some_draw_precedence(st, w, l)
+    # judged where the explorer judges it: on the facts the precedences left, before `_end`
+    # adds to st.draw the draw of a game everyone has left (the end's, no fact of the step; it
+    # comes only where nobody won and nothing ended the step, so it could not conflict anyway)
+    st.conflict = simp(or_(st.conflict, _conflict(enc, st)))
     ended, gap = _end(enc, st)
     st.error = simp(or_(st.error, or_all(enc.errs)))
     enc.path, enc.errs = saved_path, saved_errs
@@ -220,6 +227,24 @@ def _some_draw_precedence(st: SymState, w: str, l: str) -> None:
              ("win", "draw"): (("dp", "wp"), ("dt", "wt")), ("draw", "win"): (("wp", "dp"), ("wt", "dt"))}
     for dropped, by in pairs.get((w, l), ()):
         setattr(st, dropped, [and_(a, not_(b)) for a, b in zip(getattr(st, dropped), getattr(st, by))])
+
+
+def _conflict(enc: Encoder, st: SymState):
+    """Whether the round's facts conflict (the explorer's `_conflict` and `_results_conflict`):
+    a player or team who both wins and loses, draws and loses, or draws and wins; the game
+    both drawn and won; a finish with a draw or a win; or, unless `winners many`, winners on
+    more than one side (a team and its members are one side)."""
+    won = st.wp + st.wt
+    cases = [and_(a, b) for a, b in zip(won, st.lp + st.lt)]
+    cases += [and_(d, b) for d, b in zip(st.dp + st.dt, st.lp + st.lt)]
+    cases += [and_(d, b) for d, b in zip(st.dp + st.dt, won)]
+    cases += [and_(st.draw, or_all(won)), and_(st.fin, or_(st.draw, or_all(won)))]
+    if not enc.model.winners_many:
+        inst = enc.inst
+        sides = won if not inst.has_teams else \
+            [or_all([st.wt[t]] + [st.wp[p] for p in range(enc.n) if inst.team_of[p] == t]) for t in range(enc.nt)]
+        cases.append(sum_([ite(w, 1, 0) for w in sides]) >= 2)
+    return or_all(cases)
 
 
 def _end(enc: Encoder, st: SymState):

@@ -224,6 +224,9 @@ class SymState:
         self.overflow = false
         self.error = false
         self.over = false  # the state read has ended (properties of end states only)
+        # an outcome conflict in some round of this step's settling (outcomes.settle): no error,
+        # since the explorer still takes the step and records the conflict on its target
+        self.conflict = false
         self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
         self.out0, self.tout0 = list(out), list(tout)  # who was out when the step began (lost_now)
 
@@ -232,7 +235,7 @@ class SymState:
         for f in SymState.FIELDS:
             setattr(s, f, list(getattr(self, f)))
         s.draw, s.overflow, s.error, s.over = self.draw, self.overflow, self.error, self.over
-        s.fin = self.fin
+        s.fin, s.conflict = self.fin, self.conflict
         s.hits = dict(self.hits)
         s.out0, s.tout0 = self.out0, self.tout0
         return s
@@ -253,7 +256,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
         setattr(s, f, [m(x, y) for x, y in zip(getattr(a, f), getattr(b, f))])
     s.draw, s.overflow, s.error = m(a.draw, b.draw), m(a.overflow, b.overflow), m(a.error, b.error)
     s.over = m(a.over, b.over)
-    s.fin = m(a.fin, b.fin)
+    s.fin, s.conflict = m(a.fin, b.fin), m(a.conflict, b.conflict)
     false = False if a.folded else FALSE
     s.hits = {r: m(a.hits.get(r, false), b.hits.get(r, false)) for r in sorted(a.hits.keys() | b.hits.keys())}
     s.out0 = [m(x, y) for x, y in zip(a.out0, b.out0)]
