@@ -182,11 +182,13 @@ class Budget:
 # one of its passes only builds terms from locals (`("symbolic", "")` is its directory).
 # (The closures are compile.py and its parts, whose closures run in the search: the built-ins,
 # the statements and the values they compute with; the generated code's helpers are
-# codegen_runtime.py.)
+# codegen_runtime.py.) The directed search (explicit/directed.py) keeps only its frontier of its
+# own and writes its graph through explore.py's `expand` and `renumbered`; its heuristic
+# (explicit/distance.py) evaluates with locals.
 _SAFE = tuple(os.path.join("checker", *parts) for parts in (
     ("explicit", "compile.py"), ("explicit", "compile_builtins.py"), ("explicit", "compile_stmts.py"),
     ("explicit", "values.py"), ("explicit", "machine.py"), ("explicit", "outcomes.py"), ("explicit", "compiled.py"),
-    ("explicit", "codegen_runtime.py"), ("symbolic", ""),
+    ("explicit", "codegen_runtime.py"), ("explicit", "directed.py"), ("explicit", "distance.py"), ("symbolic", ""),
     ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py"),
     ("analyses", "explored.py"), ("analyses", "state_checks.py"), ("analyses", "cycle_checks.py"),
     ("analyses", "graph_checks.py"), ("analyses", "story.py"), ("analyses", "causes.py"), ("analyses", "consequences.py"),

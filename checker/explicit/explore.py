@@ -7,7 +7,9 @@ search and marks the graph incomplete; checks then report only what the explored
 The budget is read before every state and, inside one state, every few bindings
 (`Machine.successors`), and so is the state limit (`Room`): a state whose successors were not
 all computed, or whose new successors would take the graph past the limit, is left unexpanded,
-so the graph is consistent wherever the search stopped.
+so the graph is consistent wherever the search stopped. One state's expansion (`expand`) is
+shared with the best-first search of checker.explicit.directed, which hands its graph to the
+checks through `renumbered`.
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from dataclasses import dataclass, field
 from ..limits import Budget, LimitHit, Limits
 from .machine import Machine, Room
 
-__all__ = ["Graph", "Limits", "explore", "sccs", "describe_label", "describe_action", "rules_of"]
+__all__ = ["Graph", "Limits", "explore", "seed", "expand", "renumbered", "sccs", "describe_label", "describe_action",
+           "rules_of"]
 
 
 class Edges:
@@ -174,13 +177,27 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
     start = time.perf_counter()
     budget = budget or Budget(limits)
     g = Graph(machine)
+    if seed(g, limits, budget):
+        room = Room(g.index, limits.max_states, budget.check)
+        queue_pos = 0
+        while queue_pos < len(g.states) and expand(g, queue_pos, budget, room, limits.max_states):
+            queue_pos += 1
+            if on_states is not None and not queue_pos % LIVE_EVERY:
+                on_states(len(g.states))
+        g.expanded = queue_pos
+    g.seconds = time.perf_counter() - start
+    return g
+
+
+def seed(g: Graph, limits: Limits, budget: Budget) -> bool:
+    """Put the machine's initial states into the empty graph `g`; False (and `g` incomplete,
+    saying why) when a limit stopped their enumeration."""
     try:
-        initial, g.setup_errors = machine.initial_states(limits.max_states, budget)
+        initial, g.setup_errors = g.machine.initial_states(limits.max_states, budget)
     except LimitHit as exc:
         g.complete = False
         g.stop_reason = str(exc)
-        g.seconds = time.perf_counter() - start
-        return g
+        return False
     for state, hits, conflict in initial:
         sid, new = g.add(state, None)
         if new:
@@ -189,59 +206,106 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
             g.hit_rules.update(hits)
             if conflict:
                 g.conflicts.setdefault(sid, conflict)
-    queue_pos = 0
-    # the hot loop: every method it calls per edge is bound once here
-    states, index_get, label_get = g.states, g.index.get, g.label_index.get
-    add_src, add_dst, add_lid = g.edges.src.append, g.edges.dst.append, g.edges.lid.append
-    successors, conflicts, max_states = machine.successors, g.conflicts, limits.max_states
-    room = Room(g.index, max_states, budget.check)
-    while queue_pos < len(states):
-        if len(states) > max_states:  # (only more initial states than that)
-            g.complete = False
-            g.stop_reason = room.why
-            break
-        sid = queue_pos
-        state = states[sid]
-        try:
-            budget.check()
-            room.left = max_states - len(states)
-            steps = () if state[-1] else successors(state, budget, room)  # an ended game has no successors
-        except LimitHit as exc:  # this state stays unexpanded: everything before it is whole
-            g.complete = False
-            g.stop_reason = str(exc)
-            break
-        queue_pos += 1
-        if on_states is not None and not queue_pos % LIVE_EVERY:
-            on_states(len(states))
-        for step in steps:
-            if step.__class__ is tuple:  # a compiled step that went through: (label key, target, conflict)
-                key, target, conflict = step
-                lid = label_get(key)
-                if lid is None:
-                    lid = g.label(*key)
-                    g.hit_rules.update(key[2])
-                tid = index_get(target)
-                if tid is None:
-                    tid, _ = g.add(target, (sid, lid))
-                add_src(sid)
-                add_dst(tid)
-                add_lid(lid)
-                if conflict and tid not in conflicts:
-                    conflicts[tid] = conflict
-                continue
-            g.hit_rules.update(step.hits)
-            if step.target is None:
-                g.errors.append((sid, step))
-                continue
-            lid = g.label(step.action, step.binding, step.hits)
-            tid, new = g.add(step.target, (sid, lid))
-            g.edges.append((sid, tid, lid))
-            if step.conflict and tid not in conflicts:
-                conflicts[tid] = step.conflict
-    g.expanded = queue_pos
-    g.seconds = time.perf_counter() - start
-    return g
+    return True
 
+
+def expand(g: Graph, sid: int, budget: Budget, room: Room, max_states: int, done=None) -> bool:
+    """Expand state `sid`: its steps become edges of `g`, their new targets states of `g` (ids
+    from the old `len(g.states)` on, parent `sid`), and `sid` is appended to `done` if given.
+    False, with `g` incomplete and the state left as it was, when a limit stops it first.
+
+    Every search over the machine's states expands with this (breadth first, `explore`, and
+    best first, checker.explicit.directed), so a step is recorded one way whatever the order.
+    It is here, outside the watchdog's modules (checker.limits), because it writes the graph: a
+    limit stops it only where its budget is read, between states or inside `successors`, and a
+    state is in `done` exactly when its steps are all in the graph."""
+    states = g.states
+    if len(states) > max_states:  # (only more initial states than that)
+        g.complete = False
+        g.stop_reason = room.why
+        return False
+    state = states[sid]
+    try:
+        budget.check()
+        room.left = max_states - len(states)
+        steps = () if state[-1] else g.machine.successors(state, budget, room)  # an ended game has no successors
+    except LimitHit as exc:  # this state stays unexpanded: everything before it is whole
+        g.complete = False
+        g.stop_reason = str(exc)
+        return False
+    # the hot loop: every method it calls per edge is bound once here
+    index_get, label_get, conflicts = g.index.get, g.label_index.get, g.conflicts
+    add_src, add_dst, add_lid = g.edges.src.append, g.edges.dst.append, g.edges.lid.append
+    for step in steps:
+        if step.__class__ is tuple:  # a compiled step that went through: (label key, target, conflict)
+            key, target, conflict = step
+            lid = label_get(key)
+            if lid is None:
+                lid = g.label(*key)
+                g.hit_rules.update(key[2])
+            tid = index_get(target)
+            if tid is None:
+                tid, _ = g.add(target, (sid, lid))
+            add_src(sid)
+            add_dst(tid)
+            add_lid(lid)
+            if conflict and tid not in conflicts:
+                conflicts[tid] = conflict
+            continue
+        g.hit_rules.update(step.hits)
+        if step.target is None:
+            g.errors.append((sid, step))
+            continue
+        lid = g.label(step.action, step.binding, step.hits)
+        tid, new = g.add(step.target, (sid, lid))
+        g.edges.append((sid, tid, lid))
+        if step.conflict and tid not in conflicts:
+            conflicts[tid] = step.conflict
+    if done is not None:
+        done.append(sid)
+    return True
+
+
+def renumbered(g: Graph, order) -> tuple[Graph, array]:
+    """(`g` with its states renumbered, each old id's new one): the states of `order` first, in
+    that order, then the others in their order in `g`; edges, parents, labels, errors,
+    conflicts and initial states follow. `g.expanded` becomes len(order).
+
+    A search that expands states in another order than their ids' (checker.explicit.directed)
+    hands the checks its graph this way, with `order` its expanded states in the order it
+    expanded them: the checks read states 0..expanded-1 as the expanded ones
+    (`Explored.running`), and every parent as expanded before its child, so of a smaller id
+    (`Explored.depth`). The edges keep their order: appended state after state as each was
+    expanded, they stay grouped by source in the new ids too. (Here, with the graph's other
+    bookkeeping, where the watchdog never stops it half way.)"""
+    n = len(g.states)
+    new = array("l", [-1]) * n
+    old = array("l", order)
+    for i, sid in enumerate(old):
+        new[sid] = i
+    old.extend(sid for sid in range(n) if new[sid] < 0)
+    for i in range(len(order), n):
+        new[old[i]] = i
+    out = Graph(g.machine)
+    out.states = [g.states[sid] for sid in old]
+    out.index = {state: i for i, state in enumerate(out.states)}
+    out.init_ids = [new[sid] for sid in g.init_ids]
+    out.init_hits = {new[sid]: hits for sid, hits in g.init_hits.items()}
+    out.edges.src = array("l", (new[s] for s in g.edges.src))
+    out.edges.dst = array("l", (new[d] for d in g.edges.dst))
+    out.edges.lid = array("l", g.edges.lid)
+    out.labels, out.label_index = list(g.labels), dict(g.label_index)
+    pred, lid = g.parent.pred, g.parent.lid
+    out.parent.pred = array("l", (new[pred[sid]] if pred[sid] >= 0 else -1 for sid in old))
+    out.parent.lid = array("l", (lid[sid] for sid in old))
+    out.errors = [(new[sid], step) for sid, step in g.errors]
+    out.setup_errors = list(g.setup_errors)
+    out.conflicts = dict(sorted((new[sid], why) for sid, why in g.conflicts.items()))  # by state, as explore keeps them
+    out.hit_rules = set(g.hit_rules)
+    out.expanded = len(order)
+    out.complete, out.stop_reason, out.seconds = g.complete, g.stop_reason, g.seconds
+    out.setup_unknown = g.setup_unknown
+    return out, new
 
 
 def sccs(adj: dict) -> list[set]:

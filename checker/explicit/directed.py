@@ -1,0 +1,288 @@
+"""A directed search: a path to a goal (a win, a property, a broken invariant) without
+exploring everything.
+
+Rules texts use big numbers (life 8,000): a win lies thousands of steps deep, behind more
+states than a breadth-first search can hold. The symbolic engine proves what cannot happen
+without states at all; where it cannot prove a goal unreachable, what is wanted is a concrete
+witness, a path of the explorer's own states from an initial state to one meeting the goal.
+This search finds one by expanding, of the states it has found, the one nearest the goal
+first: best first, nearest by the goal's distance (checker.explicit.distance), then by depth,
+then by the order found (a heap of (distance, depth, id): no randomness, the same path every
+run). Nothing here knows a format, a game or a rule: the goals are the spec's own conditions.
+
+Goals are taken one after another, over one graph: for each, the states not yet expanded are
+ordered by its distance, and expanded until a state meets it or its share of the expansions
+is spent (the expansions left, shared evenly among the goals left, so a goal reached early
+leaves more to the others). A state that meets a later goal may already be in the graph when
+that goal's turn comes. A partial breadth-first graph (`start`) may be the first frontier.
+
+States are expanded exactly as breadth first (`checker.explicit.explore.expand`, one function
+for both): failing steps go to `errors`, conflicts to `conflicts`, and the budget and state
+limit stop the search where they stop `explore`, keeping what was found. The graph handed back
+is a partial graph the checks (checker.analyses.checks) can read: `complete` False, its
+`stop_reason` saying it was a directed search, renumbered (`explore.renumbered`) so that its
+expanded states come first in the order they were expanded and every parent comes before its
+child; `path_to(found)` is the path. Paths are not shortest: the checks' traces on such a
+graph are ways there, not the shortest ones.
+
+Timing (time.process_time(), on a 2-core machine shared with other work): the
+free-for-all at P = 4, L = 8,000 (bench/peers/ffa.rw; 24,000 life to take from each player's
+opponents) finds a path to each player's win, the four goals in one search, in 5.1-5.5 CPU
+seconds (19,529 of 114,934 states expanded; paths of 10,070, 11,846, 11,846 and 9,489 steps);
+P1's win alone takes 2.0 s (10,071 of 74,072). About half of it is the goals' distances (each
+new goal re-orders the whole frontier), the rest the steps and their outcome resolution. From
+the repository's root:
+    python -c "import sys,time,tempfile; sys.path[:0]=['.','bench']; from pathlib import Path; \\
+    from families import ffa_spec; from checker.engine import load_instances; \\
+    from checker.explicit.compiled import machine_for; \\
+    from checker.explicit.directed import explore_directed, win_goals; \\
+    (i,)=load_instances(str(ffa_spec(4, 8000, Path(tempfile.mkdtemp())))); m=machine_for(i); \\
+    t=time.process_time(); g,f=explore_directed(m, win_goals(m)); \\
+    print(time.process_time()-t, [len(g.path_to(s)) - 1 for s in f], g.stop_reason)"
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..frontend import typed as T
+from ..frontend.types import BOOL, PLAYER, TEAM
+from ..limits import Budget, LimitHit, Limits
+from .compile import EvalError
+from .distance import MISS, OUT, distances
+from .explore import Graph, expand, renumbered, seed
+from .machine import Machine, Room
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What the search looks for: `holds(state)` where it is met, and `distance(state)`, 0.0
+    exactly there and more the further a state seems from it (it orders the search only)."""
+    description: str
+    holds: Callable[[tuple], bool]
+    distance: Callable[[tuple], float]
+
+
+def condition_goal(machine: Machine, description: str, cond, negated: bool = False, bindings=None,
+                   cells: tuple = (), chain: tuple = (), running: bool = False) -> Goal:
+    """The goal "`cond` holds (or, `negated`, fails) for some binding": `bindings(ctx)` gives
+    the tuples of values of the binders `cond` leaves free, whose cells are `cells` (one
+    binding, (), when None). An evaluation error is a binding that does not meet it. With
+    `running`, only a state where the game goes on meets it. `chain`: the outcome rules whose
+    binders `cond` reads (a rule's own condition), which its distance must not unfold again."""
+    f = machine.comp.expr(cond)
+    far = distances(machine).of(cond, negated, chain)
+    choices = bindings or (lambda c: ((),))
+    reader = machine.reader
+
+    def met(c) -> bool:
+        try:
+            return bool(f(c)) != negated
+        except EvalError:
+            return False
+
+    def bound(c):
+        for values in choices(c):
+            for cell, v in zip(cells, values):
+                cell[0] = v
+            yield
+
+    def holds(state) -> bool:
+        if running and state[-1]:
+            return False
+        c = reader(state)
+        return any(met(c) for _ in bound(c))
+
+    def distance(state) -> float:
+        if running and state[-1]:
+            return OUT
+        c = reader(state)
+        best = math.inf
+        for _ in bound(c):
+            d = far(c)  # (the cells are this binding's until the next one is bound)
+            if d == 0.0 and met(c):  # the heuristic is 0 where the condition holds; `met` has the last word
+                return 0.0
+            best = min(best, d)
+        return max(best, MISS) if best < math.inf else MISS  # not met: never 0, whatever the heuristic says
+    return Goal(description, holds, distance)
+
+
+def player_wins(machine: Machine, p: int) -> Goal:
+    """Player `p` (a seat) has won: the end marker names them a winner, or they won and left
+    while the game goes on (`won(p)`); the distance unfolds the spec's `win` rules."""
+    return _wins(machine, "won_player", PLAYER, p, machine.inst.players[p])
+
+
+def team_wins(machine: Machine, t: int) -> Goal:
+    """Team `t` has won (`won(t)`)."""
+    return _wins(machine, "won_team", TEAM, t, f"team {machine.inst.teams[t]}")
+
+
+def _wins(machine: Machine, func: str, ty, i: int, who: str) -> Goal:
+    return condition_goal(machine, f"{who} wins", T.Call(func, (T.Const(i, ty),), BOOL))
+
+
+def reachable_goal(machine: Machine, name: str, binding: tuple | None = None) -> Goal:
+    """`reachable NAME` holds: for `binding` of its parameters, or for any when None."""
+    d, bounds, _ = next(r for r in machine.reachables if r[0].name == name)
+    cells = tuple(b.cell for b in bounds)
+    if binding is not None:
+        args = ", ".join(f"{b.binder.name}={machine.show(b.binder.type, v)}" for b, v in zip(bounds, binding))
+        return condition_goal(machine, f"`{name}` is reached" + (f" for {args}" if args else ""), d.cond,
+                              bindings=lambda c: (binding,), cells=cells)
+    return condition_goal(machine, f"`{name}` is reached", d.cond, bindings=_bindings_of(machine, bounds), cells=cells)
+
+
+def invariant_fails(machine: Machine, name: str) -> Goal:
+    """Invariant NAME does not hold (one without a value is not a failure here)."""
+    d = next(d for d, _ in machine.invariants if d.name == name)
+    return condition_goal(machine, f"invariant `{name}` fails", d.cond, negated=True)
+
+
+def rule_fires(machine: Machine, name: str) -> Goal:
+    """The action NAME can be taken (its guard holds for some arguments in a game that goes on),
+    or the outcome rule NAME's condition holds for some subject."""
+    for a in machine.actions:
+        if a.decl.name == name:
+            return condition_goal(machine, f"action `{name}` can be taken", a.decl.guard,
+                                  bindings=_bindings_of(machine, a.binders), cells=tuple(a.cells), running=True)
+    r = next(r for r in machine.outcomes if r.decl.name == name)
+    if r.cell is None:  # a draw or finish of the whole game
+        return condition_goal(machine, f"rule `{name}` applies", r.decl.cond, chain=(r.rid,))
+    subjects = [(s,) for s in r.subjects]
+    return condition_goal(machine, f"rule `{name}` applies", r.decl.cond, bindings=lambda c: subjects,
+                          cells=(r.cell,), chain=(r.rid,))
+
+
+def _bindings_of(machine: Machine, bounds: list):
+    """The bindings of the machine's own binders `bounds` in a state (a domain without a value there gives none)."""
+    return lambda c: machine.bindings(bounds, c, [])
+
+
+def win_goals(machine: Machine) -> list[Goal]:
+    """A win of every player, or of every team, where some `win` rule or statement names one."""
+    model = machine.model
+    kinds = {r.subject for r in model.outcomes if r.kind == "win"}
+    bodies = [a.body for a in model.actions] + [t.body for t in model.triggers]
+    kinds |= {n.subject.type.kind for n in T.walk(bodies)
+              if isinstance(n, T.OutcomeStmt) and n.kind == "win" and n.subject is not None}
+    inst = machine.inst
+    return ([player_wins(machine, p) for p in range(inst.nplayers)] if "player" in kinds else []) + \
+           ([team_wins(machine, t) for t in range(inst.nteams)] if "team" in kinds else [])
+
+
+def explore_directed(machine: Machine, goals: list[Goal], limits: Limits = Limits(), budget: Budget | None = None,
+                     start: Graph | None = None, max_expansions: int | None = None) -> tuple[Graph, list[int | None]]:
+    """(the graph searched, for each goal the id there of a state meeting it or None).
+
+    `max_expansions` (by default the state limit) is shared among the goals; the state limit
+    and the budget (by default one of `limits`) end the whole search, keeping what was found.
+    `start`: a graph `explore` made of this machine (not one reduced by symmetry), whose
+    unexpanded states are the first frontier; it is copied, not changed."""
+    began = time.perf_counter()
+    budget = budget or Budget(limits)
+    if start is not None:
+        if type(start) is not Graph or start.machine is not machine:
+            raise ValueError("the directed search starts from a breadth-first graph of the same machine")
+        g, _ = renumbered(start, range(start.expanded))  # a copy, the same ids
+        g.complete, g.stop_reason = True, ""
+        done = list(range(start.expanded))
+        stopped = ""
+    else:
+        g, done = Graph(machine), []
+        stopped = "" if seed(g, limits, budget) else g.stop_reason
+    search = _Search(g, done, limits.max_states, budget)
+    found: list[int | None] = [None] * len(goals)
+    left = limits.max_states if max_expansions is None else max_expansions
+    for i, goal in enumerate(goals):
+        if stopped:
+            break
+        try:
+            found[i] = search.pursue(goal, left // (len(goals) - i))
+            stopped = search.stopped
+        except LimitHit as exc:  # the budget read between states, or the watchdog in a condition
+            stopped = str(exc)
+        left -= search.spent
+    out, new = renumbered(g, done)
+    reached = sum(f is not None for f in found)
+    out.complete = False
+    out.stop_reason = (f"a directed search, not every state: {reached} of {len(goals)} goal(s) reached, "
+                       f"{len(done):,} of {len(out.states):,} states expanded"
+                       + (f"; stopped: {stopped}" if stopped else ""))
+    out.seconds = time.perf_counter() - began
+    return out, [None if f is None else new[f] for f in found]
+
+
+class _Search:
+    """The search's own records beside the graph: each state's depth and whether it is
+    expanded. The graph is written only by `expand`, which also appends to `done`: whatever
+    stops the search (a limit read here, or the watchdog in a condition), `g` and `done` agree."""
+
+    def __init__(self, g: Graph, done: list, max_states: int, budget: Budget):
+        self.g, self.done, self.max_states, self.budget = g, done, max_states, budget
+        self.room = Room(g.index, max_states, budget.check)
+        pred = g.parent.pred
+        self.depth = array("l", [0]) * len(pred)
+        for sid, p in enumerate(pred):  # a parent has a smaller id (breadth first, or renumbered)
+            if p >= 0:
+                self.depth[sid] = self.depth[p] + 1
+        self.expanded = bytearray(len(pred))
+        for sid in done:
+            self.expanded[sid] = 1
+        self.stopped = ""
+        self.spent = 0
+
+    def _expand(self, sid: int) -> bool:
+        if expand(self.g, sid, self.budget, self.room, self.max_states, self.done):
+            self.expanded[sid] = 1
+            return True
+        self.stopped = self.g.stop_reason
+        return False
+
+    def pursue(self, goal: Goal, share: int) -> int | None:
+        """A state meeting `goal`, after at most `share` expansions (`spent` says how many); None
+        when none was found, `stopped` saying why if a limit ended the search."""
+        states, check = self.g.states, self.budget.check
+        self.spent = 0
+        heap = []
+        for sid in range(len(states)):  # the frontier, ordered by this goal; one in the graph may meet it
+            check()
+            state = states[sid]
+            if self.expanded[sid] or state[-1]:
+                if not self.expanded[sid] and not self._expand(sid):  # an ended game: nothing to expand
+                    return None
+                if goal.holds(state):
+                    return sid
+                continue
+            d = goal.distance(state)
+            if d == 0.0:
+                return sid
+            heap.append((d, self.depth[sid], sid))
+        heapq.heapify(heap)
+        while heap and self.spent < share:
+            _, depth, sid = heapq.heappop(heap)
+            first = len(states)
+            if not self._expand(sid):
+                return None
+            self.spent += 1
+            new = len(states) - first
+            self.depth.extend([depth + 1] * new)
+            self.expanded.extend(bytes(new))
+            for tid in range(first, len(states)):
+                check()
+                state = states[tid]
+                if state[-1]:  # an ended game is expanded at once (no step out of it), never queued
+                    if not self._expand(tid):
+                        return None
+                    if goal.holds(state):
+                        return tid
+                    continue
+                d = goal.distance(state)
+                if d == 0.0:
+                    return tid
+                heapq.heappush(heap, (d, depth + 1, tid))
+        return None

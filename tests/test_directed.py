@@ -1,0 +1,204 @@
+"""The directed search (checker.explicit.directed) and its heuristic (checker.explicit.distance):
+a path to a goal deep in a big game, made of real steps, in a graph the checks can read."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from checker.analyses.checks import run_checks_within
+from checker.engine import load_instances
+from checker.explicit.compiled import machine_for
+from checker.explicit.directed import (explore_directed, invariant_fails, player_wins, reachable_goal,
+                                       rule_fires, win_goals)
+from checker.explicit.distance import distance
+from checker.explicit.explore import Limits, explore
+from checker.frontend.ends import has_ended
+from checker.limits import Budget
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from families import ffa_spec  # noqa: E402  (bench/families.py writes the free-for-all at any size)
+
+SECONDS = 60.0  # CPU seconds a search or the checks may take here: far more than they need
+FEW = 20.0  # "a few seconds": the four wins at L = 8,000 take about 5 (checker.explicit.directed)
+
+
+def ffa(tmp_path_factory, players: int, life: int):
+    (inst,) = load_instances(str(ffa_spec(players, life, tmp_path_factory.mktemp("ffa"))))
+    return machine_for(inst)
+
+
+def spec(tmp_path, text: str):
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    (inst,) = load_instances(str(path))
+    return machine_for(inst)
+
+
+def search(machine, goals, **kw):
+    return explore_directed(machine, goals, Limits(max_states=300_000, max_seconds=SECONDS), **kw)
+
+
+def replays(machine, graph, sid: int) -> bool:
+    """Whether the path to `sid` is steps a fresh machine takes: an initial state, then each
+    state among the successors of the one before, by the step its label names."""
+    fresh = machine_for(machine.inst)
+    path = graph.path_to(sid)
+    initial = {s for s, _, _ in fresh.initial_states()[0]}
+    if graph.states[path[0][0]] not in initial:
+        return False
+    for (prev, _), (cur, lid) in zip(path, path[1:]):
+        steps = fresh.successors(graph.states[prev])
+        if (graph.labels[lid], graph.states[cur]) not in {(s[0], s[1]) for s in steps if s.__class__ is tuple}:
+            return False
+    return True
+
+
+def winner(machine, state) -> int:
+    end = machine.values(state)[-1]
+    return end.players if has_ended(end) else 0
+
+
+# ---------------------------------------------------------------- the free-for-all, deep
+
+@pytest.fixture(scope="module", params=[pytest.param(300, id="L300"),
+                                        pytest.param(8000, id="L8000", marks=pytest.mark.slow)])
+def ffa_wins(request, tmp_path_factory):
+    """Four players with life L: one search for every player's win, and what it cost."""
+    m = ffa(tmp_path_factory, 4, request.param)
+    t = time.process_time()
+    g, found = search(m, win_goals(m))
+    return m, g, found, time.process_time() - t
+
+
+def test_a_path_to_every_players_win_is_found_in_a_few_seconds_made_of_real_steps(ffa_wins):
+    m, g, found, cpu = ffa_wins
+    assert cpu < FEW
+    assert all(f is not None for f in found), g.stop_reason
+    for p, sid in enumerate(found):
+        assert winner(m, g.states[sid]) == 1 << p
+        assert replays(m, g, sid)
+
+
+def test_the_checks_read_the_searched_graph_as_a_partial_one(ffa_wins):
+    m, g, found, _ = ffa_wins
+    assert not g.complete and g.stop_reason.startswith("a directed search")
+    findings, stopped = run_checks_within(g, Budget(Limits(max_seconds=SECONDS)))
+    assert stopped == ""
+    assert [f for f in findings if f.kind == "evaluation-error"] == []
+
+
+def test_the_graph_is_numbered_as_the_checks_read_it(ffa_wins):
+    _, g, found, _ = ffa_wins
+    pred = g.parent.pred
+    for sid in range(len(g.states)):  # every state's parent is expanded, and numbered before it
+        p = pred[sid]
+        assert p < g.expanded and p < sid
+        assert (p < 0) == (sid in g.init_ids)
+    assert all(src < g.expanded for src in g.edges.src)  # only expanded states have moves out
+    for sid in found:
+        assert g.path_to(sid)[0][0] in g.init_ids
+
+
+def test_two_searches_find_the_same_paths(tmp_path_factory):
+    m = ffa(tmp_path_factory, 3, 40)
+    paths = []
+    for _ in range(2):
+        g, found = search(m, win_goals(m))
+        paths.append([[(g.states[s], g.labels[lid] if lid >= 0 else None) for s, lid in g.path_to(f)] for f in found])
+    assert paths[0] == paths[1] and all(paths[0])
+
+
+def test_a_partial_breadth_first_graph_is_the_first_frontier(tmp_path_factory):
+    m = ffa(tmp_path_factory, 3, 40)
+    bfs = explore(m, Limits(max_states=500))
+    assert not bfs.complete
+    g, found = search(m, win_goals(m), start=bfs)
+    assert all(f is not None for f in found)
+    assert g.states[:bfs.expanded] == bfs.states[:bfs.expanded]  # what was expanded stays where it was
+    assert all(replays(m, g, sid) for sid in found)
+
+
+def test_the_state_limit_ends_the_search_and_keeps_what_was_found(tmp_path_factory):
+    m = ffa(tmp_path_factory, 3, 8000)
+    g, found = explore_directed(m, win_goals(m), Limits(max_states=2_000, max_seconds=SECONDS))
+    assert found == [None, None, None]
+    assert "state limit of 2,000 reached" in g.stop_reason
+    assert len(g.states) <= 2_000 + len(g.init_ids) and 0 < g.expanded < len(g.states)
+
+
+# ---------------------------------------------------------------- the heuristic
+
+def test_p1s_win_is_nearer_as_an_opponents_life_goes_down_and_zero_exactly_where_p1_has_won(tmp_path_factory):
+    m = ffa(tmp_path_factory, 3, 5)
+    inst = m.inst
+    p1 = player_wins(m, 0)
+    start = m.values(m.initial_states()[0][0][0])
+    life = inst.var("life").offset
+
+    def with_life(q, v):
+        vals = list(start)
+        vals[life + q] = v
+        return m.pack(tuple(vals))
+    assert p1.distance(m.pack(start)) == 10.0  # two opponents with 5 life each
+    assert p1.distance(with_life(1, 4)) < p1.distance(m.pack(start))
+    assert p1.distance(with_life(2, 1)) < p1.distance(with_life(2, 2)) < p1.distance(with_life(2, 3))
+    assert p1.distance(with_life(0, 1)) == p1.distance(m.pack(start))  # P1's own life is no step towards it
+    g = explore(m, Limits(max_states=100_000))
+    assert g.complete
+    wins = [s for s in g.states if winner(m, s) == 1]
+    assert wins and all(p1.holds(s) == (winner(m, s) == 1) == (p1.distance(s) == 0.0) for s in g.states)
+
+
+def test_the_distance_of_a_win_rule_is_what_the_opponents_have_left(tmp_path_factory):
+    m = ffa(tmp_path_factory, 4, 8000)
+    (rule,) = [r.decl for r in m.win_rules]
+    state = m.initial_states()[0][0][0]
+    for p in range(4):  # each of the three others has 8,000 life: that much damage away
+        assert distance(m, rule.cond, state, {rule.binder: p}) == 24_000.0
+
+
+COUNTER = """spec "Counter" formalizes "counter.txt"
+document { 1 2 }
+players [1] 2
+var x [1]: 0..MAX = 0
+action up [1] when x < TOP do x := x + 1; end
+action down [1] when x > 0 do x := x - 1; end
+invariant small [2]: x <= 2
+reachable past_the_top [2]: x == MAX
+"""
+
+
+def test_a_goal_never_reached_is_not_found_without_error(tmp_path):
+    m = spec(tmp_path, COUNTER.replace("MAX", "9").replace("TOP", "3"))
+    g, found = search(m, [reachable_goal(m, "past_the_top")])
+    assert found == [None]
+    assert g.expanded == len(g.states) == 4  # every state expanded: x is 0..3
+
+
+def test_a_goal_gets_no_more_than_its_share_of_the_expansions(tmp_path):
+    m = spec(tmp_path, COUNTER.replace("MAX", "1000").replace("TOP", "999"))
+    t = time.process_time()
+    g, found = search(m, [reachable_goal(m, "past_the_top"), invariant_fails(m, "small")], max_expansions=40)
+    assert time.process_time() - t < 5
+    assert found[0] is None and g.expanded <= 20 + 3  # its half of 40, then x = 3 for the invariant
+    assert found[1] is not None and g.values(found[1])[0] == 3
+    assert "1 of 2 goal(s) reached" in g.stop_reason
+
+
+def test_an_action_goal_is_met_where_its_guard_holds(tmp_path):
+    m = spec(tmp_path, COUNTER.replace("MAX", "9").replace("TOP", "3"))
+    g, found = search(m, [rule_fires(m, "down")])
+    assert g.values(found[0])[0] == 1 and len(g.path_to(found[0])) == 2
+
+
+def test_the_checks_report_what_the_search_reached_with_its_path(tmp_path):
+    m = spec(tmp_path, COUNTER.replace("MAX", "1000").replace("TOP", "999"))
+    g, found = search(m, [invariant_fails(m, "small")])
+    findings, _ = run_checks_within(g, Budget(Limits(max_seconds=SECONDS)))
+    (broken,) = [f for f in findings if f.kind == "invariant"]
+    assert [st.action for st in broken.trace] == ["setup", "up", "up", "up"]
+    assert broken.trace[-1].sid == found[0]
