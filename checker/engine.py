@@ -473,8 +473,8 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
-    # under --engine symbolic the explorer only looks first
-    limits = replace(limits, max_states=unbounded.explorer_states(limits.max_states))
+    # under --engine symbolic the explorer only looks first (a directed search has the whole limit)
+    search_limits, limits = limits, replace(limits, max_states=unbounded.explorer_states(limits.max_states))
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
     undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
@@ -526,12 +526,15 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
-        more, res.instance.decisions, lines = unbounded.beyond(inst, graph, out + found, budget)
-        found = found + more
+        more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
+        found = found + [f for f, _ in more]
+        for f, where in more:
+            if replay and f.trace and where is not None:
+                replayable[id(f)] = (machine, where)
         res.incomplete.extend(lines)
     for f in found:
         if replay and f.trace:
-            replayable[id(f)] = (machine, graph)
+            replayable.setdefault(id(f), (machine, graph))  # (a directed search's findings are in its own graph)
         out.append(f)
 
 

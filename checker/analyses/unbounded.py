@@ -16,14 +16,17 @@ dead declarations) need the whole graph and stay undecided when the explorer sto
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
 from ..frontend.ends import has_ended
 from ..frontend.instances import Instance
-from ..limits import Budget
+from ..explicit import directed
+from ..explicit.explore import Graph
+from ..limits import Budget, LimitHit
 from ..symbolic import horn
+from .checks import run_checks_within
 from .findings import Finding
 
 SPACER = "symbolic (Spacer)"
@@ -97,10 +100,10 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
         if never:
             who = ", ".join(n for n, _ in never)
             out.append(Finding("unreachable-outcome",
-                               f"{'team ' if team else ''}{who} can never win (rule `{r.decl.name}`)",
-                               tuple(dict.fromkeys(r.decl.tags)), (r.decl.span,), inst.label, inst.model_name,
-                               detail=_proof_detail(never[0][1]), key=f"{r.decl.name}:{len(never)}",
-                               subject=(r.decl.name,), size=len(never)))
+                               f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
+                               tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
+                               detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
+                               subject=(r.name,), size=len(never)))
         mask = 0  # (one win rule per subject kind reads the mask; the next one asks again)
     return out, decisions
 
@@ -132,9 +135,9 @@ def _wins(x: int, team: bool):
     return bad
 
 
-def undecided_line(inst: Instance, states: int) -> str:
-    return (f"{inst.label}: the explorer stopped after {states:,} states; the symbolic engine decides only the "
-            f"safety checks: not checked: {', '.join(UNDECIDED)}")
+def undecided_line(inst: Instance, graph) -> str:
+    return (f"{inst.label}: exploration stopped ({graph.stop_reason}) after {len(graph.states):,} states; "
+            f"the symbolic engine decided the safety checks; not checked: {', '.join(UNDECIDED)}")
 
 
 # ---------------------------------------------------------------- choosing and running the engine
@@ -175,12 +178,70 @@ def reached(graph) -> dict:
     return {"wins": wp, "team_wins": wt, "rules": set(graph.hit_rules)}
 
 
-def beyond(inst: Instance, graph, found: list[Finding], budget: Budget) -> tuple[list[Finding], list[Decision], list[str]]:
+DIRECTED_SHARE = 0.4  # of the instance's time left: the directed search's; Spacer has the rest
+# the directed search holds up to this many times the state limit: it expands few states (at
+# most the limit) but keeps every successor it saw, and a state has dozens
+DIRECTED_ROOM = 5
+
+
+def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget: Budget
+           ) -> tuple[list[tuple[Finding, object]], list[Decision], list[str]]:
     """The symbolic engine's part, once the explorer stopped at its state limit with `graph`
-    and its checks made `found`: (more findings, the decisions, what stays undecided)."""
-    more, decisions = decide(inst, found, reached(graph), budget)
-    lines = [undecided_line(inst, len(graph.states))]
+    and its checks made `found`: a directed search for what the graph did not reach (wins,
+    broken invariants), the explorer's checks on what it found, then Spacer for the rest.
+    Returns (more findings, each with the graph its trace is in; the decisions; what stays
+    undecided)."""
+    seen = reached(graph)
+    goals = _goals(inst, machine, found, seen)
+    more: list[tuple[Finding, object]] = []
+    if goals:
+        share = budget.part(max(0.0, budget.cpu_left()) * DIRECTED_SHARE, "the directed search's share ran out")
+        try:
+            # from the explorer's graph where it is a small one of this machine, else afresh: the
+            # search has the state limit to itself
+            start = graph if type(graph) is Graph and graph.machine is machine and len(graph.states) <= SYMBOLIC_PREFIX else None
+            room = replace(limits, max_states=limits.max_states * DIRECTED_ROOM)
+            g2, _ = directed.explore_directed(machine, goals, room, share, start=start,
+                                              max_expansions=limits.max_states)
+        except LimitHit:
+            g2 = None  # the search keeps what it found unless stopped outside it: nothing then
+        if g2 is not None:
+            known = {f.signature() for f in found}
+            extra, _ = run_checks_within(g2, budget)
+            for f in extra:
+                if f.kind in DIRECTED_KINDS and f.signature() not in known:
+                    f.detail = (f.detail + "\n" if f.detail else "") + DIRECTED_NOTE
+                    more.append((f, g2))
+            r2 = reached(g2)
+            seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],
+                    "rules": seen["rules"] | r2["rules"]}
+    proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget)
+    more += [(f, None) for f in proved]
+    lines = [undecided_line(inst, graph)]
     for d in decisions:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")
     return more, decisions, lines
+
+
+# what a directed search's graph may show (the kinds about single states: a path there is one)
+DIRECTED_KINDS = ("outcome-conflict", "outcome-gap", "deadlock", "overflow", "evaluation-error", "invariant")
+DIRECTED_NOTE = "found by a directed search (the explorer stopped at its state limit): a way there, not the shortest"
+
+
+def _goals(inst: Instance, machine, found: list[Finding], seen: dict) -> list:
+    """The directed search's goals: the wins the graph did not reach, the invariants it did not break."""
+    goals = []
+    for r in inst.model.outcomes:
+        if r.kind != "win":
+            continue
+        team = r.subject == "team"
+        mask = seen["team_wins" if team else "wins"]
+        for x in range(inst.nteams if team else inst.nplayers):
+            if not mask >> x & 1:
+                goals.append(directed.team_wins(machine, x) if team else directed.player_wins(machine, x))
+        seen = {**seen, ("team_wins" if team else "wins"): -1}  # (asked once per subject kind)
+    for d in inst.model.invariants:
+        if not any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
+            goals.append(directed.invariant_fails(machine, d.name))
+    return list({g.description: g for g in goals}.values())

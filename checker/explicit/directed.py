@@ -6,9 +6,11 @@ states than a breadth-first search can hold. The symbolic engine proves what can
 without states at all; where it cannot prove a goal unreachable, what is wanted is a concrete
 witness, a path of the explorer's own states from an initial state to one meeting the goal.
 This search finds one by expanding, of the states it has found, the one nearest the goal
-first: best first, nearest by the goal's distance (checker.explicit.distance), then by depth,
-then by the order found (a heap of (distance, depth, id): no randomness, the same path every
-run). Nothing here knows a format, a game or a rule: the goals are the spec's own conditions.
+first: best first, nearest by the goal's distance (checker.explicit.distance), then deepest
+first, then by the order found (a heap of (distance, -depth, id): no randomness, the same path
+every run). Deepest first among equals: moves that do not change the distance (training, an
+opponent's turn) are many, and shallowest first expanded all of their combinations before
+going one step further (a plateau of millions of states where a path needs one of them). Nothing here knows a format, a game or a rule: the goals are the spec's own conditions.
 
 Goals are taken one after another, over one graph: for each, the states not yet expanded are
 ordered by its distance, and expanded until a state meets it or its share of the expansions
@@ -261,10 +263,11 @@ class _Search:
             d = goal.distance(state)
             if d == 0.0:
                 return sid
-            heap.append((d, self.depth[sid], sid))
+            heap.append((d, -self.depth[sid], sid))
         heapq.heapify(heap)
         while heap and self.spent < share:
-            _, depth, sid = heapq.heappop(heap)
+            _, deeper, sid = heapq.heappop(heap)
+            depth = -deeper
             first = len(states)
             if not self._expand(sid):
                 return None
@@ -284,5 +287,5 @@ class _Search:
                 d = goal.distance(state)
                 if d == 0.0:
                     return tid
-                heapq.heappush(heap, (d, depth + 1, tid))
+                heapq.heappush(heap, (d, -(depth + 1), tid))
         return None

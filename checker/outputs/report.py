@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable
 from urllib.parse import quote
@@ -160,6 +160,8 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
             out.append(f"  {i.label}: {i.states:,} states, {i.transitions:,} transitions, {i.seconds:.3f}s"
                        + ("" if i.complete else f" (incomplete: {i.stop_reason})")
                        + (f"; symmetry: {i.symmetry}" if i.symmetry else ""))
+    for i in res.instances:
+        out.extend(decisions_text(i, verbose=verbosity > 0))
     for why in res.incomplete:
         out.append(f"incomplete: {why}")
     for nc in res.not_checked:
@@ -291,10 +293,27 @@ def as_json(res: Result, stats: bool = False) -> str:
         "not_checked": [_not_checked_json(nc) for nc in res.not_checked],
         "interrupted": res.interrupted or None,
         "instances": [{"instance": i.label, "states": i.states, "transitions": i.transitions, "complete": i.complete,
+                       **({"decisions": [asdict(d) for d in i.decisions]} if i.decisions else {}),
                        **({"seconds": round(i.seconds, 4), "symmetry": i.symmetry} if stats else {})}
                       for i in res.instances],
     }
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def decisions_text(i, verbose: bool) -> list[str]:
+    """What the symbolic engine decided for an instance the explorer did not finish: one line
+    per verdict and engine, and with `verbose` each proof's invariant."""
+    if not i.decisions:
+        return []
+    groups: dict[tuple[str, str], list[str]] = {}
+    for d in i.decisions:
+        groups.setdefault((d.verdict, d.engine), []).append(d.check + (f" ({d.subject})" if d.subject else ""))
+    out = [f"decided: {i.label}: " + "; ".join(f"{verdict} by {engine}: {', '.join(what)}"
+                                                 for (verdict, engine), what in groups.items() if verdict != "unknown")]
+    if verbose:
+        out += [f"  {d.check}{' (' + d.subject + ')' if d.subject else ''}: {d.detail}"
+                for d in i.decisions if d.verdict == "proved"]
+    return out
 
 
 def _not_checked_json(nc) -> dict:
