@@ -1,0 +1,128 @@
+"""The symbolic engine (checker/symbolic/horn.py, checker/analyses/unbounded.py): Spacer proves
+what no reachable frame does, a directed search shows what some play reaches, and an instance
+the explorer cannot finish gets its safety checks decided at the documents' numbers."""
+import sys
+from pathlib import Path
+
+import pytest
+
+from checker import engine
+from checker.analyses import unbounded
+from checker.cli import main
+from checker.explicit.explore import explore
+from checker.explicit.compiled import machine_for
+from checker.limits import Budget, Limits
+from checker.symbolic import horn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from families import ffa_spec  # noqa: E402
+
+STORMS = "tests/fixtures/symbolic/multiple-of-damage.rw"
+COUNTER = """players 2
+var x: 0..{high} = 0
+action inc progress when x < 10 do x := x + 1; end
+action reset progress when x == 10 do x := 0; end
+outcome never: draw when x == 11
+invariant small: x <= 10
+"""
+
+
+def instance(path, **params):
+    return next(i for i in engine.load_instances(str(path)) if all(i.params.get(k) == v for k, v in params.items()))
+
+
+def test_spacer_proves_a_range_is_never_left_and_says_why_in_the_specs_names(tmp_path):
+    path = tmp_path / "c.rw"
+    path.write_text(COUNTER.format(high=10), encoding="utf-8")
+    a = horn.Prover(instance(path)).ask(horn.failing_step, 20)
+    assert a.verdict == horn.PROVED
+    assert "x" in a.invariant and "Reach" not in a.invariant  # e.g. "x > -1": the guard keeps it under 10
+
+
+def test_spacer_does_not_prove_an_overflow_away_when_a_step_leaves_the_range(tmp_path):
+    path = tmp_path / "c.rw"
+    path.write_text(COUNTER.format(high=9), encoding="utf-8")  # x := 10 leaves 0..9
+    assert horn.Prover(instance(path)).ask(horn.failing_step, 20).verdict == horn.REACHABLE
+
+
+def test_a_proof_from_the_generalized_setup_is_named_as_such(tmp_path):
+    path = tmp_path / "c.rw"
+    path.write_text(COUNTER.format(high=10), encoding="utf-8")
+    a = horn.Prover(instance(path)).ask(horn.no_step, 20)
+    assert a.verdict == horn.PROVED and a.setup == "every start in the declared ranges"
+
+
+SAFETY_FIXTURES = sorted(str(p.relative_to(ROOT)) for kind in ("deadlock", "outcome-gap", "overflow", "outcome-conflict")
+                         for p in (ROOT / "tests" / "fixtures" / kind).glob("*.rw"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SAFETY_FIXTURES)
+def test_spacer_never_contradicts_the_explorer_on_the_fixtures(path):
+    """Soundness against the other engine, instance by instance, on every fixture of the safety
+    kinds (defects and their twins): a safety kind Spacer proves unreachable is one the complete
+    explorer does not find, and a victory it proves unreachable is one the explorer reports."""
+    res = engine.check([path], Limits(max_states=200_000))
+    if res.diagnostics or res.is_incomplete:
+        pytest.skip("the fixture is not checked to its end by the explorer")
+    for inst in engine.load_instances(path):
+        kinds = {f.kind for f in res.findings if inst.label in (f.instances or [f.instance])}
+        _, decisions = unbounded.decide(inst, [], {"wins": 0, "team_wins": 0, "rules": set()}, Budget(Limits(max_seconds=30)))
+        for d in decisions:
+            if d.verdict == "proved" and d.check == "unreachable-outcome":
+                assert "unreachable-outcome" in kinds, (inst.label, d)
+            elif d.verdict == "proved":
+                assert d.check not in kinds, (inst.label, d)
+
+
+@pytest.mark.slow
+def test_a_defect_that_exists_only_at_8000_is_found_there_with_a_replayed_trace_and_proved_absent_at_7999():
+    res = engine.check([STORMS], Limits(max_states=20_000))
+    gaps = [f for f in res.findings if f.kind == "outcome-gap"]
+    assert [f.instance.endswith("L=8000") for f in gaps] == [True]
+    (gap,) = gaps
+    assert gap.replay is not None and gap.replay.status == "confirmed"
+    assert len(gap.trace) == 9  # eight storms from 8,000
+    (at_7999,) = [i for i in res.instances if i.label.endswith("L=7999")]
+    proved = {d.check for d in at_7999.decisions if d.verdict == "proved"}
+    assert {"outcome-gap", "outcome-conflict", "deadlock", "overflow"} <= proved
+    found = {d.subject for d in at_7999.decisions if d.verdict == "found"}
+    assert found == {"P1 wins", "P2 wins"}  # the directed search's plays, each a win
+
+
+@pytest.mark.slow
+def test_the_free_for_all_at_life_8000_has_every_safety_check_decided(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    path = ffa_spec(4, 8000, tmp_path)
+    res = engine.check([str(path)])
+    (i,) = res.instances
+    assert [d for d in i.decisions if d.verdict == "unknown"] == []
+    assert {d.subject for d in i.decisions if d.check == "unreachable-outcome"} == {"P1 wins", "P2 wins", "P3 wins",
+                                                                                    "P4 wins"}
+    assert res.findings == []
+    # what is left undecided is said, once: the checks that need the whole graph
+    assert len(res.incomplete) == 1 and "not checked: forced-loop" in res.incomplete[0]
+
+
+def test_the_explicit_engine_alone_reports_the_state_limit_as_before(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "explicit")
+    path = ffa_spec(3, 300, tmp_path)
+    res = engine.check([str(path)], Limits(max_states=500))
+    (i,) = res.instances
+    assert i.decisions == [] and "findings that need the whole graph were not checked" in res.incomplete[0]
+
+
+def test_the_engine_option_is_checked_on_the_command_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "tests/specs/ring_clean.rw", "--engine", "quantum"])
+    assert exc.value.code == 2
+
+
+def test_under_engine_symbolic_the_explorer_only_looks_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    assert unbounded.explorer_states(200_000) == unbounded.SYMBOLIC_PREFIX
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "auto")
+    assert unbounded.explorer_states(200_000) == 200_000
+    inst = instance(ffa_spec(3, 300, tmp_path))
+    assert not explore(machine_for(inst), Limits(max_states=unbounded.SYMBOLIC_PREFIX)).complete
