@@ -503,7 +503,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     res.instance = InstanceResult(inst.label, model, graph.nreal if reduced else len(graph.states),
                                   graph.nreal_edges if reduced else len(graph.edges), graph.seconds,
                                   graph.complete, graph.stop_reason, reduction)
-    symbolic = unbounded.takes_over(graph) and not unknown
+    # (not for `rulewright diff`, which compares what the explorers saw: graphs is not None)
+    symbolic = graphs is None and unbounded.takes_over(graph) and not unknown
     if not graph.complete and not symbolic:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
@@ -526,6 +527,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
+        res.incomplete.append(unbounded.undecided_line(inst, graph))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
         found = found + [f for f, _ in more]
         for f, where in more:

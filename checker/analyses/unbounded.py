@@ -217,7 +217,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     "rules": seen["rules"] | r2["rules"]}
     proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget)
     more += [(f, None) for f in proved]
-    lines = [undecided_line(inst, graph)]
+    lines = []
     for d in decisions:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")

@@ -9,5 +9,7 @@ The passes, each a module, in the order they build on one another:
   every setup, whether a concrete initial state is one;
 - `replay`: a counterexample re-executed one concrete step at a time;
 - `bmc`: the transition relation unrolled for bounded model checking (the differential tests
-  compare it with the explorer).
+  compare it with the explorer);
+- `horn`: the setup and one transition as constrained Horn clauses, solved by Spacer with
+  unbounded integers (the proofs of checker.analyses.unbounded).
 """
