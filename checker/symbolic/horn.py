@@ -28,7 +28,7 @@ import z3
 
 from ..frontend.instances import Instance
 from .bmc import BMC, _Frame
-from .terms import SymSet, SymState, or_all
+from .terms import SymSet, SymState, or_all, solve
 
 PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
@@ -36,6 +36,7 @@ PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 ATTEMPTS = ({}, {"xform.inline_linear": False}, {"spacer.random_seed": 2}, {"spacer.random_seed": 3},
             {"xform.inline_linear": False, "spacer.random_seed": 5})
 FIRST_SLICE = 1.0  # CPU seconds of the first attempts
+SETUP, WIDER = "the setup", "every start in the declared ranges"  # what a proof starts from
 
 
 @dataclass(frozen=True)
@@ -128,14 +129,14 @@ class Prover:
         of the terms, and a lucky attempt is short. Unknown once `seconds` are spent."""
         start = time.process_time()
         left = lambda: seconds - (time.process_time() - start)  # noqa: E731
-        last = Answer(UNKNOWN, why="no time to ask", setup="the setup")
+        last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         generalized, piece = True, FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
                 if left() <= 0:
                     break
                 a = self._query(generalized, bad, min(piece, left()), options)
-                if a.verdict == PROVED or a.verdict == REACHABLE and not generalized:
+                if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
                     return a
                 if generalized:  # reachable from some start, or no proof yet: the real setup decides
                     generalized = False
@@ -149,10 +150,25 @@ class Prover:
         u, reach, a0, a1, init, step = self.system(generalized)
         f0 = u.frames[0]
         condition = bad(u, f0)
-        setup = "every start in the declared ranges" if generalized else "the setup"
+        setup = WIDER if generalized else SETUP
         start = time.process_time()
         if z3.is_false(z3.simplify(condition)):
-            return Answer(PROVED, "false can never hold", setup=setup)
+            return Answer(PROVED, "the condition itself can never hold", setup=setup)
+        if generalized:
+            # The wider starts keep only what the real setup has: it is not bad itself (asked
+            # of the real setup here), so neither is a wider start. Without this, starts the
+            # real one is far from (every player at 0 life) made most proofs fail at once.
+            ue, _, _, _, init_e, _ = self.system(False)
+            s0 = z3.Solver()
+            s0.set("timeout", max(1, int(seconds * 1000)))
+            s0.add(init_e, bad(ue, ue.frames[0]))
+            r0 = solve(s0)
+            if r0 == z3.sat:
+                return Answer(REACHABLE, setup=SETUP, seconds=time.process_time() - start)
+            if r0 == z3.unknown:
+                return Answer(UNKNOWN, why=f"Z3: {s0.reason_unknown()}", setup=setup,
+                              seconds=time.process_time() - start)
+            init = z3.And(init, z3.Not(condition))
         fp = z3.Fixedpoint()
         fp.set(engine="spacer")
         fp.set("timeout", max(1, int(seconds * 1000)))
