@@ -217,10 +217,18 @@ def _constants(*terms) -> list:
 
 def show_invariant(cover, names: list) -> str:
     """Spacer's invariant (over the relation's arguments as bound variables) in the spec's
-    names, simplified: `life[P1] >= 0 and (out(P2) or life[P2] >= 1)`."""
-    body = z3.substitute_vars(cover, *names)
-    body = z3.simplify(body, arith_lhs=True)
-    return show(body)
+    names, simplified, its conjuncts sorted (the text does not depend on the order Spacer
+    found them in): `life[P1] > -1 and (out(P2) or life[P2] > 0); never: drew(P1), gap`."""
+    body = z3.simplify(z3.substitute_vars(cover, *names), arith_lhs=True)
+    parts = body.children() if z3.is_and(body) else [body]
+    # the statuses that stay false everywhere (nobody drew, no gap...) are most of an invariant
+    # and the least of its reasons: said once at the end
+    never = sorted(str(p.children()[0]) for p in parts
+                   if z3.is_not(p) and z3.is_const(p.children()[0]) and z3.is_bool(p.children()[0]))
+    rest = sorted(show(p, False) for p in parts
+                  if not (z3.is_not(p) and z3.is_const(p.children()[0]) and z3.is_bool(p.children()[0])))
+    text = " and ".join(rest) or "true"
+    return text + (f"; never: {', '.join(never)}" if never else "")
 
 
 _OPS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_GE: ">=", z3.Z3_OP_LT: "<", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "=="}
@@ -252,7 +260,8 @@ def show(t, top: bool = True) -> str:
     if k in _OPS and not z3.is_bool(t.children()[0]):
         return f"{_term(t.children()[0])} {_OPS[k]} {_term(t.children()[1])}"
     if k == z3.Z3_OP_EQ:  # Booleans
-        text = f"{show(t.children()[0], False)} == {show(t.children()[1], False)}"
+        a, b = (show(c, False) for c in t.children())
+        text = " == ".join(f"({x})" if " " in x and not x.startswith("(") else x for x in (a, b))
         return text if top else f"({text})"
     return _term(t)
 
