@@ -81,6 +81,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
             decisions.append(Decision("invariant", d.name, "found", "explicit"))
             continue
         decisions.append(_decision("invariant", d.name, ask(_violated(d.cond))))
+    answers: dict[tuple[bool, int], horn.Answer | None] = {}  # (team?, who) -> Spacer's answer; None: reached
     for r in inst.model.outcomes:
         if r.kind != "win":
             continue
@@ -89,22 +90,24 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
         mask = reached.get("team_wins" if team else "wins", 0)
         never = []
         for x, name in enumerate(names):
-            who = f"{'team ' if team else ''}{name} wins"
-            if mask >> x & 1:
-                decisions.append(Decision("unreachable-outcome", who, "found", "explicit"))
-                continue
-            a = ask(_wins(x, team))
-            decisions.append(_decision("unreachable-outcome", who, a))
-            if a.verdict == horn.PROVED:
+            if (team, x) not in answers:  # asked once per side, whatever the number of win rules
+                who = f"{'team ' if team else ''}{name} wins"
+                if mask >> x & 1:
+                    answers[team, x] = None
+                    decisions.append(Decision("unreachable-outcome", who, "found", "explicit"))
+                else:
+                    answers[team, x] = ask(_wins(x, team))
+                    decisions.append(_decision("unreachable-outcome", who, answers[team, x]))
+            a = answers[team, x]
+            if a is not None and a.verdict == horn.PROVED:
                 never.append((name, a))
-        if never:
+        if never:  # as the explorer says it: per win rule, the sides that never win
             who = ", ".join(n for n, _ in never)
             out.append(Finding("unreachable-outcome",
                                f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never)))
-        mask = 0  # (one win rule per subject kind reads the mask; the next one asks again)
     return out, decisions
 
 
@@ -240,8 +243,7 @@ def _goals(inst: Instance, machine, found: list[Finding], seen: dict) -> list:
         for x in range(inst.nteams if team else inst.nplayers):
             if not mask >> x & 1:
                 goals.append(directed.team_wins(machine, x) if team else directed.player_wins(machine, x))
-        seen = {**seen, ("team_wins" if team else "wins"): -1}  # (asked once per subject kind)
     for d in inst.model.invariants:
         if not any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
             goals.append(directed.invariant_fails(machine, d.name))
-    return list({g.description: g for g in goals}.values())
+    return list({g.description: g for g in goals}.values())  # once per side, whatever the number of win rules
