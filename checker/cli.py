@@ -308,8 +308,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], type=_param, metavar="NAME=VALUE",
                    help="check only the instances with this parameter value; repeatable")
     p.add_argument("--engine", choices=("auto", "explicit", "symbolic"), default=None,
-                   help="auto (default): the explorer, and where it stops at its state limit, or the ranges "
-                        "alone are far beyond it, the symbolic engine (Z3 Spacer) for the safety checks; "
+                   help="auto (default): the explorer, and where it stops at its state limit, the symbolic "
+                        "engine (Z3 Spacer proofs, directed plays) for the safety checks; "
                         "explicit: the explorer only; symbolic: the explorer looks first at a few states, "
                         "then the symbolic engine decides (docs/checks.md)")
     p.add_argument("--symmetry", choices=("auto", "off"), default=None,

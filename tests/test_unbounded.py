@@ -136,3 +136,16 @@ def test_an_invariant_reads_in_the_languages_words():
     # the statuses that are always false are said once, after the rest, in a stable order
     cover = z3.And(z3.Not(z3.Var(2, z3.BoolSort())), z3.Var(0, z3.IntSort()) >= 0, z3.Not(z3.Var(1, z3.BoolSort())))
     assert horn.show_invariant(cover, [life, out, gap]) == "life[P1] >= 0; never: gap, out(P1)"
+
+
+def test_the_report_says_what_each_engine_decided_and_nothing_when_none_decided():
+    from checker.engine import InstanceResult
+    from checker.outputs.report import decisions_text
+    i = InstanceResult("x.rw | L=8000", "x.rw", 2000, 9000, 1.0, False, "state limit of 2,000 reached")
+    i.decisions = [unbounded.Decision("outcome-gap", "", "proved", unbounded.SPACER, "from the setup: life[P1] > -1"),
+                   unbounded.Decision("unreachable-outcome", "P1 wins", "found", "explicit")]
+    assert decisions_text(i, verbose=False) == [
+        "decided: x.rw | L=8000: proved by symbolic (Spacer): outcome-gap; found by explicit: unreachable-outcome (P1 wins)"]
+    assert decisions_text(i, verbose=True)[1] == "  outcome-gap: from the setup: life[P1] > -1"
+    i.decisions = [unbounded.Decision("deadlock", "", "unknown", unbounded.SPACER, "Spacer: canceled")]
+    assert decisions_text(i, verbose=True) == []  # the undecided question is an `incomplete:` line instead

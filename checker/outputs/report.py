@@ -308,8 +308,9 @@ def decisions_text(i, verbose: bool) -> list[str]:
     groups: dict[tuple[str, str], list[str]] = {}
     for d in i.decisions:
         groups.setdefault((d.verdict, d.engine), []).append(d.check + (f" ({d.subject})" if d.subject else ""))
-    out = [f"decided: {i.label}: " + "; ".join(f"{verdict} by {engine}: {', '.join(what)}"
-                                                 for (verdict, engine), what in groups.items() if verdict != "unknown")]
+    said = [f"{verdict} by {engine}: {', '.join(what)}" for (verdict, engine), what in groups.items()
+            if verdict != "unknown"]  # (what was not decided is an `incomplete:` line of its own)
+    out = [f"decided: {i.label}: " + "; ".join(said)] if said else []
     if verbose:
         out += [f"  {d.check}{' (' + d.subject + ')' if d.subject else ''}: {d.detail}"
                 for d in i.decisions if d.verdict == "proved"]
