@@ -18,7 +18,6 @@ from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
 from checker.frontend.ends import RUNNING, has_ended, is_gap
 from checker.limits import Budget, Limits
-from checker.frontend.parser import parse_file
 from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,12 +115,17 @@ CONFLICTS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CONFLICTS))
-def test_both_backends_meet_an_outcome_conflict_in_the_same_specs(tmp_path, name):
-    text, conflict = CONFLICTS[name]
+def _only_instance(tmp_path, text: str):
     path = tmp_path / "s.rw"
     path.write_text(text, encoding="utf-8")
     (inst,) = load_instances(str(path))
+    return inst
+
+
+@pytest.mark.parametrize("name", sorted(CONFLICTS))
+def test_both_backends_meet_an_outcome_conflict_in_the_same_specs(tmp_path, name):
+    text, conflict = CONFLICTS[name]
+    inst = _only_instance(tmp_path, text)
     graph = explore(Machine(inst))
     view = _explorer_view(graph, DEPTH)
     assert view[3] == conflict  # the spec shows what it was written for
@@ -132,10 +136,7 @@ def test_both_backends_meet_an_outcome_conflict_in_the_same_specs(tmp_path, name
 def test_the_folded_encoding_finds_the_conflict_of_each_step_the_explorer_takes(tmp_path, name):
     # the replay's literals (terms.py, "Folded values") take other paths through the connectives
     # than the BMC's terms: each setup and step must give the explorer's answer, as a Python bool
-    text, _ = CONFLICTS[name]
-    path = tmp_path / "s.rw"
-    path.write_text(text, encoding="utf-8")
-    (inst,) = load_instances(str(path))
+    inst = _only_instance(tmp_path, CONFLICTS[name][0])
     machine, enc, k = Machine(inst), Encoder(inst, fold=True), inst.nslots
     for state, _, conflict in machine.initial_states()[0]:  # no trigger changes a value here
         st, _, _ = settle(enc, state_to_sym(inst, state[:k] + (0, 0, RUNNING), folded=True))
@@ -192,10 +193,8 @@ def test_both_engines_agree_on_whether_a_setup_exists_and_which_setups_there_are
 
 def test_a_constraint_that_ties_a_choice_to_a_variable_makes_the_explorer_enumerate_the_choice(tmp_path):
     # left to Z3, `c` would take `tie` out of the explorer's setup: it would start from x = 0..3
-    spec = tmp_path / "tie.rw"
-    spec.write_text("players 2\nchoice c: 0..3\nvar x: 0..3 = any\nconstraint tie: x == c and c == 0\n"
-                    "action tick progress when x < 3 do x := x + 1; end\n")
-    (inst,) = load_instances(str(spec))
+    inst = _only_instance(tmp_path, "players 2\nchoice c: 0..3\nvar x: 0..3 = any\nconstraint tie: x == c and c == 0\n"
+                                    "action tick progress when x < 3 do x := x + 1; end\n")
     assert "c" not in inst.static_choices
     initial, _ = Machine(inst).initial_states()
     assert {Machine(inst).values(s)[inst.var("x").offset] for s, _, _ in initial} == {0}
@@ -203,12 +202,10 @@ def test_a_constraint_that_ties_a_choice_to_a_variable_makes_the_explorer_enumer
 
 
 def test_a_choice_only_a_trigger_reads_is_explored(tmp_path):
-    spec = tmp_path / "bonus.rw"
-    spec.write_text("players 2\nchoice bonus: 0..2\nvar score(p: player): 0..5 = 0\n"
-                    "action hit(p: player) progress when score[p] < 3 do lose p; end\n"
-                    "trigger reward on lose player p do score[p] := bonus; end\n"
-                    "outcome last: win player p when forall q in players: q == p or lost(q)\n")
-    (inst,) = load_instances(str(spec))
+    inst = _only_instance(tmp_path, "players 2\nchoice bonus: 0..2\nvar score(p: player): 0..5 = 0\n"
+                                    "action hit(p: player) progress when score[p] < 3 do lose p; end\n"
+                                    "trigger reward on lose player p do score[p] := bonus; end\n"
+                                    "outcome last: win player p when forall q in players: q == p or lost(q)\n")
     assert "bonus" not in inst.static_choices
     graph = explore(Machine(inst))
     assert graph.complete and {graph.values(s)[inst.var("bonus").offset] for s in graph.init_ids} == {0, 1, 2}

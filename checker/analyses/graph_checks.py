@@ -15,19 +15,26 @@ from .findings import Finding
 from .traces import build_trace
 
 
-def check_unreachable_outcome(x: Explored) -> list[Finding]:
-    g, m = x.graph, x.machine
-    if not g.complete:
-        return []
-    inst = x.inst
+def winners(g) -> tuple[int, int]:
+    """(players, teams) as bit masks: who wins in some end state of the graph `g`, complete or
+    not. On a graph reduced by rotations, a state where P1 wins stands for one where P2 wins..."""
     wp = wt = 0
     for s in g.states:
         end = s[-1]
         if has_ended(end):
             wp |= end.players
             wt |= end.teams
-    if x.reduced:  # a rotation of a state where P1 wins is one where P2 wins...
+    if g.__class__ is symmetry.ReducedGraph:
         wp = symmetry.all_rotations(g, wp)
+    return wp, wt
+
+
+def check_unreachable_outcome(x: Explored) -> list[Finding]:
+    g, m = x.graph, x.machine
+    if not g.complete:
+        return []
+    inst = x.inst
+    wp, wt = winners(g)
     out = []
     for r in m.outcomes:
         if r.kind != "win":

@@ -248,44 +248,40 @@ class _Search:
     def pursue(self, goal: Goal, share: int) -> int | None:
         """A state meeting `goal`, after at most `share` expansions (`spent` says how many); None
         when none was found, `stopped` saying why if a limit ended the search."""
-        states, check = self.g.states, self.budget.check
+        states = self.g.states
         self.spent = 0
-        heap = []
+        heap: list = []
         for sid in range(len(states)):  # the frontier, ordered by this goal; one in the graph may meet it
-            check()
-            state = states[sid]
-            if self.expanded[sid] or state[-1]:
-                if not self.expanded[sid] and not self._expand(sid):  # an ended game: nothing to expand
-                    return None
-                if goal.holds(state):
-                    return sid
-                continue
-            d = goal.distance(state)
-            if d == 0.0:
-                return sid
-            heap.append((d, -self.depth[sid], sid))
-        heapq.heapify(heap)
+            met = self._place(sid, goal, heap)
+            if met is not None:
+                return sid if met else None
         while heap and self.spent < share:
             _, deeper, sid = heapq.heappop(heap)
-            depth = -deeper
             first = len(states)
             if not self._expand(sid):
                 return None
             self.spent += 1
             new = len(states) - first
-            self.depth.extend([depth + 1] * new)
+            self.depth.extend([1 - deeper] * new)
             self.expanded.extend(bytes(new))
             for tid in range(first, len(states)):
-                check()
-                state = states[tid]
-                if state[-1]:  # an ended game is expanded at once (no step out of it), never queued
-                    if not self._expand(tid):
-                        return None
-                    if goal.holds(state):
-                        return tid
-                    continue
-                d = goal.distance(state)
-                if d == 0.0:
-                    return tid
-                heapq.heappush(heap, (d, -(depth + 1), tid))
+                met = self._place(tid, goal, heap)
+                if met is not None:
+                    return tid if met else None
+        return None
+
+    def _place(self, sid: int, goal: Goal, heap: list) -> bool | None:
+        """Sorts state `sid` into the search for `goal`: True when it meets the goal, False when a
+        limit ended the search, None when it is queued by its distance or needs nothing more."""
+        self.budget.check()
+        state = self.g.states[sid]
+        if self.expanded[sid] or state[-1]:
+            # an ended game is expanded at once (no step out of it), never queued
+            if not self.expanded[sid] and not self._expand(sid):
+                return False
+            return True if goal.holds(state) else None
+        d = goal.distance(state)
+        if d == 0.0:
+            return True
+        heapq.heappush(heap, (d, -self.depth[sid], sid))
         return None
