@@ -92,6 +92,7 @@ def rw_explore(spec: Path, peak_of) -> dict:
 def rw_check(spec: Path, symmetry: str, peak_of, max_seconds: float) -> dict:
     out, _, peak, cpu = peak_of([sys.executable, "-m", "checker", "check", str(spec), "--jobs", "1", "--stats",
                                  "--output-format", "json", "--symmetry", symmetry, "--max-states", "50000000",
+                                 "--engine", "explicit",  # the explorer's whole run, not handed over
                                  "--max-seconds", str(max_seconds)], cwd=str(ROOT), ok=(0, 1, 3))
     result = json.loads(out)
     (inst,) = result["instances"]

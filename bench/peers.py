@@ -247,6 +247,7 @@ def _show_symmetry(model: str, n: int, rows: dict, departures: bool, args, tmp: 
     ends, cpus = [], []
     for _ in range(args.runs):
         ends.append(_peak_of([sys.executable, "-m", "checker", "check", str(spec), "--jobs", "1", "--symmetry", "auto",
+                              "--engine", "explicit",  # the explorer's whole run, not handed over
                               "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
                              ok=(0, 1, 3)))
         cpus.append(LAST_CPU[0])
@@ -351,7 +352,7 @@ def main() -> None:
                     print(show(model, n, tool, median_row(got), ours), flush=True)
             if args.check and 8 <= n <= 16:
                 ends = [_peak_of([sys.executable, "-m", "checker", "check", str(PEERS / "markers.rw"), "--jobs", "1",
-                                  "--param", f"N={n}", "--param", f"DEPARTURES={int(departures)}",
+                                  "--param", f"N={n}", "--param", f"DEPARTURES={int(departures)}", "--engine", "explicit",
                                   "--max-seconds", str(args.max_seconds), "--max-states", "50000000"], cwd=str(ROOT),
                                  ok=(0, 1, 3)) for _ in range(args.runs)]
                 print(f"{model:11} {n:>3} {'check':11} end to end: median {statistics.median(w for _, w, _ in ends):.2f}s, "

@@ -8,6 +8,9 @@ Each run times each side once in a fresh child process, one side after the other
 table shows the median over --runs of its CPU seconds (user + system, from wait4) and peak
 memory, with what it decided:
 
+- `rw auto`: `rulewright check --jobs 1`, the default: the explorer, and the symbolic engine
+  where the ranges allow more states than the limit and the explorer does not end within its
+  first 50,000 states (docs/checks.md);
 - `rw symbolic`: `rulewright check --jobs 1 --engine symbolic` (the explorer looks at 2,000
   states, then Spacer and the directed search decide the safety checks): how many questions
   were proved, shown by a play (found), or left undecided;
@@ -52,7 +55,7 @@ def rw(spec: Path, engine: str, max_seconds: float) -> dict:
 
 
 def verdict(row: dict, engine: str) -> str:
-    if engine == "explicit":
+    if engine == "explicit" or engine == "auto" and row["complete"]:
         return f"{'complete' if row['complete'] else 'incomplete'}, {row['states']:,} states, {row['findings']} finding(s)"
     return f"proved {row['proved']}, found {row['found']}, undecided {row['unknown']}, {row['findings']} finding(s)"
 
@@ -79,8 +82,9 @@ def main() -> None:
                 folder.mkdir()
                 spec = families.ffa_spec(p, life, folder)
                 small = (life + 1) ** p * p <= args.peer_states
-                sides: dict[str, list[dict]] = {"rw symbolic": [], "rw explicit": [], "plain BFS": [], "SPIN": []}
+                sides: dict[str, list[dict]] = {"rw auto": [], "rw symbolic": [], "rw explicit": [], "plain BFS": [], "SPIN": []}
                 for run in range(args.runs):
+                    sides["rw auto"].append(rw(spec, "auto", args.max_seconds))
                     sides["rw symbolic"].append(rw(spec, "symbolic", args.max_seconds))
                     sides["rw explicit"].append(rw(spec, "explicit", args.max_seconds))
                     if small:

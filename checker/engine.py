@@ -473,8 +473,11 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
 def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: bool, res: Outcome, graphs,
                        replayable: dict, out: list[Finding], position: int = -1) -> None:
     model = inst.model_name
-    # under --engine symbolic the explorer only looks first (a directed search has the whole limit)
-    search_limits, limits = limits, replace(limits, max_states=unbounded.explorer_states(limits.max_states))
+    # the explorer may stop short for the symbolic engine (unbounded.explorer_states; the
+    # directed search keeps the whole limit); `rulewright diff` compares full explorations
+    search_limits = limits
+    if graphs is None:
+        limits = replace(limits, max_states=unbounded.explorer_states(inst, limits.max_states))
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
     undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
@@ -490,9 +493,17 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     # `rulewright diff` walks the graphs' own edges (checker.diff): it gets full graphs
     graph, reduction = _explore_maybe_reduced(inst, machine, limits, budget, position, graphs is None)
     found, stopped = None, ""
+
+    def hands_over(graph) -> bool:  # to the symbolic engine (never for `rulewright diff`, which
+        return graphs is None and unbounded.takes_over(graph) and not unknown  # compares explorations)
+
+    def checks_budget(graph) -> Budget:  # on a graph the symbolic engine takes over, the checks leave it time
+        return budget.part(budget.cpu_left() * unbounded.PARTIAL_CHECKS_SHARE,
+                           "the checks' share of an unfinished exploration ran out") if hands_over(graph) else budget
+
     if graph.__class__ is symmetry.ReducedGraph:
         try:
-            found, stopped = run_checks_within(graph, budget)
+            found, stopped = run_checks_within(graph, checks_budget(graph))
         except symmetry.Unreduced as exc:  # a check needs the full graph: explore it (docs/checks.md)
             reduction = f"none: {exc}"
             graph = explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
@@ -503,8 +514,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     res.instance = InstanceResult(inst.label, model, graph.nreal if reduced else len(graph.states),
                                   graph.nreal_edges if reduced else len(graph.edges), graph.seconds,
                                   graph.complete, graph.stop_reason, reduction)
-    # (not for `rulewright diff`, which compares what the explorers saw: graphs is not None)
-    symbolic = graphs is None and unbounded.takes_over(graph) and not unknown
+    symbolic = hands_over(graph)
     if not graph.complete and not symbolic:
         res.incomplete.append(f"{inst.label}: exploration stopped ({graph.stop_reason}) after "
                               f"{len(graph.states):,} states; findings that need the whole graph were not checked")
@@ -515,7 +525,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
                            (inst.spec.span,), inst.label, model, key="no initial state", subject=("no initial state",)))
     cross_check_possibles(inst, graph, out)
     if not reduced:
-        found, stopped = run_checks_within(graph, budget)
+        found, stopped = run_checks_within(graph, checks_budget(graph))
     found = fold_into_contradiction(out, found, graph)
     if unknown and found:
         # the explorer leaves the choices Z3 decides to Z3 and starts from states that are a
@@ -527,7 +537,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
-        res.incomplete.append(unbounded.undecided_line(inst, graph))  # said first: a limit may cut what follows
+        staged = limits.max_states < search_limits.max_states and unbounded.engine_mode() == "auto"
+        res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
         found = found + [f for f, _ in more]
         for f, where in more:

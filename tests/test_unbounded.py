@@ -120,12 +120,31 @@ def test_the_engine_option_is_checked_on_the_command_line(capsys):
 
 
 def test_under_engine_symbolic_the_explorer_only_looks_first(tmp_path, monkeypatch):
-    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
-    assert unbounded.explorer_states(200_000) == unbounded.SYMBOLIC_PREFIX
-    monkeypatch.setenv("RULEWRIGHT_ENGINE", "auto")
-    assert unbounded.explorer_states(200_000) == 200_000
     inst = instance(ffa_spec(3, 300, tmp_path))
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    assert unbounded.explorer_states(inst, 200_000) == unbounded.SYMBOLIC_PREFIX
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "explicit")
+    assert unbounded.explorer_states(inst, 200_000) == 200_000
     assert not explore(machine_for(inst), Limits(max_states=unbounded.SYMBOLIC_PREFIX)).complete
+
+
+def test_auto_explores_in_full_where_the_ranges_leave_no_more_states_than_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "auto")
+    small, large = instance(ffa_spec(3, 10, tmp_path)), instance(ffa_spec(3, 300, tmp_path))
+    assert unbounded.state_bound(small) <= 200_000  # 11^3 lives, 3 turns, who is out, the ends
+    assert unbounded.explorer_states(small, 200_000) == 200_000
+    # life 300 among 3 players: the explorer looks at a first stage, then Spacer decides
+    assert unbounded.explorer_states(large, 200_000) == unbounded.AUTO_STAGE
+    assert unbounded.explorer_states(large, 1_000) == 1_000  # a lower limit is kept
+
+
+def test_auto_says_why_the_explorer_stopped_at_its_first_stage(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "auto")
+    monkeypatch.setattr(unbounded, "AUTO_STAGE", 300)
+    res = engine.check([str(ffa_spec(3, 300, tmp_path))], Limits(max_states=200_000))
+    (i,) = res.instances
+    assert i.decisions and not i.complete
+    assert "(the first 300 states under --engine auto: the declared ranges allow about 10^9)" in res.incomplete[0]
 
 
 def test_an_invariant_reads_in_the_languages_words():

@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from ..frontend.ends import has_ended
 from ..frontend.instances import Instance
 from ..explicit import directed
 from ..explicit.explore import Graph
@@ -28,6 +27,7 @@ from ..limits import Budget, LimitHit
 from ..symbolic import horn
 from .checks import run_checks_within
 from .findings import Finding
+from .graph_checks import winners
 
 SPACER = "symbolic (Spacer)"
 QUERY_SECONDS = 20.0  # at most this much CPU time per question, whatever the budget left
@@ -50,7 +50,7 @@ SAFETY = (
     ("overflow", horn.failing_step),  # with evaluation-error: one question, a failing step
 )
 UNDECIDED = ("forced-loop", "livelock", "unbounded-procedure", "starvation", "never-active",
-             "player-without-outcome", "dead-declaration")
+             "player-without-outcome", "dead-rule", "dead-declaration")
 
 
 def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) -> tuple[list[Finding], list[Decision]]:
@@ -138,15 +138,31 @@ def _wins(x: int, team: bool):
     return bad
 
 
-def undecided_line(inst: Instance, graph) -> str:
-    return (f"{inst.label}: exploration stopped ({graph.stop_reason}) after {len(graph.states):,} states; "
-            f"the symbolic engine decided the safety checks; not checked: {', '.join(UNDECIDED)}")
+def undecided_line(inst: Instance, graph, staged: bool = False) -> str:
+    """The incomplete line of an instance the symbolic engine took over; `staged` when auto
+    stopped the explorer at AUTO_STAGE (explorer_states), which the line says why."""
+    why = (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
+           f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
+    return (f"{inst.label}: exploration stopped ({why}) after {len(graph.states):,} states; "
+            f"the symbolic engine decided the safety checks; not checked: {', '.join(undecided(inst))}")
+
+
+def undecided(inst: Instance) -> tuple[str, ...]:
+    """The checks the symbolic engine leaves to a complete exploration: over plays and cycles,
+    and whether a rule ever applies or a `reachable` property is ever reached (the partial graph
+    shows those that are, not those that are never)."""
+    return UNDECIDED + (("unreachable-property",) if inst.model.reachables else ())
 
 
 # ---------------------------------------------------------------- choosing and running the engine
 
 ENGINES = ("auto", "explicit", "symbolic")
 SYMBOLIC_PREFIX = 2_000  # states the explorer looks at first under --engine symbolic (quick findings)
+AUTO_STAGE = 50_000  # under auto, where the ranges allow more states than the limit: see explorer_states
+# under auto or symbolic, the explorer's checks on its unfinished graph get this share of the time
+# left; the directed search and Spacer keep the rest (a cycle check on a big partial graph can
+# take all of it, and what it would find there the symbolic engine does not decide)
+PARTIAL_CHECKS_SHARE = 0.4
 
 
 def engine_mode() -> str:
@@ -156,12 +172,35 @@ def engine_mode() -> str:
     return value if value in ENGINES else "auto"
 
 
-def explorer_states(max_states: int) -> int:
-    """How many states the explorer may look at before the symbolic engine takes over: all of
-    `max_states`, but only SYMBOLIC_PREFIX under --engine symbolic. (Auto does not guess from
-    the declared ranges: reachable states are often few where the ranges are wide, and only
-    the explorer decides the cycle checks.)"""
-    return min(max_states, SYMBOLIC_PREFIX) if engine_mode() == "symbolic" else max_states
+def explorer_states(inst: Instance, max_states: int) -> int:
+    """How many states the explorer may look at before the symbolic engine takes over.
+
+    - explicit: all of `max_states`;
+    - symbolic: SYMBOLIC_PREFIX (quick findings; the directed search has the whole limit);
+    - auto: all of them when the declared ranges leave room for no more (`state_bound`: the
+      explorer then finishes), else AUTO_STAGE first. A model the explorer finishes within the
+      stage is checked in full as before; one that goes on past it has more states than the
+      limit can usually hold (life 20 among 4 players is 778k), and the symbolic engine decides
+      its safety checks sooner than a search that would stop at the limit anyway. The choice
+      depends on the instance and the limit only, never on time: reports stay the same."""
+    mode = engine_mode()
+    if mode == "symbolic":
+        return min(max_states, SYMBOLIC_PREFIX)
+    if mode == "explicit" or state_bound(inst) <= max_states:
+        return max_states
+    return min(max_states, AUTO_STAGE)
+
+
+def state_bound(inst: Instance) -> int:
+    """At most this many states: every value of every variable, every set of players and teams
+    out, and an end marker per side or a draw (an over-estimate: few values are reachable)."""
+    bound = 1
+    for v in inst.vars:
+        t = v.type
+        n = {"bool": 2, "int": t.high - t.low + 1, "player": inst.nplayers + t.optional,
+             "team": inst.nteams + t.optional, "enum": len(t.members), "set": 2 ** inst.nplayers}[t.kind]
+        bound *= max(1, n) ** v.count
+    return bound * 2 ** (inst.nplayers + inst.nteams) * (inst.nplayers + inst.nteams + 2)
 
 
 def takes_over(graph) -> bool:
@@ -172,12 +211,7 @@ def takes_over(graph) -> bool:
 
 def reached(graph) -> dict:
     """What a (partial) graph shows reachable: winners in its end markers, the rules it applied."""
-    wp = wt = 0
-    for s in graph.states:
-        end = s[-1]
-        if has_ended(end):
-            wp |= end.players
-            wt |= end.teams
+    wp, wt = winners(graph)
     return {"wins": wp, "team_wins": wt, "rules": set(graph.hit_rules)}
 
 
