@@ -378,3 +378,55 @@ def test_docs_list_exactly_the_finding_kinds():
     named = re.search(r"The finding kinds: (.*?)\.", language, re.S)
     assert named, "docs/language.md names the finding kinds in one sentence"
     assert sorted(re.findall(r"`([a-z-]+)`", named[1])) == sorted(KINDS)
+
+
+# an instance the explorer cannot finish within 100 states: the symbolic engine decides it, and
+# proves that P2 never wins (docs/checks.md, "The symbolic engine")
+COUNTING = """players 2
+var x: 0..1000 = 0
+action tick progress when x < 1000 do x := x + 1; end
+action leap progress when x <= 900 do x := x + 100; end
+outcome first: win player p when x == 1000 and p == P1
+outcome other: lose player p when x == 1000 and p != P1
+"""
+
+
+@pytest.fixture(scope="module")
+def handed_over(tmp_path_factory):
+    path = tmp_path_factory.mktemp("handed") / "counting.rw"
+    path.write_text(COUNTING, encoding="utf-8")
+    res = engine.check([str(path)], engine.Limits(max_states=100))
+    assert res.instances[0].decisions, res.incomplete
+    return res
+
+
+def test_every_output_says_which_engine_decided_a_finding_and_what_the_symbolic_engine_decided(handed_over):
+    never = next(f for f in handed_over.findings if f.kind == "unreachable-outcome")
+    assert "P2 can never win" in never.message
+    assert report.finding_json(never)["engine"] == "symbolic (Spacer)"
+    doc = json.loads(report.as_sarif(handed_over))
+    assert sarif_errors(doc) == []
+    (result,) = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "unreachable-outcome"]
+    assert result["properties"]["engine"] == "symbolic (Spacer)"
+    invocation = doc["runs"][0]["invocations"][0]
+    assert {"check": "unreachable-outcome", "subject": "P2 wins", "verdict": "proved"}.items() <= \
+        next(d for d in invocation["properties"]["decisions"] if d["subject"] == "P2 wins").items()
+    assert any(n["level"] == "note" and n["message"]["text"].startswith("decided: ")
+               for n in invocation["toolExecutionNotifications"])
+    from checker.outputs import html
+    assert "decided: " in html.render(handed_over) and "unreachable-outcome (P2 wins): from " in html.render(handed_over)
+
+
+def test_the_explorers_own_findings_name_it_as_their_engine():
+    res = engine.check([DEADLOCK])
+    assert {report.finding_json(f)["engine"] for f in res.findings} == {"explicit"}
+
+
+def test_the_language_server_says_what_the_symbolic_engine_decided(tmp_path):
+    from checker.lsp.problems import check_problems
+    path = tmp_path / "counting.rw"
+    path.write_text(COUNTING, encoding="utf-8")
+    problems = check_problems(str(path), limits=engine.Limits(max_states=100))
+    decided = [p for p in problems if p.code == "decided"]
+    assert len(decided) == 1 and decided[0].severity == "info"
+    assert decided[0].message.startswith("decided: ") and "unreachable-outcome (P2 wins)" in decided[0].message

@@ -81,6 +81,9 @@ class TraceStep:
     ran: tuple = ()  # story.Fired per rule that applied, in order, with subjects and outcomes
 
 
+EXPLORER = "explicit"  # the engine of a finding whose `engine` is "": the explorer's own search
+
+
 @dataclass
 class Finding:
     kind: str
@@ -111,6 +114,9 @@ class Finding:
     # writer's claims the finding rests on, e.g. "life in steps of 1,000; V=2 for the document's 11"
     abstraction: str = ""
     blocked: tuple = ()  # a deadlock: story.Blocker per player still in the game, what blocks them
+    # which engine decided it, where not the explorer's own search ("" = EXPLORER): a directed
+    # search's play, a Spacer proof (checker.analyses.unbounded)
+    engine: str = ""
 
     @property
     def severity(self) -> str:

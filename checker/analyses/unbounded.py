@@ -30,6 +30,7 @@ from .findings import Finding
 from .graph_checks import winners
 
 SPACER = "symbolic (Spacer)"
+DIRECTED = "explicit (directed search)"
 QUERY_SECONDS = 20.0  # at most this much CPU time per question, whatever the budget left
 
 
@@ -107,7 +108,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
                                f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
-                               subject=(r.name,), size=len(never)))
+                               subject=(r.name,), size=len(never), engine=SPACER))
     return out, decisions
 
 
@@ -248,6 +249,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             for f in extra:
                 if f.kind in DIRECTED_KINDS and f.signature() not in known:
                     f.detail = (f.detail + "\n" if f.detail else "") + DIRECTED_NOTE
+                    f.engine = DIRECTED
                     more.append((f, g2))
             r2 = reached(g2)
             seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],

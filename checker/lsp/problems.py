@@ -33,6 +33,7 @@ from ..frontend.diagnostics import Diagnostic, SpecError
 from ..frontend.includers import includers as find_includers, is_spec
 from ..frontend.parser import parse_text
 from ..limits import Limits
+from ..outputs.report import decisions_text
 
 # A check on save explores each instance within these limits, and the whole check within
 # SAVE_SECONDS: an editor wants an answer in seconds, `rulewright check` gives the full one.
@@ -242,6 +243,10 @@ def check_problems(path: str, root: str | None = None, limits: Limits = SAVE_LIM
     for d in res.disagreements:
         out.append(_problem_at(d.finding.spans[0] if d.finding.spans else None, path, "error", "engines-disagree",
                                f"the engines disagree on a {d.finding.kind} counterexample: {d.replay}"))
+    decided = [line for i in res.instances for line in decisions_text(i, verbose=False)]
+    if decided:  # where the symbolic engine took over: what it decided (the findings are above)
+        out.append(Problem(1, 1, 1, 1, "info", "decided", decided[0]
+                           + (f" and {len(decided) - 1} more instance(s)" if len(decided) > 1 else "")))
     if res.incomplete:
         out.append(Problem(1, 1, 1, 1, "info", "incomplete",
                            f"the check on save is incomplete (limits {limits.max_states:,} states, "

@@ -22,7 +22,7 @@ from ..analyses.findings import Finding
 from ..analyses.traces import show
 from ..engine import Result
 from ..frontend.diagnostics import caret_block
-from .report import _instances_line, _not_checked_text, cited as cited_note, status, suggested_expect, verdict
+from .report import _instances_line, _not_checked_text, cited as cited_note, decisions_text, status, suggested_expect, verdict
 from .trace import decided
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -111,6 +111,8 @@ def _summary(res: Result) -> str:
     out = ['<table class="trace" id="summary">']
     out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows]
     out.append("</table>")
+    for i in res.instances:  # what the symbolic engine decided, with each proof's invariant
+        out += [f'<p class="info">{esc(line.strip())}</p>' for line in decisions_text(i, verbose=True)]
     out += [f'<p class="warning">incomplete: {esc(w)}</p>' for w in res.incomplete]
     out += [f'<p class="warning">not checked: {esc(_not_checked_text(nc))}</p>' for nc in res.not_checked]
     if res.interrupted:

@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..frontend.diagnostics import CODES, Code, caret_block, render_all
 from ..engine import Result
 from ..analyses import consequences
-from ..analyses.findings import KINDS, MEASURES, Finding
+from ..analyses.findings import EXPLORER, KINDS, MEASURES, Finding
 from .trace import changes_text, decided, narrative, to_itf
 
 TOOL_VERSION = "0.1.0"  # pyproject.toml's version; no metadata lookup, so an uninstalled checkout says the same
@@ -102,7 +102,7 @@ def _block(f: Finding, full: bool = False, findings: list[Finding] = ()) -> list
         out.append(f"  follows from: {cause.kind} {cause.fingerprint} ({cause.message})")
     implied = [c for c in findings if c.follows and consequences.cause_of(c, [f]) is f and not c.expected]
     if implied:
-        out.append(f"  consequences (they follow from this finding; -v shows them in full):")
+        out.append("  consequences (they follow from this finding; -v shows them in full):")
         out.extend(f"    {c.kind}: {c.message} ({c.fingerprint})" for c in implied)
     if f.expected:
         out.append(f"  reviewed: {f.reviewed or '(no note)'}")
@@ -248,6 +248,7 @@ def finding_json(f: Finding) -> dict:
         "changed": f.changed or None,
         "detail": f.detail,
         "abstraction": f.abstraction or None,
+        "engine": f.engine or EXPLORER,
         "replay": str(f.replay) if f.replay else "",
         "trace": to_itf(f) if f.trace else None,
         "narrative": narrative(f) if f.trace else None,
@@ -465,6 +466,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
              "properties": {"rules": list(f.rules), "subject": list(f.subject), "cause": list(f.cause), "model": f.model,
                             "instances": f.instances or [f.instance], "status": status(f),
+                            "engine": f.engine or EXPLORER,
                             "replay": str(f.replay) if f.replay else ""}}
         if f.kind in MEASURES:
             r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
@@ -505,10 +507,15 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
     notes += [{"level": "warning", "message": {"text": f"incomplete: {why}"}} for why in res.incomplete]
     notes += [{"level": "warning", "message": {"text": f"not checked: {_not_checked_text(nc)}"},
                "locations": [_location(nc.expectation.span, root)]} for nc in res.not_checked]
-    run["invocations"] = [{"executionSuccessful": not res.interrupted and not res.is_incomplete
-                           and res.exit_code() in (0, 1),
-                           "exitCode": res.exit_code(),
-                           "toolExecutionNotifications": notes}]
+    # what the symbolic engine decided where the explorer did not finish (docs/checks.md)
+    notes += [{"level": "note", "message": {"text": line}}
+              for i in res.instances for line in decisions_text(i, verbose=False)]
+    invocation = {"executionSuccessful": not res.interrupted and not res.is_incomplete and res.exit_code() in (0, 1),
+                  "exitCode": res.exit_code(), "toolExecutionNotifications": notes}
+    decided = [{"instance": i.label, **asdict(d)} for i in res.instances for d in i.decisions]
+    if decided:
+        invocation["properties"] = {"decisions": decided}
+    run["invocations"] = [invocation]
     doc = {"version": "2.1.0", "$schema": SARIF_SCHEMA, "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 

@@ -185,7 +185,7 @@ class Prover:
         try:
             r = fp.query(bad_rel())
         except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
-            return Answer(UNKNOWN, why=f"Spacer: {exc}", setup=setup, seconds=time.process_time() - start)
+            return Answer(UNKNOWN, why=f"Spacer: {_reason(exc)}", setup=setup, seconds=time.process_time() - start)
         took = time.process_time() - start
         if r == z3.unsat:
             names = [z3.Const(n, t.sort()) for n, t in slot_names(self.inst, f0)]
@@ -294,3 +294,9 @@ def failing_step(u: BMC, f: _Frame):
     """A bad condition: some step from the frame fails (an overflow or an evaluation error; the
     explorer's failing step says which came first)."""
     return or_all([fails for _, _, fails, _, _, _ in u._options(f)])
+
+
+def _reason(exc: z3.Z3Exception) -> str:
+    """What Z3 said, as words (its exceptions carry bytes: b'canceled')."""
+    said = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
+    return "its time ran out" if said == "canceled" else said
