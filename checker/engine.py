@@ -226,7 +226,7 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
     outcomes: dict[int, Outcome] = {}  # by position in `chosen`
     missed: dict[int, str] = {}  # why an instance was not checked
     digests = {id(plan): spec_digest(plan.spec) for plan in plans}
-    cwd = os.getcwd()
+    cwd, settings = os.getcwd(), run_settings()
 
     def make_task(k: int, share) -> Task:
         plan, index, inst = chosen[k]
@@ -237,7 +237,7 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
                          if j < k and chosen[j][0] is plan and not o.short_of_time for f in o.findings)
         return Task(plan.spec.path, str(plan.root), cwd, index, inst.label, digests[id(plan)],
                     replace(limits, max_seconds=share.seconds, max_memory=share.memory,
-                            max_wall_seconds=share.wall), share.why, replay, skip, k)
+                            max_wall_seconds=share.wall), share.why, replay, skip, k, settings)
 
     def run_here(task: Task) -> Outcome:
         return check_instance(chosen[task.position][2], task, graphs)
@@ -371,6 +371,14 @@ class Task:
     replay: bool
     skip: frozenset = frozenset()  # finding keys whose replay is not needed
     position: int = 0  # in the run
+    # the run's choices a worker reads from its environment (--engine, --symmetry), as the
+    # client made them: a cluster's workers have environments of their own
+    settings: tuple[tuple[str, str], ...] = ()
+
+
+def run_settings() -> tuple[tuple[str, str], ...]:
+    """The environment variables that carry --engine and --symmetry, with the values in force."""
+    return (("RULEWRIGHT_ENGINE", unbounded.engine_mode()), ("RULEWRIGHT_SYMMETRY", symmetry.mode()))
 
 
 @dataclass
@@ -399,6 +407,7 @@ def run_task(task: Task) -> Outcome:
     file and process, and check it."""
     if os.getcwd() != task.cwd:
         os.chdir(task.cwd)  # the paths are as the user gave them, relative to where the run started
+    os.environ.update(task.settings)
     key = (task.path, task.root, task.cwd)
     for fresh in (key not in _plans, True):  # a file parsed for an earlier run may have changed since
         if fresh:

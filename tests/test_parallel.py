@@ -333,6 +333,22 @@ def test_a_worker_that_parsed_a_file_for_an_earlier_run_reads_it_again_when_it_c
         assert any(f.kind == "invariant" for f in outcome.findings) == bool(text)
 
 
+def test_a_worker_checks_with_the_engine_the_client_chose_whatever_its_own_environment_says(tmp_path, monkeypatch):
+    # a cluster's workers have environments of their own: the task carries --engine and --symmetry
+    path = tmp_path / "s.rw"
+    path.write_text("players 2\nvar x: 0..300 = 0\naction a progress when x < 300 do x := x + 1; end\n"
+                    "outcome done: draw when x == 300\n")
+    (plan,) = engine.front_end([str(path)], engine.Result())
+    for client, decided in (("explicit", False), ("symbolic", True)):
+        monkeypatch.setenv("RULEWRIGHT_ENGINE", client)
+        settings = engine.run_settings()
+        assert ("RULEWRIGHT_ENGINE", client) in settings and ("RULEWRIGHT_SYMMETRY", "auto") in settings
+        monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic" if client == "explicit" else "explicit")  # the worker's
+        task = engine.Task(str(path), str(tmp_path), os.getcwd(), 0, plan.instances[0].label,
+                           engine.spec_digest(plan.spec), Limits(max_states=100), "", True, settings=settings)
+        assert bool(engine.run_task(task).instance.decisions) is decided, client
+
+
 def test_a_part_does_not_claim_a_baseline_entry_unmet_by_the_instances_it_left_out(tmp_path, capsys):
     path = tmp_path / "e.rw"
     path.write_text("param N in 2..3\nplayers N\nvar x: 0..1 = 0\ninvariant small: N == 2 or x == 0\n"
