@@ -202,3 +202,33 @@ def test_the_checks_report_what_the_search_reached_with_its_path(tmp_path):
     (broken,) = [f for f in findings if f.kind == "invariant"]
     assert [st.action for st in broken.trace] == ["setup", "up", "up", "up"]
     assert broken.trace[-1].sid == found[0]
+
+
+# ---------------------------------------------------------------- a path Spacer found, walked
+
+COUNTER_TO_DEADLOCK = "players 2\nvar x: 0..5 = 0\nvar seen: bool = false\n" \
+                      "action up progress when x < 5 do x := x + 1; seen := true; end\n"
+
+
+def test_the_explorer_walks_the_path_spacer_found_to_a_deadlock_and_its_checks_find_it_there(tmp_path):
+    from checker.analyses.unbounded import SAFETY
+    from checker.explicit.directed import follow
+    from checker.symbolic import horn
+    machine = spec(tmp_path, COUNTER_TO_DEADLOCK)
+    answer = horn.Prover(machine.inst).ask(dict(SAFETY)["deadlock"], 20)
+    assert answer.verdict == horn.REACHABLE and answer.setup == horn.SETUP
+    # each state as the explorer lays it out: x, seen, the players out, the teams out
+    assert answer.path == ((0, False, 0, 0), (1, True, 0, 0), (2, True, 0, 0), (3, True, 0, 0), (4, True, 0, 0),
+                           (5, True, 0, 0))
+    graph, last, fitted = follow(machine, list(answer.path))
+    assert fitted == 6 and last is not None and replays(machine, graph, last)
+    found, _ = run_checks_within(graph, None)
+    assert [(f.kind, len(f.trace)) for f in found] == [("deadlock", 6)]
+
+
+def test_a_path_the_explorer_has_no_step_for_is_not_walked_to_its_end(tmp_path):
+    from checker.explicit.directed import follow
+    machine = spec(tmp_path, COUNTER_TO_DEADLOCK)
+    graph, last, fitted = follow(machine, [(0, False, 0, 0), (2, True, 0, 0), (3, True, 0, 0)])  # no step adds 2
+    assert last is None and fitted == 1
+    assert "1 of 3 step(s)" in graph.stop_reason

@@ -49,6 +49,9 @@ class Answer:
     why: str = ""
     setup: str = ""
     seconds: float = 0.0
+    # reachable from the real setup: the states of a path Spacer found to a bad frame, each
+    # laid out as the explorer's `Machine.values` (variables' slots, players out, teams out)
+    path: tuple = ()
 
 
 class _Clauses(list):
@@ -163,8 +166,11 @@ class Prover:
             s0.set("timeout", max(1, int(seconds * 1000)))
             s0.add(init_e, bad(ue, ue.frames[0]))
             r0 = solve(s0)
-            if r0 == z3.sat:
-                return Answer(REACHABLE, setup=SETUP, seconds=time.process_time() - start)
+            if r0 == z3.sat:  # the setup itself is bad: the path is its first state
+                m0 = s0.model()
+                first = tuple(m0.eval(t, model_completion=True) for _, t in slot_names(self.inst, ue.frames[0]))
+                return Answer(REACHABLE, setup=SETUP, seconds=time.process_time() - start,
+                              path=(explorer_layout(self.inst, first),))
             if r0 == z3.unknown:
                 return Answer(UNKNOWN, why=f"Z3: {s0.reason_unknown()}", setup=setup,
                               seconds=time.process_time() - start)
@@ -195,7 +201,8 @@ class Prover:
                 invariant = f"(Spacer did not give its invariant: {exc})"
             return Answer(PROVED, invariant, setup=setup, seconds=took)
         if r == z3.sat:
-            return Answer(REACHABLE, setup=setup, seconds=took)
+            path = () if generalized else _path(self.inst, fp)
+            return Answer(REACHABLE, setup=setup, seconds=took, path=path)
         return Answer(UNKNOWN, why=f"Spacer: {fp.reason_unknown()}", setup=setup, seconds=took)
 
 
@@ -300,3 +307,51 @@ def _reason(exc: z3.Z3Exception) -> str:
     """What Z3 said, as words (its exceptions carry bytes: b'canceled')."""
     said = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
     return "its time ran out" if said == "canceled" else said
+
+
+def _path(inst: Instance, fp: z3.Fixedpoint) -> tuple:
+    """The states of the path Spacer's answer derives the bad frame from (its `Reach` facts in
+    the order they are derived: the setup's first), each in the explorer's layout; () when the
+    answer has no ground facts to read."""
+    facts: list[tuple] = []
+    seen: set[int] = set()
+
+    def walk(proof) -> None:  # premises before the conclusion: a fact after the one it follows from
+        if not z3.is_app(proof) or proof.get_id() in seen:
+            return
+        seen.add(proof.get_id())
+        n = proof.num_args()
+        for i in range(n - 1):
+            walk(proof.arg(i))
+        if n and z3.is_app(c := proof.arg(n - 1)) and c.decl().name() == "Reach":
+            args = tuple(c.arg(i) for i in range(c.num_args()))
+            if all(z3.is_int_value(a) or z3.is_true(a) or z3.is_false(a) for a in args):
+                state = explorer_layout(inst, args)
+                if not facts or facts[-1] != state:  # (the setup's fact is met twice)
+                    facts.append(state)
+
+    try:
+        walk(fp.get_answer())
+    except (z3.Z3Exception, RecursionError):
+        return ()
+    return tuple(facts)
+
+
+def explorer_layout(inst: Instance, values) -> tuple:
+    """`Reach`'s arguments (slot_names' order, as Z3 values) as the explorer lays a state out in
+    `Machine.values`, as far as it is compared: every variable's slots (a set of players as a
+    mask), the players out and the teams out (masks)."""
+    py = [v.as_long() if z3.is_int_value(v) else z3.is_true(v) for v in values]
+    out, i = [], 0
+    for v in inst.vars:
+        for _ in range(v.count):
+            if v.type.kind == "set":
+                out.append(sum(1 << p for p in range(inst.nplayers) if py[i + p]))
+                i += inst.nplayers
+            else:
+                out.append(py[i])
+                i += 1
+    players = sum(1 << p for p in range(inst.nplayers) if py[i + p])
+    i += inst.nplayers
+    teams = sum(1 << t for t in range(inst.nteams) if py[i + t])
+    return tuple(out) + (players, teams)
