@@ -67,7 +67,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
         seconds = min(QUERY_SECONDS, max(0.0, budget.cpu_left()))
         if seconds <= 0:
             return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
-        return prover.ask(bad, seconds)
+        return prover.ask(bad, seconds, wall=max(0.0, budget.remaining()))
 
     for kind, bad in SAFETY:
         if kind in kinds or (kind == "overflow" and "evaluation-error" in kinds):

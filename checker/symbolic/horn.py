@@ -35,7 +35,17 @@ PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # parameters, nothing tuned to a spec
 ATTEMPTS = ({}, {"xform.inline_linear": False}, {"spacer.random_seed": 2}, {"spacer.random_seed": 3},
             {"xform.inline_linear": False, "spacer.random_seed": 5})
-FIRST_SLICE = 1.0  # CPU seconds of the first attempts
+FIRST_SLICE = 1.0  # seconds of the first attempts (in Z3's resource units: see WORK_PER_SECOND)
+# Spacer's work is counted in Z3's resource units (`rlimit`), not in time: a question gets the
+# same answer on an idle and on a loaded machine, so reports do not depend on the load. A CPU
+# second of Spacer is 1 to 10 million units (measured 2026-11-28, `fp.statistics()` "rlimit
+# count" against time.process_time(): about 1 million on a counter to 1,000 whose invariant
+# breaks 900 steps deep, 3.5 to 10 million on the free-for-all at life 8,000); counting the
+# slowest keeps a question's CPU time near its seconds.
+WORK_PER_SECOND = 1_000_000
+# a query also stops after this many times its units' seconds of wall-clock time (a safety
+# net on a machine so loaded that the answer would come too late anyway: then it is unknown)
+WALL_SAFETY = 10
 SETUP, WIDER = "the setup", "every start in the declared ranges"  # what a proof starts from
 
 
@@ -124,21 +134,26 @@ class Prover:
         u = self.system(generalized)[0]
         return u, u.frames[0]
 
-    def ask(self, bad, seconds: float) -> Answer:
+    def ask(self, bad, seconds: float, wall: float | None = None) -> Answer:
         """Is a frame where `bad(bmc, frame)` holds reachable? Asked of the generalized setup
         first (fast proofs), then, unless that proved it, of the setup itself, in attempts
         with different settings (`ATTEMPTS`) and a time slice that doubles each round: how
         long Spacer takes varies by orders of magnitude with its settings and with the order
-        of the terms, and a lucky attempt is short. Unknown once `seconds` are spent."""
-        start = time.process_time()
-        left = lambda: seconds - (time.process_time() - start)  # noqa: E731
+        of the terms, and a lucky attempt is short. Unknown once `seconds` of work are spent (Z3's
+        units: the answer does not depend on the machine's load), or `wall` seconds of
+        wall-clock time (by default WALL_SAFETY times `seconds`)."""
+        spent = 0.0  # seconds of work, counted as the units the attempts were given
+        self._deadline = time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall)
+        left = lambda: seconds - spent  # noqa: E731
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         generalized, piece = True, FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
-                if left() <= 0:
-                    break
-                a = self._query(generalized, bad, min(piece, left()), options)
+                if left() <= 0 or time.monotonic() >= self._deadline:
+                    return last
+                share = min(piece, left())
+                a = self._query(generalized, bad, share, options)
+                spent += share
                 if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
                     return a
                 if generalized:  # reachable from some start, or no proof yet: the real setup decides
@@ -148,6 +163,15 @@ class Prover:
             else:
                 piece *= 2
         return last
+
+    _deadline = float("inf")  # (time.monotonic) of the question being asked
+
+    def _limit(self, solver, seconds: float) -> None:
+        """At most `seconds` of work (as WORK_PER_SECOND units), and WALL_SAFETY times that of
+        wall-clock time, never past the question's deadline."""
+        solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
+        wall = min(seconds * WALL_SAFETY, self._deadline - time.monotonic())
+        solver.set("timeout", max(1, int(wall * 1000)))
 
     def _query(self, generalized: bool, bad, seconds: float, options: dict = {}) -> Answer:
         u, reach, a0, a1, init, step = self.system(generalized)
@@ -163,7 +187,7 @@ class Prover:
             # real one is far from (every player at 0 life) made most proofs fail at once.
             ue, _, _, _, init_e, _ = self.system(False)
             s0 = z3.Solver()
-            s0.set("timeout", max(1, int(seconds * 1000)))
+            self._limit(s0, seconds)
             s0.add(init_e, bad(ue, ue.frames[0]))
             r0 = solve(s0)
             if r0 == z3.sat:  # the setup itself is bad: the path is its first state
@@ -177,7 +201,7 @@ class Prover:
             init = z3.And(init, z3.Not(condition))
         fp = z3.Fixedpoint()
         fp.set(engine="spacer")
-        fp.set("timeout", max(1, int(seconds * 1000)))
+        self._limit(fp, seconds)
         for k, v in options.items():
             fp.set(k, v)
         fp.register_relation(reach)
@@ -306,7 +330,7 @@ def failing_step(u: BMC, f: _Frame):
 def _reason(exc: z3.Z3Exception) -> str:
     """What Z3 said, as words (its exceptions carry bytes: b'canceled')."""
     said = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
-    return "its time ran out" if said == "canceled" else said
+    return "its share of work ran out" if said in ("canceled", "max. resource limit exceeded") else said
 
 
 def _path(inst: Instance, fp: z3.Fixedpoint) -> tuple:
