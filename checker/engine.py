@@ -527,8 +527,10 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
+        at = len(res.incomplete)
         res.incomplete.append(unbounded.undecided_line(inst, graph))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
+        res.incomplete[at] = unbounded.undecided_line(inst, graph, res.instance.decisions)
         found = found + [f for f, _ in more]
         for f, where in more:
             if replay and f.trace and where is not None:

@@ -9,9 +9,10 @@ unknown), which engine decided it and why (the invariant Spacer found, in the sp
 A proof of an unreachable victory, property or rule is itself a finding (unreachable-outcome,
 unreachable-property, dead-rule), with the invariant as its evidence.
 
-Only the safety checks are asked here. The cycle checks (forced loops, livelocks, unbounded
-procedures, starvation) and those over whole plays (player-without-outcome, never-active,
-dead declarations) need the whole graph and stay undecided when the explorer stops short.
+Of the cycle checks, forced loops, livelocks and unbounded procedures are proved absent by a
+ranking function where one is found (checker.symbolic.ranking); never shown present here.
+Starvation and the checks over whole plays (player-without-outcome, never-active, dead
+declarations) need the whole graph and stay undecided when the explorer stops short.
 """
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ from ..frontend.instances import Instance
 from ..explicit import directed
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
-from ..symbolic import horn
+from ..symbolic import horn, ranking
 from .checks import run_checks_within
 from .findings import Finding
 
 SPACER = "symbolic (Spacer)"
+RANKING = "symbolic (ranking)"
 QUERY_SECONDS = 20.0  # at most this much CPU time per question, whatever the budget left
 
 
@@ -108,7 +110,16 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never)))
+    decisions += _cycles(prover, kinds, lambda: min(ranking.SECONDS, max(0.0, budget.cpu_left())))
     return out, decisions
+
+
+def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
+    """The cycle checks a ranking function proves absent (checker.symbolic.ranking); those
+    the explorer's partial graphs found are found."""
+    found = [Decision(k, "", "found", "explicit") for k in ranking.CHECKS if k in kinds]
+    return found + [Decision(k, subject, r.verdict, RANKING, r.detail if r.verdict == horn.PROVED else r.why)
+                    for k, subject, r in ranking.cycle_checks(prover, kinds, seconds)]
 
 
 def _decision(kind: str, subject: str, a: horn.Answer) -> Decision:
@@ -138,9 +149,13 @@ def _wins(x: int, team: bool):
     return bad
 
 
-def undecided_line(inst: Instance, graph) -> str:
+def undecided_line(inst: Instance, graph, decisions: list[Decision] = ()) -> str:
+    """What stays unchecked: the kinds no decision is about (one the symbolic engine could
+    not decide has a line of its own, with why)."""
+    decided = {d.check for d in decisions}
     return (f"{inst.label}: exploration stopped ({graph.stop_reason}) after {len(graph.states):,} states; "
-            f"the symbolic engine decided the safety checks; not checked: {', '.join(UNDECIDED)}")
+            f"the symbolic engine decided the safety checks; not checked: "
+            f"{', '.join(k for k in UNDECIDED if k not in decided)}")
 
 
 # ---------------------------------------------------------------- choosing and running the engine
