@@ -547,8 +547,10 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
     elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
         staged = limits.max_states < search_limits.max_states and unbounded.engine_mode() == "auto"
+        at = len(res.incomplete)
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
+        res.incomplete[at] = unbounded.undecided_line(inst, graph, staged, res.instance.decisions)
         found = found + [f for f, _ in more]
         for f, where in more:
             if replay and f.trace and where is not None:

@@ -9,9 +9,10 @@ unknown), which engine decided it and why (the invariant Spacer found, in the sp
 A proof of an unreachable victory, property or rule is itself a finding (unreachable-outcome,
 unreachable-property, dead-rule), with the invariant as its evidence.
 
-Only the safety checks are asked here. The cycle checks (forced loops, livelocks, unbounded
-procedures, starvation) and those over whole plays (player-without-outcome, never-active,
-dead declarations) need the whole graph and stay undecided when the explorer stops short.
+Of the cycle checks, forced loops, livelocks and unbounded procedures are proved absent by a
+ranking function where one is found (checker.symbolic.ranking); never shown present here.
+Starvation and the checks over whole plays (player-without-outcome, never-active, dead
+declarations) need the whole graph and stay undecided when the explorer stops short.
 """
 from __future__ import annotations
 
@@ -24,13 +25,14 @@ from ..frontend.instances import Instance
 from ..explicit import directed
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
-from ..symbolic import horn
+from ..symbolic import horn, ranking
 from .checks import run_checks_within
 from .findings import Finding
 from .graph_checks import winners
 
 SPACER = "symbolic (Spacer)"
 DIRECTED = "explicit (directed search)"
+RANKING = "symbolic (ranking)"
 QUERY_SECONDS = 20.0  # at most this much CPU time per question, whatever the budget left
 
 
@@ -109,7 +111,16 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never), engine=SPACER))
+    decisions += _cycles(prover, kinds, lambda: min(ranking.SECONDS, max(0.0, budget.cpu_left())))
     return out, decisions
+
+
+def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
+    """The cycle checks a ranking function proves absent (checker.symbolic.ranking); those
+    the explorer's partial graphs found are found."""
+    found = [Decision(k, "", "found", "explicit") for k in ranking.CHECKS if k in kinds]
+    return found + [Decision(k, subject, r.verdict, RANKING, r.detail if r.verdict == horn.PROVED else r.why)
+                    for k, subject, r in ranking.cycle_checks(prover, kinds, seconds)]
 
 
 def _decision(kind: str, subject: str, a: horn.Answer) -> Decision:
@@ -139,19 +150,23 @@ def _wins(x: int, team: bool):
     return bad
 
 
-def undecided_line(inst: Instance, graph, staged: bool = False) -> str:
-    """The incomplete line of an instance the symbolic engine took over; `staged` when auto
-    stopped the explorer at AUTO_STAGE (explorer_states), which the line says why."""
+def undecided_line(inst: Instance, graph, staged: bool = False, decisions: list[Decision] = ()) -> str:
+    """The incomplete line of an instance the symbolic engine took over: what stays unchecked,
+    the kinds no decision is about (one the symbolic engine could not decide has a line of its
+    own, with why); `staged` when auto stopped the explorer at AUTO_STAGE (explorer_states),
+    which the line says why."""
     why = (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
            f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
+    decided = {d.check for d in decisions}
     return (f"{inst.label}: exploration stopped ({why}) after {len(graph.states):,} states; "
-            f"the symbolic engine decided the safety checks; not checked: {', '.join(undecided(inst))}")
+            f"the symbolic engine decided the safety checks; not checked: "
+            f"{', '.join(k for k in undecided(inst) if k not in decided)}")
 
 
 def undecided(inst: Instance) -> tuple[str, ...]:
-    """The checks the symbolic engine leaves to a complete exploration: over plays and cycles,
-    and whether a rule ever applies or a `reachable` property is ever reached (the partial graph
-    shows those that are, not those that are never)."""
+    """The checks the symbolic engine leaves to a complete exploration unless it decides them:
+    over plays and cycles, and whether a rule ever applies or a `reachable` property is ever
+    reached (the partial graph shows those that are, not those that are never)."""
     return UNDECIDED + (("unreachable-property",) if inst.model.reachables else ())
 
 

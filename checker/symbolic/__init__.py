@@ -11,5 +11,7 @@ The passes, each a module, in the order they build on one another:
 - `bmc`: the transition relation unrolled for bounded model checking (the differential tests
   compare it with the explorer);
 - `horn`: the setup and one transition as constrained Horn clauses, solved by Spacer with
-  unbounded integers (the proofs of checker.analyses.unbounded).
+  unbounded integers (the proofs of checker.analyses.unbounded);
+- `ranking`: linear ranking functions over one transition, found by CEGIS with Spacer's
+  invariants as support: forced loops, livelocks and unbounded procedures proved absent.
 """

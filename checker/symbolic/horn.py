@@ -22,7 +22,7 @@ the documents' numbers); the caller looks for a concrete path the explorer can r
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import z3
 
@@ -62,6 +62,9 @@ class Answer:
     # reachable from the real setup: the states of a path Spacer found to a bad frame, each
     # laid out as the explorer's `Machine.values` (variables' slots, players out, teams out)
     path: tuple = ()
+    # the invariant as a term over frame 0's slots (checker.symbolic.ranking checks a condition
+    # against it); not part of what the answer says
+    formula: z3.ExprRef | None = field(default=None, compare=False, repr=False)
 
 
 class _Clauses(list):
@@ -82,17 +85,24 @@ class _Unrolled(BMC):
         return _Clauses()
 
 
-def slot_names(inst: Instance, f: _Frame) -> list[tuple[str, z3.ExprRef]]:
-    """[(name in the spec's words, term)] of every argument of `Reach`, in order."""
+def value_slots(inst: Instance, st: SymState) -> list[tuple[str, z3.ExprRef]]:
+    """[(name in the spec's words, term)] of every slot of the variables in `st` (a set's: one
+    Boolean per player), in the order of `Reach`'s arguments."""
     out = []
     for v in inst.vars:
         keys = v.index_keys(inst) if v.indexed else [""]
-        for key, t in zip(keys, f.st.vals[v.name]):
+        for key, t in zip(keys, st.vals[v.name]):
             name = f"{v.name}[{key}]" if key else v.name
             if isinstance(t, SymSet):
                 out += [(f"{inst.players[p]} in {name}", e) for p, e in enumerate(t.elems)]
             else:
                 out.append((name, t))
+    return out
+
+
+def slot_names(inst: Instance, f: _Frame) -> list[tuple[str, z3.ExprRef]]:
+    """[(name in the spec's words, term)] of every argument of `Reach`, in order."""
+    out = value_slots(inst, f.st)
     out += [(f"out({p})", t) for p, t in zip(inst.players, f.st.out)]
     out += [(f"out(team {t})", x) for t, x in zip(inst.teams, f.st.tout)]
     why = {"rd": "drew", "rw": "left as winner", "rx": "left with no result"}
@@ -173,6 +183,13 @@ class Prover:
         wall = min(seconds * WALL_SAFETY, self._deadline - time.monotonic())
         solver.set("timeout", max(1, int(wall * 1000)))
 
+    def ask_wider(self, bad, seconds: float) -> Answer:
+        """Is a frame where `bad` holds reachable from some start in the declared ranges? One
+        attempt: a proof holds for the setup too; `reachable` says nothing of the setup (a
+        quick question, for a caller that has other candidates to ask about)."""
+        self._deadline = time.monotonic() + seconds * WALL_SAFETY
+        return self._query(True, bad, seconds)
+
     def _query(self, generalized: bool, bad, seconds: float, options: dict = {}) -> Answer:
         u, reach, a0, a1, init, step = self.system(generalized)
         f0 = u.frames[0]
@@ -219,11 +236,14 @@ class Prover:
         took = time.process_time() - start
         if r == z3.unsat:
             names = [z3.Const(n, t.sort()) for n, t in slot_names(self.inst, f0)]
+            formula = None
             try:
-                invariant = show_invariant(fp.get_cover_delta(-1, reach), names)
+                cover = fp.get_cover_delta(-1, reach)
+                invariant = show_invariant(cover, names)
+                formula = z3.substitute_vars(cover, *a0)
             except z3.Z3Exception as exc:  # the proof stands; only its text is missing
                 invariant = f"(Spacer did not give its invariant: {exc})"
-            return Answer(PROVED, invariant, setup=setup, seconds=took)
+            return Answer(PROVED, invariant, setup=setup, seconds=took, formula=formula)
         if r == z3.sat:
             path = () if generalized else _path(self.inst, fp)
             return Answer(REACHABLE, setup=setup, seconds=took, path=path)

@@ -1,0 +1,455 @@
+"""Ranking functions: the cycle checks decided without enumerating states.
+
+Where the explorer stops at its state limit (life 8,000), the cycle checks of
+checker.analyses.cycle_checks cannot look for a cycle in a graph that is not there. A
+*ranking function* shows that no such cycle exists, whatever the numbers: a linear function
+of the state, r = c0 + c1*x1 + ... over the variables' slots (a Boolean, an element of a set
+or a status counts 0 or 1), that is never below 0 where it is read and that the steps of a
+would-be cycle lower. What each check needs of it, over every reachable frame:
+
+- **livelock** (a cycle of game actions without a `progress` action, among running states):
+  every game action that is not `progress`, from a running frame to a running frame, is taken
+  only where r >= 0 and lowers r by at least 1. Then no play takes such steps forever, so no
+  cycle is made of them.
+- **forced-loop** (running states from which no sequence of game actions ends the game): in
+  every running frame r >= 0 and some game action goes through and either ends the game (or
+  reaches a gap: the explorer counts both as an end) or lowers r by at least 1. From any
+  running state, following such actions reaches an end within r steps: no state is doomed.
+  The states with no game action at all fail this (a deadlock is no end), so a game with one
+  is never proved here; the deadlock check reports it.
+- **unbounded-procedure** (a cycle through a `progress` action among the running states inside
+  a procedure): every game action from such a frame to such a frame is taken only where
+  r >= 0, never raises r, and lowers it by at least 1 if it is `progress`. Around a cycle r
+  comes back to where it was, so no step of it lowers r: no progress on it.
+
+Starvation (a player never active on a cycle of progress) is not proved here: the functions
+it needs follow the turn round the table (seat order wraps), which no linear function of
+the slots does; only a game without an `active` condition, where nobody waits, is decided.
+The frames are the symbolic engine's (checker.symbolic.bmc: one step from frame 0, the same
+semantics as the explorer's states), so a proof holds for the explorer's graph, however big.
+
+The coefficients are found by counterexample-guided search (CEGIS): the smallest candidate
+(sum of |ci|, each in -BOUND..BOUND) that fits the frames learnt so far is checked by Z3 against
+every frame that satisfies what is known of the reachable ones (`support`); a frame that
+breaks it is learnt from, the next candidate must fit it too. Most frames in the declared
+ranges are ones no play reaches (a player at 0 life still in the game), and learning from
+those can rule out the function that works; so Z3 is asked first for a start (the setup with
+its integers anywhere in their ranges, the outcome rules applied), and a frame that is no start
+is first put to Spacer (checker.symbolic.horn, from every start in the ranges): if it proves
+no play reaches it, its inductive invariant joins `support` instead.
+
+A candidate is proved only by Z3's unsat over `support` and the full conditions, never by the
+samples; `support` holds only what every reachable frame satisfies: the declared ranges (the
+transition relation fails every step that leaves them: checked here once, by Z3, that the
+setup and every step keep them), and Spacer's invariants (each checked by Z3 to exclude what
+it was asked about). A proof says which of Spacer's facts it needed (an unsat core).
+Anything else (no function with small coefficients fits, Z3 unknown, the time spent) is
+`unknown` with why: never a proof, and never a finding (the explorer or a directed search
+shows a cycle; this module only rules them out).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import z3
+
+from ..frontend.instances import Instance
+from . import horn
+from .terms import TRUE, SymSet, SymState, or_all, solve, to_term
+
+PROVED, UNKNOWN = "proved", "unknown"
+BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable, and a small search)
+SPACER_SLICE = 3.0  # CPU seconds Spacer gets for one frame
+CHECK_SLICE = 2.0  # CPU seconds of one plain Z3 query (a candidate checked, coefficients found)
+KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
+CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
+SECONDS = 10.0  # at most this much CPU time per check (per procedure), whatever the budget left
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What was decided of one cycle check: `proved`, with the function in the spec's names
+    and what it shows (`detail`), or `unknown` with why."""
+    verdict: str
+    function: str = ""
+    detail: str = ""
+    why: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One action with one binding from frame 0: it `goes` through, to a frame whose features
+    are `post`; `target`: for a universal claim, the step ends in the region (it could be on a
+    cycle there); for an existential one, it ends the game. `strict`: it must lower r by 1."""
+    action: str
+    goes: z3.BoolRef
+    post: tuple
+    target: z3.BoolRef
+    strict: int
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The conditions on r: from every reachable frame where `region` holds, every step
+    (universal) or some step (existential) meets them (the module's docstring)."""
+    kind: str
+    region: z3.BoolRef
+    steps: tuple[_Step, ...]
+    existential: bool
+    says: str  # what a proof shows, with {r} and {actions} to fill in
+    none: str = ""  # what it means that no step is ranked (a universal claim holds then)
+
+
+def cycle_checks(prover: horn.Prover, skip: set[str], seconds) -> list[tuple[str, str, Ranking]]:
+    """[(check, subject, its decision)] for each cycle check a ranking function may prove
+    absent in the prover's instance (a procedure's check per procedure: its name is the
+    subject), and those that have nothing to find (no `active` condition: no starvation),
+    except the kinds in `skip` (found already). `seconds()`: the CPU time one question may
+    take, asked as it starts."""
+    model = prover.inst.model
+    out = []
+    if "livelock" not in skip:
+        if not any(a.progress for a in model.actions):
+            out.append(("livelock", "", _vacuous("no action is marked `progress`: the check does not apply")))
+        else:
+            out.append(("livelock", "", _prove(prover, _livelock(prover), seconds())))
+    if "forced-loop" not in skip:
+        if model.loop_draws:
+            out.append(("forced-loop", "", _vacuous("`loop_draws`: a loop no game action can leave is the declared draw")))
+        else:
+            out.append(("forced-loop", "", _prove(prover, _forced_loop(prover), seconds())))
+    if "unbounded-procedure" not in skip:
+        if not model.procedures:
+            out.append(("unbounded-procedure", "", _vacuous("no procedure is declared")))
+        for d in model.procedures:
+            out.append(("unbounded-procedure", d.name, _prove(prover, _procedure(prover, d), seconds())))
+    if "starvation" not in skip and model.active is None:
+        out.append(("starvation", "", _vacuous("no `active` condition is declared: nobody is ever waiting")))
+    return out
+
+
+def _vacuous(why: str) -> Ranking:
+    return Ranking(PROVED, "", why)
+
+
+# ---------------------------------------------------------------- the claims of each check
+
+def _options(prover: horn.Prover):
+    """(bmc, frame 0, [(action, goes, post state, ended, gap)] of the steps that go through)."""
+    u, f = prover.frame()
+    return u, f, [(d, ok, post, ended, gap) for d, ok, _, post, ended, gap in u._options(f) if post is not None]
+
+
+def _running(f) -> z3.BoolRef:
+    return z3.And(z3.Not(f.ended), z3.Not(f.gap))
+
+
+def _livelock(prover: horn.Prover) -> _Claim:
+    u, f, opts = _options(prover)
+    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.And(z3.Not(ended), z3.Not(gap)), 1)
+                  for d, ok, post, ended, gap in opts if not d.leave and not d.progress)
+    return _Claim("livelock", _running(f), steps, False,
+                  "{r} is never below 0 where a game action that is not `progress` can be taken, and each such "
+                  "action ({actions}) lowers it by at least 1: no play repeats them forever",
+                  "every game action is marked `progress`: no cycle can lack one")
+
+
+def _forced_loop(prover: horn.Prover) -> _Claim:
+    u, f, opts = _options(prover)
+    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.Or(ended, gap), 1)
+                  for d, ok, post, ended, gap in opts if not d.leave)
+    return _Claim("forced-loop", _running(f), steps, True,
+                  "{r} is never below 0 while the game runs, and in every running state some game action ends "
+                  "the game or lowers it by at least 1 (the actions that lower it: {actions}): an end can "
+                  "always be reached")
+
+
+def _procedure(prover: horn.Prover, d) -> _Claim:
+    u, f, opts = _options(prover)
+    enc = u.enc
+
+    def inside(st):
+        # where the condition has no value the explorer cannot say either: counted as inside,
+        # so the claim covers every frame it might be
+        value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
+        return z3.Or(value, err)
+
+    steps = tuple(_Step(a.name, ok, features(prover.inst, post), z3.And(z3.Not(ended), z3.Not(gap), inside(post)),
+                        1 if a.progress else 0)
+                  for a, ok, post, ended, gap in opts if not a.leave)
+    return _Claim("unbounded-procedure", z3.And(_running(f), inside(f.st)), steps, False,
+                  f"within procedure `{d.name}`, {{r}} is never below 0 where a game action can be taken, no game "
+                  "action raises it and each `progress` action ({actions}) lowers it by at least 1: no cycle "
+                  "of it makes progress", "no game action can be taken")
+
+
+def features(inst: Instance, st: SymState) -> tuple:
+    """The terms a ranking function weighs, as integers: every slot of the variables (a
+    Boolean or a set's element 0 or 1) and who is out."""
+    return tuple(_as_int(t) for _, t in _slots(inst, st))
+
+
+def _slots(inst: Instance, st: SymState) -> list[tuple[str, object]]:
+    return (horn.value_slots(inst, st) + [(f"out({p})", t) for p, t in zip(inst.players, st.out)]
+            + [(f"out(team {t})", x) for t, x in zip(inst.teams, st.tout)])
+
+
+def _as_int(t):
+    t = to_term(t)
+    return z3.If(t, 1, 0) if z3.is_bool(t) else t
+
+
+# ---------------------------------------------------------------- the search
+
+def _prove(prover: horn.Prover, claim: _Claim, seconds: float) -> Ranking:
+    start = time.process_time()
+    left = lambda: seconds - (time.process_time() - start)  # noqa: E731
+    try:
+        return _search(prover, claim, left, start)
+    except z3.Z3Exception as exc:
+        return Ranking(UNKNOWN, why=f"Z3: {exc}", seconds=time.process_time() - start)
+
+
+def _search(prover: horn.Prover, claim: _Claim, left, start: float) -> Ranking:
+    """CEGIS (the module's docstring). `support`: what every reachable frame satisfies, as
+    far as known: the declared ranges, then Spacer's invariants that showed a frame that
+    broke a candidate to be one no play reaches (such a frame is dropped, not learnt from)."""
+    u, f = prover.frame()
+    inst = prover.inst
+    if not claim.steps and not claim.existential:
+        return Ranking(PROVED, "", claim.none)
+    x = features(inst, f.st)
+    ranges = _ranges(prover)
+    support = [ranges]
+    # Which frame that breaks a candidate is learnt from matters: most frames in the declared
+    # ranges are ones no play reaches (a player at 0 life still in the game), and each costs a
+    # question to Spacer. So Z3 is asked first for a start in the declared ranges (the setup
+    # with any values of the integers, the outcome rules applied: the frames Spacer's wider
+    # questions start from, learnt from without asking), then for a frame where nobody left
+    # or drew, then for any.
+    mark = z3.Bool("ranking!start")
+    starts = z3.Implies(mark, prover.system(True)[4])
+    plain = [z3.Not(b) for r in SymState.RESULTS for b in getattr(f.st, r)] + [z3.Not(f.conflict)]
+    samples: list = []
+    while left() > 0:
+        c = _learn(claim, x, samples, min(CHECK_SLICE, left()))
+        if c is None:
+            return _unknown(f"no linear function of the variables with coefficients in -{BOUND}..{BOUND} fits "
+                            "the states tried", start)
+        if c == "unknown":
+            return _unknown("Z3 could not find coefficients in time", start)
+        bad = _broken(claim, x, c)
+        s = _solver(min(CHECK_SLICE, left()))
+        s.add(*support, bad, starts)
+        r, which = _first_sat(s, [[mark, *plain], plain, []])
+        if r == z3.unsat:
+            return _proved(inst, f, claim, c, support, bad, start)
+        if r == z3.unknown:
+            return _unknown(f"Z3: {s.reason_unknown()}", start)
+        m = s.model()
+        if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
+            point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(inst, f)])
+            a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), min(SPACER_SLICE, left()))
+            if a.verdict == horn.PROVED and a.formula is not None and _excludes(z3.And(*support, a.formula), point, left()):
+                support.append(a.formula)
+                continue
+        # a start, reachable from one, or not decided: a frame to learn from
+        samples.append(_sample(claim, x, m))
+    return _unknown("the time for this question was spent", start)
+
+
+def _first_sat(s: z3.Solver, tries: list[list]) -> tuple:
+    """(Z3's answer, the index of the first assumptions of `tries` it is sat under); the last
+    try's answer where none is (it has no assumptions: its unsat is the solver's)."""
+    for i, assumptions in enumerate(tries):
+        r = solve(s, *assumptions)
+        if r == z3.sat or i == len(tries) - 1:
+            return r, i
+    return z3.unknown, len(tries) - 1
+
+
+def _unknown(why: str, start: float) -> Ranking:
+    return Ranking(UNKNOWN, why=why, seconds=time.process_time() - start)
+
+
+def _solver(seconds: float) -> z3.Solver:
+    s = z3.Solver()
+    s.set("timeout", max(1, int(seconds * 1000)))
+    return s
+
+
+def _ranges(prover: horn.Prover):
+    """Every variable's slot in its declared range, over frame 0, if that holds on every
+    reachable frame: the setup and each step keep it (checked; else TRUE, nothing assumed)."""
+    u, reach, a0, a1, init, step = prover.system(False)
+    f0, f1 = u.frames[0], u.frames[1]
+
+    def within(g):
+        return z3.And(*[u.enc.in_type(v, t) for v in prover.inst.vars for t in g.st.vals[v.name]], TRUE)
+
+    for premise, frame in ((init, f0), (z3.And(within(f0), step), f1)):
+        s = _solver(CHECK_SLICE)
+        s.add(premise, z3.Not(within(frame)))
+        if solve(s) != z3.unsat:
+            return TRUE
+    return within(f0)
+
+
+def _rank(c, terms) -> z3.ArithRef:
+    """c0 + c1*t1 + ...: coefficients numbers (a candidate) or unknowns (the search for one)."""
+    c0, cs = c[0], c[1:]
+    return z3.Sum([to_term(c0)] + [k * t for k, t in zip(cs, terms) if not (isinstance(k, int) and k == 0)])
+
+
+def _broken(claim: _Claim, x: tuple, c: tuple[int, ...]) -> z3.BoolRef:
+    """The frames of the region where the candidate `c` breaks the claim's conditions."""
+    r = _rank(c, x)
+    if claim.existential:
+        some = or_all([z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1)) for s in claim.steps])
+        return z3.And(claim.region, z3.Or(r < 0, z3.Not(some)))
+    fails = [z3.And(s.goes, s.target, z3.Or(r < 0, _rank(c, s.post) > r - s.strict)) for s in claim.steps]
+    return z3.And(claim.region, or_all(fails))
+
+
+def _excludes(invariant, bad, seconds: float) -> bool:
+    s = _solver(max(0.1, min(CHECK_SLICE, seconds)))
+    s.add(invariant, bad)
+    return solve(s) == z3.unsat
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """A frame that broke a candidate, as numbers: its features, and per step whether it goes
+    (and to the target) and the features after it."""
+    x: tuple[int, ...]
+    steps: tuple[tuple[bool, bool, tuple[int, ...]], ...]
+
+
+def _sample(claim: _Claim, x: tuple, m: z3.ModelRef) -> _Sample:
+    def num(t):
+        return m.eval(t, model_completion=True).as_long()
+
+    def yes(t):
+        return z3.is_true(m.eval(t, model_completion=True))
+
+    steps = []
+    for s in claim.steps:
+        goes = yes(s.goes)
+        steps.append((goes, goes and yes(s.target), tuple(num(t) for t in s.post) if goes else ()))
+    return _Sample(tuple(num(t) for t in x), tuple(steps))
+
+
+def _learn(claim: _Claim, x: tuple, samples: list[_Sample], seconds: float):
+    """Coefficients (c0, c1, ...) that meet the claim's conditions on every sample, the
+    smallest (sum of |ci|, then |c0|); None if none in -BOUND..BOUND does, "unknown" if Z3
+    could not tell. Each ci is written pi - ni with both at least 0, so that the objective is
+    linear (an optimum has one of them 0): far faster than minimizing absolute values."""
+    o = z3.Optimize()
+    o.set("timeout", max(1, int(seconds * 1000)))
+    pos = [z3.Int(f"ranking!p{i}") for i in range(len(x) + 1)]
+    neg = [z3.Int(f"ranking!n{i}") for i in range(len(x) + 1)]
+    cs = [p - n for p, n in zip(pos, neg)]
+    for i, (p, n) in enumerate(zip(pos, neg)):
+        o.add(p >= 0, n >= 0, *([p <= BOUND, n <= BOUND] if i else []))
+    for sm in samples:
+        r = _rank(cs, sm.x)
+        if claim.existential:
+            o.add(r >= 0, or_all([z3.BoolVal(True) if target else _rank(cs, post) <= r - 1
+                                  for (goes, target, post) in sm.steps if goes]))
+        else:
+            for (goes, target, post), s in zip(sm.steps, claim.steps):
+                if goes and target:
+                    o.add(r >= 0, _rank(cs, post) <= r - s.strict)
+    o.minimize(z3.Sum(pos[1:] + neg[1:]))
+    o.minimize(pos[0] + neg[0])
+    r = solve(o)
+    if r == z3.unsat:
+        return None
+    if r != z3.sat:
+        return "unknown"
+    m = o.model()
+    return tuple(m.eval(c, model_completion=True).as_long() for c in cs)
+
+
+# ---------------------------------------------------------------- a proof, in words
+
+def _proved(inst: Instance, f, claim: _Claim, c: tuple[int, ...], support: list, bad, start: float) -> Ranking:
+    """The proof of `c` (`bad`: the frames that would break it, none of which satisfies
+    `support`), with the actions named in the claim's words: for an existential claim those
+    that can lower r; else the actions ranked. The invariants it rests on are said, as far
+    as it needs them."""
+    x = features(inst, f.st)
+    text = show_rank(inst, c, f.st)
+    r = _rank(c, x)
+    if claim.existential:
+        names = []
+        for s in claim.steps:
+            if s.action in names:
+                continue
+            q = _solver(CHECK_SLICE)
+            q.add(*support, claim.region, s.goes, z3.Not(s.target), _rank(c, s.post) <= r - 1)
+            if solve(q) != z3.unsat:  # sat, or unknown: named rather than left out
+                names.append(s.action)
+    else:
+        names = list(dict.fromkeys(s.action for s in claim.steps if s.strict))
+    detail = claim.says.format(r=text, actions=", ".join(names) or "none")
+    needed = _needed(support, bad)
+    if needed:
+        detail += ("; checked on every state in the declared ranges where these facts Spacer proved of every "
+                   f"reachable state hold: {_conjuncts(inst, f, needed)}")
+    elif support[0] is not TRUE:
+        detail += "; checked on every state in the declared ranges"
+    return Ranking(PROVED, text, detail, seconds=time.process_time() - start)
+
+
+def _needed(support: list, bad) -> list:
+    """The conjuncts of Spacer's invariants (support[1:]) that a proof needs: an unsat core
+    (all of them if Z3 does not give one)."""
+    parts = [p for g in support[1:] for p in (g.children() if z3.is_and(g) else [g])]
+    if not parts:
+        return []
+    marks = [z3.Bool(f"ranking!{i}") for i in range(len(parts))]
+    s = _solver(CHECK_SLICE)
+    s.add(support[0], bad, *[z3.Implies(k, p) for k, p in zip(marks, parts)])
+    if solve(s, *marks) != z3.unsat:
+        return parts
+    core = {k.get_id() for k in s.unsat_core()}
+    return [p for k, p in zip(marks, parts) if k.get_id() in core]
+
+
+def _conjuncts(inst: Instance, f, formulas: list) -> str:
+    """Spacer's invariants over frame 0 in the spec's names, each conjunct once, sorted."""
+    names = [(t, z3.Const(n, t.sort())) for n, t in horn.slot_names(inst, f)]
+    parts = set()
+    for g in formulas:
+        g = z3.simplify(z3.substitute(g, *names), arith_lhs=True)
+        parts.update(horn.show(p, False) for p in (g.children() if z3.is_and(g) else [g]))
+    return " and ".join(sorted(parts))
+
+
+def show_rank(inst: Instance, c: tuple[int, ...], st: SymState) -> str:
+    """`life[P1] + life[P2] - 2*turn + 3`, the function in the spec's names: a set whose
+    elements weigh alike as its `size(...)`, any other Boolean slot or status as `[x]` (1
+    where it holds, 0 elsewhere)."""
+    weights = dict(zip((n for n, _ in _slots(inst, st)), c[1:]))
+    words: list[tuple[int, str]] = []
+    for v in inst.vars:
+        keys = v.index_keys(inst) if v.indexed else [""]
+        for key, t in zip(keys, st.vals[v.name]):
+            name = f"{v.name}[{key}]" if key else v.name
+            if isinstance(t, SymSet):
+                ks = [weights[f"{p} in {name}"] for p in inst.players]
+                if len(set(ks)) == 1:
+                    words.append((ks[0], f"size({name})"))
+                else:
+                    words += [(k, f"[{p} in {name}]") for k, p in zip(ks, inst.players)]
+            else:
+                words.append((weights[name], f"[{name}]" if v.type.kind == "bool" else name))
+    words += [(weights[n], f"[{n}]") for n, _ in _slots(inst, st) if n.startswith("out(")]
+    parts = [("-" if k < 0 else "+", w if abs(k) == 1 else f"{abs(k)}*{w}") for k, w in words if k]
+    if c[0] or not parts:
+        parts.append(("-" if c[0] < 0 else "+", str(abs(c[0]))))
+    text = " ".join(f"{sign} {w}" for sign, w in parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]

@@ -1,0 +1,170 @@
+"""Ranking functions (checker/symbolic/ranking.py): the cycle checks an instance the explorer
+cannot finish still gets decided where a linear function of the state proves them absent,
+and never where the explorer finds the cycle."""
+import sys
+from pathlib import Path
+
+import pytest
+import z3
+
+from checker import engine
+from checker.analyses import unbounded
+from checker.limits import Limits
+from checker.symbolic import horn, ranking
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from families import ffa_spec  # noqa: E402
+
+CYCLE_FIXTURES = sorted(str(p.relative_to(ROOT)) for kind in ("livelock", "forced-loop", "unbounded-procedure", "starvation")
+                        for p in (ROOT / "tests" / "fixtures" / kind).glob("*.rw"))
+
+# a game with a loop of actions that are not progress: `shuffle` between two hits, either
+# bounded (`shuffles < 3`, counting up) or not (turning a card over and back, forever)
+SHUFFLES = """players 2
+var shuffles: 0..3 = 0
+var life(p: player): 0..5 = 5
+var turn: player = P1
+active p when turn == p
+action shuffle when {guard} do shuffles := {update}; end
+action hit progress when {hits} do life[next(turn)] := life[next(turn)] - 1; turn := next(turn); shuffles := 0; end
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+"""
+BOUNDED = {"guard": "shuffles < 3", "update": "shuffles + 1", "hits": "true"}
+FOREVER = {"guard": "true", "update": "1 - shuffles", "hits": "true"}
+
+
+def instance(path, **params):
+    return next(i for i in engine.load_instances(str(path)) if all(i.params.get(k) == v for k, v in params.items()))
+
+
+EVERY = {"livelock", "forced-loop", "unbounded-procedure", "starvation"}
+
+
+def decided(path, *kinds, **params) -> dict:
+    """{(check, subject): Ranking} for one instance, each question given 20 CPU seconds: the
+    checks `kinds` (all if none named)."""
+    skip = EVERY - set(kinds) if kinds else set()
+    prover = horn.Prover(instance(path, **params))
+    return {(k, s): r for k, s, r in ranking.cycle_checks(prover, skip, lambda: 20.0)}
+
+
+def shuffles(tmp_path, **how):
+    path = tmp_path / "shuffles.rw"
+    path.write_text(SHUFFLES.format(**how), encoding="utf-8")
+    return path
+
+
+def test_the_free_for_all_at_life_8000_can_always_be_ended_because_each_attack_lowers_the_life_totals(tmp_path):
+    r = decided(ffa_spec(3, 8000, tmp_path), "forced-loop")[("forced-loop", "")]
+    assert r.verdict == "proved", r.why
+    assert r.function == "life[P1] + life[P2] + life[P3]"
+    assert r.detail.startswith("life[P1] + life[P2] + life[P3] is never below 0 while the game runs")
+    assert "(the actions that lower it: attack)" in r.detail  # passing never does
+
+
+def explorer_finds(path) -> set[str]:
+    return {f.kind for f in engine.check([str(path)]).findings}
+
+
+def test_a_loop_of_non_progress_actions_that_can_repeat_forever_is_never_proved_absent(tmp_path):
+    path = shuffles(tmp_path, **FOREVER)
+    assert "livelock" in explorer_finds(path)
+    r = decided(path, "livelock")[("livelock", "")]
+    assert r.verdict == "unknown" and r.why
+
+
+def test_a_loop_of_non_progress_actions_that_a_counter_bounds_is_proved_absent_by_that_counter(tmp_path):
+    r = decided(shuffles(tmp_path, **BOUNDED), "livelock")[("livelock", "")]
+    assert r.verdict == "proved", r.why
+    assert r.function == "-shuffles + 2"  # 2, 1, 0: each shuffle lowers it, and it is 0 or more where one may be taken
+    assert "each such action (shuffle) lowers it by at least 1" in r.detail
+
+
+def test_a_game_nothing_can_end_has_no_proof_that_an_end_can_always_be_reached(tmp_path):
+    # nobody can hit: the cards are turned over and back forever
+    path = shuffles(tmp_path, **{**FOREVER, "hits": "false"})
+    assert "forced-loop" in explorer_finds(path)
+    assert decided(path, "forced-loop")[("forced-loop", "")].verdict == "unknown"
+
+
+def test_checks_with_nothing_to_find_are_decided_as_such(tmp_path):
+    path = tmp_path / "plain.rw"
+    path.write_text("players 2\nvar x: 0..3 = 0\naction inc progress when x < 3 do x := x + 1; end\n"
+                    "outcome done: draw when x == 3\n", encoding="utf-8")
+    d = decided(path)
+    assert d[("unbounded-procedure", "")].detail == "no procedure is declared"
+    assert d[("starvation", "")].verdict == "proved"  # no `active`: nobody waits
+    assert d[("livelock", "")].detail == "every game action is marked `progress`: no cycle can lack one"
+
+
+def test_a_z3_error_is_an_unknown_never_a_proof(tmp_path, monkeypatch):
+    def broken(*args):
+        raise z3.Z3Exception("out of memory")
+    monkeypatch.setattr(ranking, "_learn", broken)
+    r = decided(shuffles(tmp_path, **BOUNDED), "livelock")[("livelock", "")]
+    assert r.verdict == "unknown" and "out of memory" in r.why
+
+
+def test_a_function_reads_in_the_specs_names(tmp_path):
+    path = tmp_path / "names.rw"
+    path.write_text("players 3\nvar hand(p: player): 0..7 = 7\nvar kept: set player = {}\nvar started: bool = false\n"
+                    "action a progress when true do started := true; end\n", encoding="utf-8")
+    inst = instance(path)
+    st = horn.Prover(inst).frame()[1].st
+    # hand x3, P1..P3 in kept, started, out(P1..P3)
+    assert ranking.show_rank(inst, (3, 1, 1, 1, -1, -1, -1, 2, 0, 0, -1), st) == \
+        "hand[P1] + hand[P2] + hand[P3] - size(kept) + 2*[started] - [out(P3)] + 3"
+    assert ranking.show_rank(inst, (0,) + (0,) * 10, st) == "0"
+
+
+def test_the_incomplete_line_names_only_the_checks_nobody_decided(tmp_path):
+    class Stopped:
+        stop_reason, states = "state limit of 2 reached", [(), ()]
+    inst = instance(ffa_spec(3, 8000, tmp_path))
+    line = unbounded.undecided_line(inst, Stopped(), decisions=[
+        unbounded.Decision("livelock", "", "proved", unbounded.RANKING),
+        unbounded.Decision("forced-loop", "", "unknown", unbounded.RANKING)])
+    assert line.endswith("not checked: unbounded-procedure, starvation, never-active, player-without-outcome, "
+                         "dead-rule, dead-declaration")
+
+
+@pytest.mark.slow
+def test_the_free_for_all_of_four_at_life_8000_has_its_loops_decided_in_the_report(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    res = engine.check([str(ffa_spec(4, 8000, tmp_path))])
+    (i,) = res.instances
+    ranked = {d.check: d for d in i.decisions if d.engine == unbounded.RANKING}
+    assert {k: d.verdict for k, d in ranked.items()} == {"livelock": "proved", "forced-loop": "proved",
+                                                         "unbounded-procedure": "proved"}
+    assert ranked["forced-loop"].detail.startswith("life[P1] + life[P2] + life[P3] + life[P4] is never below 0")
+    (line,) = res.incomplete
+    assert "forced-loop" not in line and "livelock" not in line and "not checked: starvation" in line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CYCLE_FIXTURES)
+def test_a_ranking_function_never_contradicts_the_explorer_on_the_fixtures(path):
+    """Soundness against the complete explorer, instance by instance, on every fixture of the
+    cycle kinds (each defect and its twins): a cycle check proved absent is one the explorer
+    does not find. The defects' own loops are therefore never proved absent."""
+    res = engine.check([path], Limits(max_states=200_000))
+    if res.diagnostics or res.is_incomplete:
+        pytest.skip("the fixture is not checked to its end by the explorer")
+    kind = Path(path).parent.name
+    if Path(path).name == "defect.rw":  # the defect is there to be contradicted
+        assert any(f.kind == kind for f in res.findings)
+    for inst in engine.load_instances(path):
+        kinds = {f.kind for f in res.findings if inst.label in (f.instances or [f.instance])}
+        for check, subject, r in ranking.cycle_checks(horn.Prover(inst), set(), lambda: 20.0):
+            if r.verdict == "proved":
+                assert check not in kinds, (inst.label, check, subject, r.detail)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, subject", [("livelock", ""), ("forced-loop", ""), ("unbounded-procedure", "time_limit")])
+def test_each_clean_twin_has_its_check_proved_by_a_ranking_function(kind, subject):
+    r = decided(ROOT / "tests" / "fixtures" / kind / "twin.rw", kind, **({"R": 1} if kind == "forced-loop" else {}))
+    assert r[(kind, subject)].verdict == "proved", r[(kind, subject)].why
+    assert r[(kind, subject)].function
