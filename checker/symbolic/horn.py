@@ -152,18 +152,16 @@ class Prover:
         of the terms, and a lucky attempt is short. Unknown once `seconds` of work are spent (Z3's
         units: the answer does not depend on the machine's load), or `wall` seconds of
         wall-clock time (by default WALL_SAFETY times `seconds`)."""
-        spent = 0.0  # seconds of work, counted as the units the attempts were given
+        work = Work(seconds)
+        left = work.left
         self._deadline = time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall)
-        left = lambda: seconds - spent  # noqa: E731
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         generalized, piece = True, FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
                 if left() <= 0 or time.monotonic() >= self._deadline:
                     return last
-                share = min(piece, left())
-                a = self._query(generalized, bad, share, options)
-                spent += share
+                a = self._query(generalized, bad, min(piece, left()), options)
                 if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
                     return a
                 if generalized:  # reachable from some start, or no proof yet: the real setup decides
@@ -177,11 +175,7 @@ class Prover:
     _deadline = float("inf")  # (time.monotonic) of the question being asked
 
     def _limit(self, solver, seconds: float) -> None:
-        """At most `seconds` of work (as WORK_PER_SECOND units), and WALL_SAFETY times that of
-        wall-clock time, never past the question's deadline."""
-        solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
-        wall = min(seconds * WALL_SAFETY, self._deadline - time.monotonic())
-        solver.set("timeout", max(1, int(wall * 1000)))
+        limit(solver, seconds, self._deadline)
 
     def ask_wider(self, bad, seconds: float) -> Answer:
         """Is a frame where `bad` holds reachable from some start in the declared ranges? One
@@ -399,3 +393,29 @@ def explorer_layout(inst: Instance, values) -> tuple:
     i += inst.nplayers
     teams = sum(1 << t for t in range(inst.nteams) if py[i + t])
     return tuple(out) + (players, teams)
+
+
+def limit(solver, seconds: float, deadline: float = float("inf")) -> None:
+    """At most `seconds` of work for a Z3 solver, fixedpoint or optimizer (as WORK_PER_SECOND
+    resource units), and WALL_SAFETY times that of wall-clock time, never past `deadline`
+    (time.monotonic())."""
+    solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
+    wall = min(seconds * WALL_SAFETY, deadline - time.monotonic())
+    solver.set("timeout", max(1, int(wall * 1000)))
+
+
+class Work:
+    """`seconds` of Z3's work (WORK_PER_SECOND resource units to a second), from now: Z3 counts
+    the units of every query in the process, so what was done since is the count's growth."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.start = seconds, units_now()
+
+    def left(self) -> float:
+        return self.seconds - (units_now() - self.start) / WORK_PER_SECOND
+
+
+def units_now() -> int:
+    """Z3's resource count so far, in this process (a fresh solver's statistics report it)."""
+    st = z3.Solver().statistics()
+    return st.get_key_value("rlimit count") if "rlimit count" in st.keys() else 0

@@ -60,11 +60,13 @@ from .terms import TRUE, SymSet, SymState, or_all, solve, to_term
 
 PROVED, UNKNOWN = "proved", "unknown"
 BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable, and a small search)
-SPACER_SLICE = 3.0  # CPU seconds Spacer gets for one frame
-CHECK_SLICE = 2.0  # CPU seconds of one plain Z3 query (a candidate checked, coefficients found)
+# Work is counted as horn counts it (Z3's resource units, horn.WORK_PER_SECOND to a second, so
+# that the answer does not depend on the machine's load)
+SPACER_SLICE = 3.0  # seconds of work Spacer gets for one frame
+CHECK_SLICE = 2.0  # seconds of work of one plain Z3 query (a candidate checked, coefficients found)
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
-SECONDS = 10.0  # at most this much CPU time per check (per procedure), whatever the budget left
+SECONDS = 10.0  # at most this much work per check (per procedure), whatever the budget left
 
 
 @dataclass(frozen=True)
@@ -205,14 +207,28 @@ def _as_int(t):
 
 def _prove(prover: horn.Prover, claim: _Claim, seconds: float) -> Ranking:
     start = time.process_time()
-    left = lambda: seconds - (time.process_time() - start)  # noqa: E731
     try:
-        return _search(prover, claim, left, start)
+        return _search(prover, claim, _Work(seconds), start)
     except z3.Z3Exception as exc:
         return Ranking(UNKNOWN, why=f"Z3: {exc}", seconds=time.process_time() - start)
 
 
-def _search(prover: horn.Prover, claim: _Claim, left, start: float) -> Ranking:
+class _Work:
+    """A question's work, counted in Z3's resource units (horn.Work), each query given at most
+    its slice of what is left (`take`)."""
+
+    def __init__(self, seconds: float):
+        self.work = horn.Work(seconds)
+
+    @property
+    def left(self) -> float:
+        return self.work.left()
+
+    def take(self, share: float) -> float:
+        return max(0.0, min(share, self.left))
+
+
+def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ranking:
     """CEGIS (the module's docstring). `support`: what every reachable frame satisfies, as
     far as known: the declared ranges, then Spacer's invariants that showed a frame that
     broke a candidate to be one no play reaches (such a frame is dropped, not learnt from)."""
@@ -233,15 +249,15 @@ def _search(prover: horn.Prover, claim: _Claim, left, start: float) -> Ranking:
     starts = z3.Implies(mark, prover.system(True)[4])
     plain = [z3.Not(b) for r in SymState.RESULTS for b in getattr(f.st, r)] + [z3.Not(f.conflict)]
     samples: list = []
-    while left() > 0:
-        c = _learn(claim, x, samples, min(CHECK_SLICE, left()))
+    while work.left > 0:
+        c = _learn(claim, x, samples, work.take(CHECK_SLICE))
         if c is None:
             return _unknown(f"no linear function of the variables with coefficients in -{BOUND}..{BOUND} fits "
                             "the states tried", start)
         if c == "unknown":
             return _unknown("Z3 could not find coefficients in time", start)
         bad = _broken(claim, x, c)
-        s = _solver(min(CHECK_SLICE, left()))
+        s = _solver(work.take(CHECK_SLICE))
         s.add(*support, bad, starts)
         r, which = _first_sat(s, [[mark, *plain], plain, []])
         if r == z3.unsat:
@@ -251,8 +267,9 @@ def _search(prover: horn.Prover, claim: _Claim, left, start: float) -> Ranking:
         m = s.model()
         if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
             point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(inst, f)])
-            a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), min(SPACER_SLICE, left()))
-            if a.verdict == horn.PROVED and a.formula is not None and _excludes(z3.And(*support, a.formula), point, left()):
+            a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
+            if a.verdict == horn.PROVED and a.formula is not None and \
+                    _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
                 support.append(a.formula)
                 continue
         # a start, reachable from one, or not decided: a frame to learn from
@@ -276,7 +293,7 @@ def _unknown(why: str, start: float) -> Ranking:
 
 def _solver(seconds: float) -> z3.Solver:
     s = z3.Solver()
-    s.set("timeout", max(1, int(seconds * 1000)))
+    horn.limit(s, seconds)
     return s
 
 
@@ -347,7 +364,7 @@ def _learn(claim: _Claim, x: tuple, samples: list[_Sample], seconds: float):
     could not tell. Each ci is written pi - ni with both at least 0, so that the objective is
     linear (an optimum has one of them 0): far faster than minimizing absolute values."""
     o = z3.Optimize()
-    o.set("timeout", max(1, int(seconds * 1000)))
+    horn.limit(o, seconds)
     pos = [z3.Int(f"ranking!p{i}") for i in range(len(x) + 1)]
     neg = [z3.Int(f"ranking!n{i}") for i in range(len(x) + 1)]
     cs = [p - n for p, n in zip(pos, neg)]
