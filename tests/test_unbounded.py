@@ -169,3 +169,43 @@ def test_the_report_says_what_each_engine_decided_and_nothing_when_none_decided(
     assert decisions_text(i, verbose=True)[1] == "  outcome-gap: from the setup: life[P1] > -1"
     i.decisions = [unbounded.Decision("deadlock", "", "unknown", unbounded.SPACER, "Spacer: canceled")]
     assert decisions_text(i, verbose=True) == []  # the undecided question is an `incomplete:` line instead
+
+
+# ---------------------------------------------------------------- Spacer's paths, walked by the explorer
+
+# a deadlock 9 steps deep behind many orders of the same moves: the explorer's first 20 states
+# do not reach it, no win or invariant gives the directed search a goal, Spacer finds a path
+WIDE = """players 2
+var v(p: player): 0..3 = 0
+var w: 0..3 = 0
+action up(p: player) progress when v[p] < 3 do v[p] := v[p] + 1; end
+action side progress when w < 3 do w := w + 1; end
+"""
+
+
+def test_a_deadlock_spacer_finds_a_path_to_is_walked_by_the_explorer_and_replayed(tmp_path):
+    path = tmp_path / "wide.rw"
+    path.write_text(WIDE, encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=20))
+    (f,) = [f for f in res.findings if f.kind == "deadlock"]
+    assert f.engine == unbounded.WALKED and unbounded.WALKED_NOTE in f.detail
+    assert len(f.trace) == 10 and f.replay.status == "confirmed"
+    assert ("deadlock", "", "found", unbounded.WALKED) in [(d.check, d.subject, d.verdict, d.engine)
+                                                        for d in res.instances[0].decisions]
+
+
+def test_a_path_the_explorer_cannot_follow_is_an_engine_disagreement(tmp_path, monkeypatch):
+    path = tmp_path / "wide.rw"
+    path.write_text(WIDE, encoding="utf-8")
+    real = horn.Prover.ask
+
+    def tampered(self, bad, seconds, wall=None):  # Spacer's deadlock path, with a step no action takes
+        a = real(self, bad, seconds, wall)
+        if a.path:
+            a = horn.Answer(a.verdict, setup=a.setup, path=a.path[:2] + ((3, 3, 3, 0, 0),) + a.path[2:])
+        return a
+    monkeypatch.setattr(horn.Prover, "ask", tampered)
+    res = engine.check([str(path)], Limits(max_states=20))
+    (d,) = res.disagreements
+    assert "Spacer found a path to deadlock that the explorer cannot follow" in d.finding.message
+    assert "no step to state 2 of Spacer's 11" in d.replay and res.exit_code() == 4

@@ -25,7 +25,7 @@ from checker.symbolic import horn
 from test_differential_specs import EXAMPLES, specs
 
 ROOT = Path(__file__).resolve().parent.parent
-SECONDS = 5.0  # per question: small instances, and an unknown answer is no failure
+SECONDS = 3.0  # of work per question: small instances, and an unknown answer is no failure
 # the explorer's finding kinds that fail each question (a failing step is an overflow or an
 # evaluation error, whichever the step meets first)
 FAILS = {"outcome-conflict": {"outcome-conflict"}, "outcome-gap": {"outcome-gap"}, "deadlock": {"deadlock"},
@@ -89,7 +89,7 @@ def disagreements(inst) -> tuple[list[str], int]:
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES // 3, deadline=None,
+@settings(max_examples=EXAMPLES // 5, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(text=specs())
 def test_random_specs_get_the_explorers_answer_to_every_question_spacer_answers(tmp_path_factory, text):
@@ -111,8 +111,13 @@ SPECS = sorted(glob.glob(str(ROOT / "spec" / "*.rw")))
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: Path(p).stem)
 def test_the_bundled_specs_get_the_explorers_answer_to_every_question_spacer_answers(path):
-    wrong, answered = [], 0
+    # one instance per model (its first reading and smallest parameters): the models differ in
+    # their rules, their instances mostly in their sizes
+    wrong, answered, models = [], 0, set()
     for inst in load_instances(path):
+        if inst.model_name in models:
+            continue
+        models.add(inst.model_name)
         bad, n = disagreements(inst)
         wrong += [f"{inst.label}: {b}" for b in bad]
         answered += n

@@ -28,6 +28,7 @@ from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
 from .checks import run_checks_within
 from .findings import Finding
+from .verdicts import Replay
 from .graph_checks import winners
 
 SPACER = "symbolic (Spacer)"
@@ -56,10 +57,13 @@ UNDECIDED = ("forced-loop", "livelock", "unbounded-procedure", "starvation", "ne
              "player-without-outcome", "dead-rule", "dead-declaration")
 
 
-def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) -> tuple[list[Finding], list[Decision]]:
+def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, walk=None
+           ) -> tuple[list[Finding], list[Decision]]:
     """Ask Spacer what the partial graphs did not show. `found`: the findings the explorer's
     checks made on them; `reached`: what they reached ({"wins": players mask, "team_wins":
-    teams mask, "rules": rule ids, "properties": names}). Returns (new findings, decisions)."""
+    teams mask, "rules": rule ids, "properties": names}). `walk(kind, subject, answer)`: the
+    decision on a question Spacer found a path for, once the explorer walked it (None: not
+    walked). Returns (new findings, decisions)."""
     prover = horn.Prover(inst)
     kinds = {f.kind for f in found}
     decisions: list[Decision] = []
@@ -71,6 +75,10 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
             return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
         return prover.ask(bad, seconds, wall=max(0.0, budget.remaining()))
 
+    def judge(kind: str, subject: str, a: horn.Answer) -> Decision:
+        shown = walk(kind, subject, a) if walk is not None and a.verdict == horn.REACHABLE and a.path else None
+        return shown or _decision(kind, subject, a)
+
     for kind, bad in SAFETY:
         if kind in kinds or (kind == "overflow" and "evaluation-error" in kinds):
             decisions.append(Decision(kind, "", "found", "explicit"))
@@ -78,12 +86,12 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
         if bad(*prover.frame()) is None:
             decisions.append(Decision(kind, "", horn.UNKNOWN, SPACER, "not encoded for the symbolic engine"))
             continue
-        decisions.append(_decision(kind, "", ask(bad)))
+        decisions.append(judge(kind, "", ask(bad)))
     for d in inst.model.invariants:
         if any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
             decisions.append(Decision("invariant", d.name, "found", "explicit"))
             continue
-        decisions.append(_decision("invariant", d.name, ask(_violated(d.cond))))
+        decisions.append(judge("invariant", d.name, ask(_violated(d.cond))))
     answers: dict[tuple[bool, int], horn.Answer | None] = {}  # (team?, who) -> Spacer's answer; None: reached
     for r in inst.model.outcomes:
         if r.kind != "win":
@@ -100,7 +108,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget) 
                     decisions.append(Decision("unreachable-outcome", who, "found", "explicit"))
                 else:
                     answers[team, x] = ask(_wins(x, team))
-                    decisions.append(_decision("unreachable-outcome", who, answers[team, x]))
+                    decisions.append(judge("unreachable-outcome", who, answers[team, x]))
             a = answers[team, x]
             if a is not None and a.verdict == horn.PROVED:
                 never.append((name, a))
@@ -269,13 +277,47 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             r2 = reached(g2)
             seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],
                     "rules": seen["rules"] | r2["rules"]}
-    proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget)
+    known = {f.signature() for f in found + [f for f, _ in more]}
+
+    def walk(kind: str, subject: str, a: horn.Answer) -> Decision:
+        """The explorer walks the path Spacer found; its checks report what is at its end."""
+        g, last, fitted = directed.follow(machine, list(a.path), replace(limits, max_states=limits.max_states * DIRECTED_ROOM),
+                                          budget)
+        if last is None:
+            if "; stopped: " in g.stop_reason:  # a limit, not the explorer
+                return Decision(kind, subject, horn.UNKNOWN, SPACER, f"Spacer's path was not walked to its end ({g.stop_reason})")
+            more.append((_disagreement(inst, kind, subject, a, fitted), None))
+            return Decision(kind, subject, horn.UNKNOWN, SPACER, f"the engines disagree on Spacer's path at step {fitted}")
+        extra, _ = run_checks_within(g, budget)
+        for f in extra:
+            if f.kind in DIRECTED_KINDS and f.signature() not in known:
+                known.add(f.signature())
+                f.detail = (f.detail + "\n" if f.detail else "") + WALKED_NOTE
+                f.engine = WALKED
+                more.append((f, g))
+        return Decision(kind, subject, "found", WALKED)
+
+    proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
     more += [(f, None) for f in proved]
     lines = []
     for d in decisions:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")
     return more, decisions, lines
+
+
+WALKED = "symbolic (Spacer), walked by the explorer"
+WALKED_NOTE = "found by the symbolic engine (Spacer) and walked step by step by the explorer: a way there, not the shortest"
+
+
+def _disagreement(inst: Instance, kind: str, subject: str, a: horn.Answer, fitted: int) -> Finding:
+    """Spacer's path to a bad frame that the explorer has no step for: a bug in rulewright,
+    reported as a finding whose replay failed (the run says ENGINES DISAGREE and exits 4)."""
+    what = f"{kind}{' (' + subject + ')' if subject else ''}"
+    return Finding(kind, f"Spacer found a path to {what} that the explorer cannot follow", (), (inst.spec.span,),
+                   inst.label, inst.model_name, key=f"walk:{what}", subject=(subject,) if subject else (),
+                   engine=SPACER, replay=Replay("failed", f"the explorer has no step to state {fitted} of Spacer's "
+                                                          f"{len(a.path)}: {a.path[min(fitted, len(a.path) - 1)]}"))
 
 
 # what a directed search's graph may show (the kinds about single states: a path there is one)

@@ -296,14 +296,15 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
 
     Every state fitting a frame is expanded (so the checks see its steps: a deadlock, a failing
     step, a conflict on the next state), and the next frame is looked for among its successors.
-    None with fewer frames fitted than given means the explorer has no such step: the engines
-    disagree, which the caller must say. The graph is handed back as the directed search's is
+    None with fewer frames fitted than given means the explorer has no such step (the engines
+    disagree, which the caller must say), unless a limit stopped the walk (the stop reason
+    then ends with "stopped: " and why). The graph is handed back as the directed search's is
     (renumbered, `complete` False, its stop reason saying what it was)."""
     budget = budget or Budget(limits)
     began = time.perf_counter()
     g, done = Graph(machine), []
     walked: set[int] = set()  # (done, as a set: a path may be long)
-    fitted, last = 0, None
+    fitted, last, stopped = 0, None, ""
     k = machine.inst.nslots
 
     def fits(sid: int, frame: tuple) -> bool:
@@ -311,34 +312,36 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
         return tuple(values[:k + 2]) == frame
 
     try:
-        if seed(g, limits, budget):
-            room = Room(g.index, limits.max_states, budget.check)
-            current = [sid for sid in g.init_ids if fits(sid, frames[0])]
-            fitted = 1 if current else 0
-            for frame in frames[1:]:
-                after: list[int] = []
-                for sid in current:
-                    if sid in walked:
-                        targets = _targets(g, sid)
-                    else:
-                        first = len(g.edges.dst)
-                        if not expand(g, sid, budget, room, limits.max_states, done):
-                            raise LimitHit(g.stop_reason)
-                        walked.add(sid)
-                        targets = list(g.edges.dst[first:])
-                    after += [t for t in dict.fromkeys(targets) if t not in after and fits(t, frame)]
-                if not after:
-                    break
-                current, fitted = after, fitted + 1
-            if current and fitted == len(frames):
-                last = current[0]
-                if last not in walked:  # its own steps: a deadlock or a failing step is seen there
-                    expand(g, last, budget, room, limits.max_states, done)
-    except LimitHit:
-        pass  # what was walked stays; `fitted` says how far
+        if not seed(g, limits, budget):
+            raise LimitHit(g.stop_reason)
+        room = Room(g.index, limits.max_states, budget.check)
+        current = [sid for sid in g.init_ids if fits(sid, frames[0])]
+        fitted = 1 if current else 0
+        for frame in frames[1:]:
+            after: list[int] = []
+            for sid in current:
+                if sid in walked:
+                    targets = _targets(g, sid)
+                else:
+                    first = len(g.edges.dst)
+                    if not expand(g, sid, budget, room, limits.max_states, done):
+                        raise LimitHit(g.stop_reason)
+                    walked.add(sid)
+                    targets = list(g.edges.dst[first:])
+                after += [t for t in dict.fromkeys(targets) if t not in after and fits(t, frame)]
+            if not after:
+                break
+            current, fitted = after, fitted + 1
+        if current and fitted == len(frames):
+            last = current[0]
+            if last not in walked:  # its own steps: a deadlock or a failing step is seen there
+                expand(g, last, budget, room, limits.max_states, done)
+    except LimitHit as exc:
+        stopped = str(exc)  # what was walked stays; `fitted` says how far
     out, new = renumbered(g, done)
     out.complete = False
-    out.stop_reason = f"a path the symbolic engine found, walked by the explorer: {fitted} of {len(frames)} step(s)"
+    out.stop_reason = (f"a path the symbolic engine found, walked by the explorer: {fitted} of {len(frames)} step(s)"
+                       + (f"; stopped: {stopped}" if stopped else ""))
     out.seconds = time.perf_counter() - began
     return out, None if last is None else new[last], fitted
 
