@@ -40,6 +40,15 @@ def test_spacer_proves_a_range_is_never_left_and_says_why_in_the_specs_names(tmp
     assert "x" in a.invariant and "Reach" not in a.invariant  # e.g. "x > -1": the guard keeps it under 10
 
 
+def test_no_step_fails_from_a_game_that_ended_in_its_setup(tmp_path):
+    # found by tests/test_unbounded_differential.py: every player draws at the setup, so no
+    # action is ever taken, although `a` would fail (a draw for nobody); Spacer said reachable
+    path = tmp_path / "ended.rw"
+    path.write_text("players 2\nvar opt: player? = none\naction a progress do draw opt; end\n"
+                    "outcome all_draw: draw player q when true\n", encoding="utf-8")
+    assert horn.Prover(instance(path)).ask(horn.failing_step, 5).verdict == horn.PROVED
+
+
 def test_spacer_does_not_prove_an_overflow_away_when_a_step_leaves_the_range(tmp_path):
     path = tmp_path / "c.rw"
     path.write_text(COUNTER.format(high=9), encoding="utf-8")  # x := 10 leaves 0..9

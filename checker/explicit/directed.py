@@ -306,10 +306,14 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
     walked: set[int] = set()  # (done, as a set: a path may be long)
     fitted, last, stopped = 0, None, ""
     k = machine.inst.nslots
+    # who is out, as masks: the slots hold more above them (why a player is out), which the
+    # states of several fitting ones may differ in (all are followed)
+    players, teams = (1 << machine.inst.nplayers) - 1, (1 << machine.inst.nteams) - 1
 
     def fits(sid: int, frame: tuple) -> bool:
         values = machine.values(g.states[sid])
-        return tuple(values[:k + 2]) == frame
+        return (tuple(values[:k]) == frame[:k] and values[k] & players == frame[k]
+                and values[k + 1] & teams == frame[k + 1])
 
     try:
         if not seed(g, limits, budget):

@@ -338,7 +338,8 @@ def no_step(u: BMC, f: _Frame):
 def failing_step(u: BMC, f: _Frame):
     """A bad condition: some step from the frame fails (an overflow or an evaluation error; the
     explorer's failing step says which came first)."""
-    return or_all([fails for _, _, fails, _, _, _ in u._options(f)])
+    # (no step is taken from a game that has ended or must be over, as BMC.extend says)
+    return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([fails for _, _, fails, _, _, _ in u._options(f)]))
 
 
 def _reason(exc: z3.Z3Exception) -> str:
