@@ -124,6 +124,7 @@ class Prover:
     def __init__(self, inst: Instance):
         self.inst = inst
         self._systems: dict[bool, tuple] = {}
+        self._step_vars: dict[bool, list] = {}  # generalized? -> its clauses' variables (_variables)
 
     def system(self, generalized: bool):
         """(unrolled frames, Reach, its arguments in frame 0, in frame 1, setup, step)."""
@@ -138,6 +139,15 @@ class Prover:
             reach = z3.Function("Reach", *[a.sort() for a in a0], z3.BoolSort())
             self._systems[generalized] = (u, reach, a0, a1, z3.And(*init), z3.And(*step))
         return self._systems[generalized]
+
+    def _variables(self, generalized: bool, condition) -> list:
+        """The clauses' variables: those of the setup and the step, found once per setup (a
+        walk of the step is a fifth of a CPU second at four players, and a question is many
+        attempts), and those of the bad condition."""
+        if generalized not in self._step_vars:
+            _, _, _, _, init, step = self.system(generalized)
+            self._step_vars[generalized] = _constants(init, step)
+        return _constants(*self._step_vars[generalized], condition)
 
     def frame(self, generalized: bool = False) -> tuple[BMC, _Frame]:
         """The bounded checker and the frame a bad condition is written over (frame 0)."""
@@ -218,7 +228,7 @@ class Prover:
         fp.register_relation(reach)
         bad_rel = z3.Function("Bad", z3.BoolSort())
         fp.register_relation(bad_rel)
-        for v in _constants(init, step, condition):
+        for v in self._variables(generalized, condition):
             fp.declare_var(v)
         fp.rule(reach(*a0), init)
         fp.rule(reach(*a1), [reach(*a0), step])
