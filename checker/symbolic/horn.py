@@ -36,6 +36,10 @@ PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 ATTEMPTS = ({}, {"xform.inline_linear": False}, {"spacer.random_seed": 2}, {"spacer.random_seed": 3},
             {"xform.inline_linear": False, "spacer.random_seed": 5})
 FIRST_SLICE = 1.0  # seconds of the first attempts (in Z3's resource units: see WORK_PER_SECOND)
+# of a question's work, what the generalized setup may take (its proofs are the fast ones: a
+# 4-player game at life 40 with damage counted per pair of players needs 12 of a question's 40
+# seconds in one attempt from there, and does not finish from the setup's numbers)
+WIDER_SHARE = 0.75
 # Spacer's work is counted in Z3's resource units (`rlimit`), not in time: a question gets the
 # same answer on an idle and on a loaded machine, so reports do not depend on the load. A CPU
 # second of Spacer is 1 to 10 million units (measured 2026-11-28, `fp.statistics()` "rlimit
@@ -156,30 +160,36 @@ class Prover:
 
     def ask(self, bad, seconds: float, wall: float | None = None) -> Answer:
         """Is a frame where `bad(bmc, frame)` holds reachable? Asked of the generalized setup
-        first (fast proofs), then, unless that proved it, of the setup itself, in attempts
-        with different settings (`ATTEMPTS`) and a time slice that doubles each round: how
-        long Spacer takes varies by orders of magnitude with its settings and with the order
-        of the terms, and a lucky attempt is short. Unknown once `seconds` of work are spent (Z3's
-        units: the answer does not depend on the machine's load), or `wall` seconds of
-        wall-clock time (by default WALL_SAFETY times `seconds`)."""
+        first (fast proofs: they do not count down from the setup's numbers), in attempts whose
+        slice of work doubles, until it proves it, finds a bad frame reachable from some start
+        (which says nothing of the setup), or has spent WIDER_SHARE of `seconds`; then of the
+        setup itself, in attempts with different settings (`ATTEMPTS`) and a slice that doubles
+        each round: how long Spacer takes varies by orders of magnitude with its settings and
+        with the order of the terms, and a lucky attempt is short. Unknown once `seconds` of
+        work are spent (Z3's units: the answer does not depend on the machine's load), or
+        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`)."""
         work = Work(seconds)
         left = work.left
         self._deadline = time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall)
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
-        generalized, piece = True, FIRST_SLICE
+        piece = FIRST_SLICE
+        while left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
+            a = self._query(True, bad, min(piece, left() - seconds * (1 - WIDER_SHARE)))
+            if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
+                return a
+            if a.verdict == REACHABLE:  # from some start: the real setup decides
+                break
+            last, piece = a, piece * 2
+        piece = FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
                 if left() <= 0 or time.monotonic() >= self._deadline:
                     return last
-                a = self._query(generalized, bad, min(piece, left()), options)
-                if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
+                a = self._query(False, bad, min(piece, left()), options)
+                if a.verdict in (PROVED, REACHABLE):
                     return a
-                if generalized:  # reachable from some start, or no proof yet: the real setup decides
-                    generalized = False
-                    break
                 last = a
-            else:
-                piece *= 2
+            piece *= 2
         return last
 
     _deadline = float("inf")  # (time.monotonic) of the question being asked
