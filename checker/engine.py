@@ -545,7 +545,9 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         found = []
     if stopped:
         res.incomplete.append(f"{inst.label}: the checks stopped ({stopped})")
-    elif symbolic:  # the explorer stopped at its state limit: the symbolic engine decides what it can
+    # the explorer stopped at its state limit: the symbolic engine decides what it can, also
+    # when the checks on the unfinished graph ran out of their share of the time
+    if symbolic:
         staged = limits.max_states < search_limits.max_states and unbounded.engine_mode() == "auto"
         at = len(res.incomplete)
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows

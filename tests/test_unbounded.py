@@ -218,3 +218,14 @@ def test_a_path_the_explorer_cannot_follow_is_an_engine_disagreement(tmp_path, m
     (d,) = res.disagreements
     assert "Spacer found a path to deadlock that the explorer cannot follow" in d.finding.message
     assert "no step to state 2 of Spacer's 11" in d.replay and res.exit_code() == 4
+
+
+def test_the_symbolic_engine_decides_even_when_the_checks_on_the_unfinished_graph_ran_out_of_their_share(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(unbounded, "PARTIAL_CHECKS_SHARE", 1e-9)  # the checks stop at once
+    path = tmp_path / "wide.rw"
+    path.write_text(WIDE, encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=20))
+    (i,) = res.instances
+    assert any("the checks stopped (the checks' share of an unfinished exploration ran out" in w for w in res.incomplete)
+    assert {d.check for d in i.decisions if d.verdict == "proved"} >= {"outcome-conflict", "outcome-gap", "overflow"}
