@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import z3
+from z3 import z3core
 
 from ..frontend.instances import Instance, Var
 
@@ -94,20 +95,46 @@ def _folds(xs) -> bool:
     return any(x is True or x is False for x in xs)
 
 
+# z3's And, Or and Not coerce every operand (sorts compared, Python values cast) before they
+# build the term: a third of a step's encoding went into it. Over Boolean terms the same term
+# is built here with the one call to Z3 they end with; anything else goes through z3's own.
+
+def _conjunction(xs):
+    """z3.And(*xs)."""
+    return _apply(z3core.Z3_mk_and, xs) if _terms(xs) else z3.And(*xs)
+
+
+def _disjunction(xs):
+    """z3.Or(*xs)."""
+    return _apply(z3core.Z3_mk_or, xs) if _terms(xs) else z3.Or(*xs)
+
+
+def _terms(xs) -> bool:
+    return bool(xs) and all(isinstance(x, z3.BoolRef) for x in xs)
+
+
+def _apply(mk, xs):
+    ctx = xs[0].ctx
+    args = (z3.z3.Ast * len(xs))(*[x.as_ast() for x in xs])
+    return z3.BoolRef(mk(ctx.ref(), len(xs), args), ctx)
+
+
 def not_(a):
     if a is True or a is False:
         return not a
+    if isinstance(a, z3.BoolRef):  # z3.Not(a)
+        return z3.BoolRef(z3core.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx)
     return z3.Not(a)
 
 
 def and_(*xs):
     """z3.And over terms; over folded values, the literals decided here."""
-    return z3.And(*xs) if not _folds(xs) else _junction(xs, False, z3.And)
+    return _conjunction(xs) if not _folds(xs) else _junction(xs, False, z3.And)
 
 
 def or_(*xs):
     """z3.Or over terms; over folded values, the literals decided here."""
-    return z3.Or(*xs) if not _folds(xs) else _junction(xs, True, z3.Or)
+    return _disjunction(xs) if not _folds(xs) else _junction(xs, True, z3.Or)
 
 
 def _junction(xs, absorbing: bool, build):
@@ -165,7 +192,7 @@ def or_all(terms):
     if _folds(terms):
         return or_(*terms)
     terms = [t for t in terms if not is_false(t)]
-    return z3.Or(*terms) if terms else FALSE
+    return _disjunction(terms) if terms else FALSE
 
 
 def or2(a, b):
@@ -176,7 +203,7 @@ def or2(a, b):
         return a
     if is_true(b):
         return b
-    return z3.Or(a, b)
+    return _disjunction((a, b))
 
 
 def sym_if(cond, a, b):
