@@ -23,7 +23,7 @@ from ..frontend.instances import Instance
 from .builtins import Builtins
 from .statements import Statements
 from .terms import (FALSE, TRUE, SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_false, is_true, ite,
-                    not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
+                    int_val, not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
 
 NEVER_RLIMIT = 2_000_000  # Z3's resource units for one `Encoder.never` (its questions take 100,000 at most in spec/)
 
@@ -43,7 +43,7 @@ class Encoder(Statements, Builtins):
         # constants of the encoding in the form its values take.
         self.fold = fold
         self.T, self.F = (True, False) if fold else (TRUE, FALSE)
-        self.num = int if fold else z3.IntVal
+        self.num = int if fold else int_val
         self.boolean = bool if fold else z3.BoolVal
         self.model = inst.model
         self.n = inst.nplayers

@@ -52,8 +52,12 @@ def concrete(x):
     """The Python value of a term that simplifies to a literal, None for any other."""
     if isinstance(x, bool) or isinstance(x, int):
         return x
-    if x is TRUE or x is FALSE:
-        return x is TRUE
+    if isinstance(x, _Num):  # a binder's value, a seat, a constant
+        return x.value
+    if isinstance(x, z3.IntNumRef):  # a literal already: nothing to simplify
+        return x.as_long()
+    if decided(x) is not None:
+        return decided(x)
     s = z3.simplify(x)
     if z3.is_int_value(s):
         return s.as_long()
@@ -64,6 +68,9 @@ def concrete(x):
     return None
 
 
+_TRUE_ID, _FALSE_ID = TRUE.get_id(), FALSE.get_id()
+
+
 def decided(x):
     """True or False for a literal, None for any other term (no simplification: see Encoder.lit)."""
     if x is True or x is TRUE:
@@ -72,11 +79,9 @@ def decided(x):
         return False
     if isinstance(x, bool) or not isinstance(x, z3.ExprRef):
         return None
-    if z3.is_true(x):
-        return True
-    if z3.is_false(x):
-        return False
-    return None
+    # Z3 shares equal terms, so its literals are these two: one call instead of z3.is_true's five
+    i = x.get_id()
+    return True if i == _TRUE_ID else False if i == _FALSE_ID else None
 
 
 def is_true(x) -> bool:
@@ -182,8 +187,30 @@ def to_term(x):
     if isinstance(x, bool):
         return z3.BoolVal(x)
     if isinstance(x, int):
-        return z3.IntVal(x)
+        return int_val(x)
     return x
+
+
+class _Num(z3.IntNumRef):
+    """z3.IntVal's term that keeps its Python value (`concrete` reads it without asking Z3)."""
+
+    def __init__(self, ast, ctx, value: int):
+        super().__init__(ast, ctx)
+        self.value = value
+
+
+_INTS: dict[int, z3.IntNumRef] = {}
+
+
+def int_val(x: int):
+    """z3.IntVal(x): the same term (Z3 shares equal terms), made once per value (the binders,
+    seats and constants of a step; z3.IntVal makes its sort and parses the digits each time).
+    A new Python object each time, as z3.IntVal's: `sym_if` and `merge` tell branches apart
+    by identity, and the terms stay those z3.IntVal gave."""
+    v = _INTS.get(x)
+    if v is None:
+        v = _INTS[x] = z3.IntVal(x)
+    return _Num(v.as_ast(), v.ctx, x)
 
 
 def or_all(terms):
