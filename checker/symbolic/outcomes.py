@@ -171,6 +171,9 @@ def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, rea
     losses, wins, draws = strata
     loss_reads_won = any(r.reads_won for r in losses)
     go = enc.T  # whether this round runs
+    # at most the first round and one per loss fact: a round after the first goes on only where
+    # it derived a loss fact, and the round that derives none matters (its errors) only where
+    # it evaluates a rule, on a subject whose fact no round derived
     for round_ in range(_slots(enc, losses) + 1 if loss_reads_won else 1):
         st.out, st.tout = list(out0), list(tout0)
         changed = _fixpoint(enc, st, losses, go, blocked)
