@@ -22,8 +22,10 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .builtins import Builtins
 from .statements import Statements
-from .terms import (FALSE, TRUE, SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_true, ite, not_,
-                    or_, or_all, simp, sum_, sym_if, to_term)
+from .terms import (FALSE, TRUE, SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_false, is_true, ite,
+                    int_val, not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
+
+NEVER_RLIMIT = 2_000_000  # Z3's resource units for one `Encoder.never` (its questions take 100,000 at most in spec/)
 
 
 class Encoder(Statements, Builtins):
@@ -41,7 +43,7 @@ class Encoder(Statements, Builtins):
         # constants of the encoding in the form its values take.
         self.fold = fold
         self.T, self.F = (True, False) if fold else (TRUE, FALSE)
-        self.num = int if fold else z3.IntVal
+        self.num = int if fold else int_val
         self.boolean = bool if fold else z3.BoolVal
         self.model = inst.model
         self.n = inst.nplayers
@@ -86,6 +88,22 @@ class Encoder(Statements, Builtins):
             return value, simp(or_all(self.errs)) if self.errs else self.F  # most meet none
         finally:
             self.path, self.errs = saved_path, saved_errs
+
+    def never(self, cond) -> bool:
+        """Whether `cond` holds for no values at all (Z3 says unsat within `NEVER_RLIMIT`, a
+        deterministic count of its work; unknown is "it may hold"). Where a round of the
+        step's settling can derive something only under such a condition, the rounds after it
+        change nothing: stopping there keeps the meaning and spares terms that grow with
+        every round."""
+        if is_false(cond):
+            return True
+        if self.fold or not isinstance(cond, z3.ExprRef) or is_true(cond):
+            return False
+        s = z3.Solver()  # a fresh one: the answer depends on the term alone, not on what was asked before
+        s.set("rlimit", NEVER_RLIMIT)
+        s.push()  # Z3's incremental core: far fewer resource units than its first-check tactic
+        s.add(cond)
+        return solve(s) == z3.unsat
 
     def lit(self, x):
         """x as a literal where the encoder folds (see __init__), a Python one when it simplifies

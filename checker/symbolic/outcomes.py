@@ -44,7 +44,8 @@ def settle(enc: Encoder, st: SymState):
     go = enc.T
     # a round that runs a trigger fired an (event, subject) that had not fired (each fires once
     # a step), so there are at most as many rounds as pairs with triggers: over symbolic states,
-    # where no round is seen to be the last, a tighter bound is fewer rounds of terms to build
+    # where a round is seen to be the last only when Z3 finds that it runs no trigger under any
+    # values (`never`), a tighter bound is fewer rounds of terms to build
     pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
     for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
@@ -56,7 +57,7 @@ def settle(enc: Encoder, st: SymState):
             fired[(event, x)] = simp(or_(fired.get((event, x), enc.F), happens))
         seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [draw], "finish": [st.fin]}
         cur, ran = _run_triggers(enc, st, draw, on, events)
-        if is_false(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
+        if enc.never(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
             st.error = simp(or_(st.error, cur.error))
             break
         res, ended2, gap2 = resolve(enc, cur.copy())
@@ -164,16 +165,21 @@ def _blocked(enc: Encoder, st: SymState, rules) -> dict:
 def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, reasons0) -> None:
     """The fixpoints of the three strata, in rounds while a loss rule reads won() and the
     round before derived something (the explorer's rounds); st.out and the reasons are left
-    as the last round made them."""
+    as the last round made them. The rounds stop where Z3 finds that a round's losses derive
+    nothing under any values (`never`): each round's terms read the last round's, so a round
+    that changes nothing but is not seen to is several times the size of the one before."""
     losses, wins, draws = strata
     loss_reads_won = any(r.reads_won for r in losses)
     go = enc.T  # whether this round runs
-    for round_ in range(_ground(enc, losses) + 1 if loss_reads_won else 1):
+    # at most the first round and one per loss fact: a round after the first goes on only where
+    # it derived a loss fact, and the round that derives none matters (its errors) only where
+    # it evaluates a rule, on a subject whose fact no round derived
+    for round_ in range(_slots(enc, losses) + 1 if loss_reads_won else 1):
         st.out, st.tout = list(out0), list(tout0)
         changed = _fixpoint(enc, st, losses, go, blocked)
         if round_ > 0:
             go = simp(and_(go, changed))
-            if is_false(go):
+            if enc.never(go):
                 break
         st.out = [or_all([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
         st.tout = [or_all([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
@@ -311,7 +317,7 @@ def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None):
         return enc.F
     todo = rules
     derived = []
-    for _ in range(_ground(enc, rules) + 1):
+    for _ in range(_slots(enc, rules) + 1):
         before = st.lp + st.wp + st.lt + st.wt + st.dp + st.dt + st.xp + st.xt + [st.draw, st.fin]
         fired = []
         for r in todo:
@@ -394,8 +400,16 @@ def _same(a, b) -> bool:
     return a is b or type(a) is type(b) and a == b
 
 
-def _ground(enc: Encoder, rules) -> int:
-    return sum(enc.n if r.subject == "player" else enc.nt if r.subject == "team" else 1 for r in rules)
+def _slots(enc: Encoder, rules) -> int:
+    """How many facts `rules` can derive: one per subject of each fact list they write (rules
+    that write the same list share its subjects), one per game fact. A pass or round that
+    changes something derives one more, so there are at most this many such passes."""
+    lists = {FACT[r.kind] + r.subject[0] if r.subject else r.kind: _width(enc, r) for r in rules}
+    return sum(lists.values())
+
+
+def _width(enc: Encoder, r) -> int:
+    return enc.n if r.subject == "player" else enc.nt if r.subject == "team" else 1
 
 
 def _reads_own(r: T.OutcomeRule) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import z3
+from z3 import z3core
 
 from ..frontend.instances import Instance, Var
 
@@ -51,8 +52,12 @@ def concrete(x):
     """The Python value of a term that simplifies to a literal, None for any other."""
     if isinstance(x, bool) or isinstance(x, int):
         return x
-    if x is TRUE or x is FALSE:
-        return x is TRUE
+    if isinstance(x, _Num):  # a binder's value, a seat, a constant
+        return x.value
+    if isinstance(x, z3.IntNumRef):  # a literal already: nothing to simplify
+        return x.as_long()
+    if decided(x) is not None:
+        return decided(x)
     s = z3.simplify(x)
     if z3.is_int_value(s):
         return s.as_long()
@@ -63,6 +68,9 @@ def concrete(x):
     return None
 
 
+_TRUE_ID, _FALSE_ID = TRUE.get_id(), FALSE.get_id()
+
+
 def decided(x):
     """True or False for a literal, None for any other term (no simplification: see Encoder.lit)."""
     if x is True or x is TRUE:
@@ -71,11 +79,9 @@ def decided(x):
         return False
     if isinstance(x, bool) or not isinstance(x, z3.ExprRef):
         return None
-    if z3.is_true(x):
-        return True
-    if z3.is_false(x):
-        return False
-    return None
+    # Z3 shares equal terms, so its literals are these two: one call instead of z3.is_true's five
+    i = x.get_id()
+    return True if i == _TRUE_ID else False if i == _FALSE_ID else None
 
 
 def is_true(x) -> bool:
@@ -94,20 +100,46 @@ def _folds(xs) -> bool:
     return any(x is True or x is False for x in xs)
 
 
+# z3's And, Or and Not coerce every operand (sorts compared, Python values cast) before they
+# build the term: a third of a step's encoding went into it. Over Boolean terms the same term
+# is built here with the one call to Z3 they end with; anything else goes through z3's own.
+
+def _conjunction(xs):
+    """z3.And(*xs)."""
+    return _apply(z3core.Z3_mk_and, xs) if _terms(xs) else z3.And(*xs)
+
+
+def _disjunction(xs):
+    """z3.Or(*xs)."""
+    return _apply(z3core.Z3_mk_or, xs) if _terms(xs) else z3.Or(*xs)
+
+
+def _terms(xs) -> bool:
+    return bool(xs) and all(isinstance(x, z3.BoolRef) for x in xs)
+
+
+def _apply(mk, xs):
+    ctx = xs[0].ctx
+    args = (z3.z3.Ast * len(xs))(*[x.as_ast() for x in xs])
+    return z3.BoolRef(mk(ctx.ref(), len(xs), args), ctx)
+
+
 def not_(a):
     if a is True or a is False:
         return not a
+    if isinstance(a, z3.BoolRef):  # z3.Not(a)
+        return z3.BoolRef(z3core.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx)
     return z3.Not(a)
 
 
 def and_(*xs):
     """z3.And over terms; over folded values, the literals decided here."""
-    return z3.And(*xs) if not _folds(xs) else _junction(xs, False, z3.And)
+    return _conjunction(xs) if not _folds(xs) else _junction(xs, False, z3.And)
 
 
 def or_(*xs):
     """z3.Or over terms; over folded values, the literals decided here."""
-    return z3.Or(*xs) if not _folds(xs) else _junction(xs, True, z3.Or)
+    return _disjunction(xs) if not _folds(xs) else _junction(xs, True, z3.Or)
 
 
 def _junction(xs, absorbing: bool, build):
@@ -155,8 +187,30 @@ def to_term(x):
     if isinstance(x, bool):
         return z3.BoolVal(x)
     if isinstance(x, int):
-        return z3.IntVal(x)
+        return int_val(x)
     return x
+
+
+class _Num(z3.IntNumRef):
+    """z3.IntVal's term that keeps its Python value (`concrete` reads it without asking Z3)."""
+
+    def __init__(self, ast, ctx, value: int):
+        super().__init__(ast, ctx)
+        self.value = value
+
+
+_INTS: dict[int, z3.IntNumRef] = {}
+
+
+def int_val(x: int):
+    """z3.IntVal(x): the same term (Z3 shares equal terms), made once per value (the binders,
+    seats and constants of a step; z3.IntVal makes its sort and parses the digits each time).
+    A new Python object each time, as z3.IntVal's: `sym_if` and `merge` tell branches apart
+    by identity, and the terms stay those z3.IntVal gave."""
+    v = _INTS.get(x)
+    if v is None:
+        v = _INTS[x] = z3.IntVal(x)
+    return _Num(v.as_ast(), v.ctx, x)
 
 
 def or_all(terms):
@@ -165,7 +219,7 @@ def or_all(terms):
     if _folds(terms):
         return or_(*terms)
     terms = [t for t in terms if not is_false(t)]
-    return z3.Or(*terms) if terms else FALSE
+    return _disjunction(terms) if terms else FALSE
 
 
 def or2(a, b):
@@ -176,7 +230,7 @@ def or2(a, b):
         return a
     if is_true(b):
         return b
-    return z3.Or(a, b)
+    return _disjunction((a, b))
 
 
 def sym_if(cond, a, b):

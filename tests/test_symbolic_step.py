@@ -1,0 +1,97 @@
+"""What one step of the symbolic engine costs (docs/speed.md, "One step of the symbolic
+engine"): the rounds of a step's outcome resolution and triggers stop where no value can make
+them derive anything, and the terms are built without z3's coercions, yet are the terms z3's
+own functions build. The meaning is checked against the explorer by tests/test_backends.py,
+whose specs include tests/specs/outcome_chain.rw (a step of several rounds).
+"""
+from __future__ import annotations
+
+import z3
+
+from checker.engine import load_instances
+from checker.symbolic import bmc, outcomes
+from checker.symbolic.bmc import BMC
+from checker.symbolic.encode import Encoder
+from checker.symbolic.terms import and_, concrete, decided, int_val, not_, or2, or_, or_all
+
+# Two teams of three; a loss rule reads won(), so resolution goes in rounds, and a trigger on
+# every loss, so settling does too. Nothing a round after the first derives can change anything
+# here: the winners' opponents have already lost.
+TEAMS = """
+teams A, B size 3
+var life(t: team): 0..3 = 3
+var turn: player = A1
+action hit(q: player) progress when team(q) != team(turn) and in_game(q) do
+  life[team(q)] := life[team(q)] - 1;
+  turn := next_in_game(turn);
+end
+outcome zero: lose player p when life[team(p)] <= 0
+outcome beaten: lose player p when exists q in players: won(q) and team(q) != team(p)
+outcome team_out: lose team t when forall p in members(t): lost(p)
+outcome team_wins: win team t when forall u in teams: u == t or lost(u)
+outcome last: win player p when in_game(p) and forall q in players: lost(q) or team(q) == team(p)
+trigger skip on lose player p when turn == p do turn := next_in_game(p); end
+"""
+
+
+def _instance(tmp_path, text):
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    (inst,) = load_instances(str(path))
+    return inst
+
+
+def _count(monkeypatch, module, name, tally: list, counts=lambda *args: True):
+    """Replace module.name by itself counting its calls (those `counts` accepts) in tally[0]."""
+    fn = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        tally[0] += bool(counts(*args))
+        return fn(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+
+
+def test_a_steps_resolution_stops_at_the_round_that_can_derive_nothing(tmp_path, monkeypatch):
+    inst = _instance(tmp_path, TEAMS)
+    loss_rounds, resolutions, settlings = [0], [0], [0]
+    _count(monkeypatch, outcomes, "_fixpoint", loss_rounds, lambda enc, st, rules, *rest: rules and rules[0].kind == "lose")
+    _count(monkeypatch, outcomes, "resolve", resolutions)
+    _count(monkeypatch, bmc, "settle", settlings)
+    BMC(inst).extend()
+    losses = [r for r in inst.model.outcomes if r.kind == "lose"]
+    assert outcomes._slots(Encoder(inst), losses) + 1 == 6 + 2 + 1  # the bound: a round per loss fact
+    # each resolution: the first round and the one that finds nothing new; each settling: the
+    # first resolution and one round of triggers (the bound is one round per player)
+    assert loss_rounds[0] == 2 * resolutions[0]
+    assert resolutions[0] == 2 * settlings[0]
+
+
+def test_never_is_said_only_of_a_condition_no_value_satisfies(tmp_path):
+    enc = Encoder(_instance(tmp_path, TEAMS))
+    x = z3.Int("x")
+    assert enc.never(z3.And(x > 0, x < 0))
+    assert enc.never(z3.BoolVal(False)) and enc.never(False)
+    assert not enc.never(x > 0)
+    assert not enc.never(z3.BoolVal(True)) and not enc.never(True)
+    # folding (a replay): its conditions are literals, and a term is never asked about
+    assert not Encoder(enc.inst, fold=True).never(z3.And(x > 0, x < 0))
+
+
+def test_the_connectives_build_the_terms_z3_builds():
+    p, q, r = z3.Bools("p q r")
+    assert and_(p, q, r).eq(z3.And(p, q, r))
+    assert or_(p, q).eq(z3.Or(p, q))
+    assert not_(p).eq(z3.Not(p))
+    assert or_all([p, z3.BoolVal(False), q]).eq(z3.Or(p, q))
+    assert or2(p, q).eq(z3.Or(p, q))
+    # a Python literal among the operands still folds
+    assert and_(p, False) is False and or_(p, True) is True
+
+
+def test_an_integer_literal_is_the_term_of_z3s_intval_a_new_object_each_time():
+    a, b = int_val(7), int_val(7)
+    assert a.eq(z3.IntVal(7)) and a is not b
+    assert concrete(a) == 7 and concrete(z3.IntVal(-3)) == -3 and concrete(z3.Int("x") + 0) is None
+    assert decided(z3.simplify(z3.Or(z3.Bool("p"), z3.Not(z3.Bool("p"))))) is True
+    assert decided(z3.BoolVal(False)) is False and decided(z3.Bool("p")) is None
