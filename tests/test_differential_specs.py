@@ -531,7 +531,10 @@ def compare(path):
     except LimitHit:
         return None
     z_possibles = [(d.name, impossible(inst, d.cond) is None) for d in inst.model.possibles]
-    if inst.model.triggers:  # the explored initial states are settled, triggers included: not bare setups
+    # the explored initial states are settled, triggers included, and a setup whose settling
+    # fails (an evaluation error in an outcome rule: a finding of its own) is none of them:
+    # `possible` asks about the bare setups, which Z3 has
+    if inst.model.triggers or graph.setup_errors:
         mine = mine[:-1] + (z_possibles,)
     return mine, (outcomes, gaps, dead, conflict, z_invariants, z_possibles)
 
@@ -638,3 +641,22 @@ def test_a_game_everyone_left_with_a_draw_fires_no_draw_trigger_in_either_engine
     path.write_text(EVERYONE_DREW, encoding="utf-8")
     mine, theirs = compare(str(path))
     assert mine[:3] == theirs[:3] == ({(0, 0, True)}, False, False)
+
+
+# found by the random specs: the only setup fails while it settles (`ends` reads a player that is
+# none), so the explorer has no initial state, while `possible` asks about the bare setups
+FAILING_SETTLE = """players 2
+var opt: player? = none
+possible any: true
+action a progress do opt := P1; end
+ends stop: not (in_game(opt))
+"""
+
+
+def test_a_possible_property_is_asked_of_the_bare_setups_even_where_settling_them_fails(tmp_path):
+    path = tmp_path / "settle.rw"
+    path.write_text(FAILING_SETTLE, encoding="utf-8")
+    views = compare(str(path))
+    assert views is not None
+    mine, theirs = views
+    assert mine[-1] == theirs[-1] == [("any", True)]
