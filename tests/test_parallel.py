@@ -315,7 +315,7 @@ def test_the_memory_limit_is_shared_among_the_workers_and_holds_in_each(tmp_path
     path.write_text("param K in 1..2\nplayers 2\nvar x: 0..999999 = 0\nvar y: 0..999999 = 0\n"
                     "action incx when x < 999999 do x := x + K; end\naction incy when y < 999999 do y := y + 1; end\n")
     code = main(["check", str(path), "--jobs", "2", "--max-states", "100000000", "--max-seconds", "120",
-                 "--max-memory", "500"])
+                 "--max-memory", "500", "--engine", "explicit"])  # (the explorer alone: no first stage)
     out = capsys.readouterr().out
     assert code == 3 and out.count("exploration stopped (memory limit of 250 MiB reached)") == 2, out
 
