@@ -317,6 +317,20 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                         "where the rules treat every seat alike; off explores every state (docs/checks.md)")
 
 
+# What --engine and --symmetry set for this run (read by the checks, in this process and in the
+# workers it starts); `main` puts them back as it found them, so a caller that runs two commands
+# in one process (the tests, the language server) does not carry the first one's choice over.
+SETTINGS = ("RULEWRIGHT_ENGINE", "RULEWRIGHT_SYMMETRY")
+
+
+def _restore(settings: dict[str, str | None]) -> None:
+    for name, value in settings.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def _run_options(args) -> dict:
     from .engine import Selection
     from .progress import Progress, wanted
@@ -395,11 +409,13 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminate)
     except ValueError:  # not the main thread: leave SIGTERM alone
         old_term = None
+    settings = {name: os.environ.get(name) for name in SETTINGS}
     try:
         return _run(args)
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+        _restore(settings)
 
 
 def _run(args) -> int:

@@ -285,3 +285,18 @@ def test_check_includers_in_checks_the_specs_including_a_changed_include_file_no
     assert "declares no players" not in r.stdout + r.stderr
     r = run_in(tmp_path, "check", "--no-replay", "--includers-in", ".", "spec/lone.rwi")
     assert r.returncode == 0 and "nothing to check" in r.stderr
+
+
+@pytest.mark.parametrize("before", [None, "symbolic"])
+def test_a_run_in_process_leaves_the_engine_and_symmetry_settings_as_it_found_them(monkeypatch, capsys, before):
+    # --engine and --symmetry reach the workers through the environment; a second command in the
+    # same process (the tests, the language server) must not inherit the first one's choice
+    from checker.cli import main
+    for name in ("RULEWRIGHT_ENGINE", "RULEWRIGHT_SYMMETRY"):
+        if before is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, before)
+    assert main(["check", CLEAN, "--jobs", "1", "--engine", "explicit", "--symmetry", "off"]) == 0
+    capsys.readouterr()
+    assert os.environ.get("RULEWRIGHT_ENGINE") == before and os.environ.get("RULEWRIGHT_SYMMETRY") == before
