@@ -193,6 +193,15 @@ def test_a_dead_win_rule_follows_from_its_sides_never_winning_as_in_a_complete_e
         ("unreachable-outcome", "P1, P2 can never win (rule `never`)", False)]
 
 
+def test_a_kind_of_rule_the_encoding_does_not_record_is_never_called_dead(tmp_path, monkeypatch):
+    from checker.analyses import unbounded_rules
+    monkeypatch.setattr(unbounded_rules, "ENCODED", ("action",))  # as if outcome rules were a new kind
+    found, verdicts = ask_everything(instance(tmp_path, COUNTER))
+    assert verdicts["dead-rule", "action `jump`"] == "proved"
+    assert verdicts["dead-rule", "outcome rule `never`"] == "unknown"
+    assert [f.subject for f in found if f.kind == "dead-rule"] == [("jump",)]
+
+
 def test_a_question_the_encoding_cannot_express_is_undecided_and_says_why(tmp_path):
     inst = instance(tmp_path, COUNTER)
     q = decision.Questions(horn.Prover(inst), Budget(Limits(max_seconds=60)))

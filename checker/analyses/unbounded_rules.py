@@ -27,6 +27,7 @@ from ..explicit import directed
 from ..explicit.compile import EvalError
 from ..limits import Budget, LimitHit
 from ..symbolic import horn
+from ..symbolic.outcomes import CITED_KINDS
 from ..symbolic.terms import Unsupported, to_term
 from .decision import Decision, Questions, SPACER, proof_detail
 from .explored import Explored
@@ -34,6 +35,7 @@ from .findings import Finding
 from .graph_checks import binding_text, dead_rule, property_bindings, rule_label, unreachable_property
 
 FOUND = "explicit"  # the engine of what a graph shows: the explorer's, or the directed search's
+ENCODED = ("action",) + CITED_KINDS  # the kinds of rules whose applying a step's encoding says (BMC.applies)
 
 
 def reached_properties(graph, budget: Budget | None = None) -> set[tuple[str, tuple]]:
@@ -161,6 +163,10 @@ def _rules(inst, q: Questions, hit) -> tuple[list[Finding], list[Decision]]:
         label = rule_label(rule)
         if rid in hit:
             decisions.append(Decision("dead-rule", label, "found", FOUND))
+            continue
+        if rule.kind not in ENCODED:
+            decisions.append(Decision("dead-rule", label, horn.UNKNOWN, SPACER,
+                                      f"not encoded for the symbolic engine: {rule.kind}"))
             continue
         a = q.at_setup(lambda u: u.setup_hits.get(rid, False))
         if a.verdict == horn.REACHABLE:  # an initial state's settling applies it: a live rule

@@ -11,7 +11,7 @@ import z3
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .outcomes import settle
+from .outcomes import CITED_KINDS, settle
 from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve, to_term
 
 
@@ -165,13 +165,16 @@ class BMC:
         that the step's body or its settling applies. Where the body or the settling fails,
         the explorer records what applied up to the failure, and this condition may hold for
         more: an over-approximation, so a proof that it never holds is one that the rule
-        never applies. (The setup's settling is `setup_hits`.)"""
+        never applies. (The setup's settling is `setup_hits`.) None for a kind of rule the
+        encoding does not record (outcomes.CITED_KINDS): no answer can be drawn from it."""
         kind = self.inst.model.rules[rid].kind
         if kind == "action":
             cases = [o.taken for o in self._options(f) if o.action.rule == rid]
-        else:
+        elif kind in CITED_KINDS:
             cases = [z3.And(o.taken, to_term(o.post.hits[rid])) for o in self._options(f)
                      if o.post is not None and rid in o.post.hits]
+        else:
+            return None
         return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
 
     def read(self, f: _Frame) -> SymState:

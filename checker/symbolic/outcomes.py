@@ -22,6 +22,11 @@ from .encode import Encoder
 from .terms import FACT, FALSE, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
 
 TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
+# the kinds of rules (typed.Rule.kind) whose applying a step's `SymState.hits` records: tagged
+# statements, routines, phases and a match's game results (they run as statements, statements.py),
+# triggers and outcome rules (here). The replay compares them with the explorer's, step by
+# step; a rule of another kind is never in `hits`, so nothing may be concluded from its absence.
+CITED_KINDS = ("statement", "routine", "phase", "game", "trigger", "outcome")
 
 
 

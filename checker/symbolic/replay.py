@@ -14,7 +14,7 @@ from ..frontend import typed as T
 from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .outcomes import settle
+from .outcomes import CITED_KINDS, settle
 from .terms import SymSet, SymState, and_, concrete, not_, or2, or_all, state_to_sym
 
 
@@ -145,10 +145,8 @@ def statement_hits(inst: Instance, st: SymState) -> set[int]:
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
-    # phases and a match's game results run as statements; outcome rules are cited as the explorer cites them
-    kinds = ("statement", "routine", "trigger", "phase", "game", "outcome")
-    mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
-    theirs = {r for r in statement_hits(inst, st) if inst.model.rules[r].kind in kinds}
+    mine = {r for r in explicit_hits if inst.model.rules[r].kind in CITED_KINDS}
+    theirs = {r for r in statement_hits(inst, st) if inst.model.rules[r].kind in CITED_KINDS}
     if mine == theirs:
         return ""
     def show(rids):
