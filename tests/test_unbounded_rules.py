@@ -2,24 +2,25 @@
 (checker/analyses/unbounded_rules.py): what a graph shows applied or reached is found, Spacer
 proves the rest never applies or is never reached (checker/symbolic/bmc.py `applies`), and
 neither ever contradicts a complete exploration."""
-import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, note, settings
 
 from checker import engine
-from checker.analyses import decision, graph_checks, unbounded
+from checker.analyses import decision, graph_checks, unbounded, unbounded_rules
 from checker.analyses.explored import Explored
 from checker.explicit.compiled import machine_for
 from checker.explicit.explore import explore
-from checker.limits import Budget, Limits
+from checker.limits import Budget, LimitHit, Limits, watchdog
 from checker.symbolic import horn
 from checker.symbolic.encode import Encoder
 from checker.symbolic.outcomes import settle
 from checker.symbolic.terms import Unsupported, concrete, state_to_sym
 
+from test_differential_specs import EXAMPLES, specs
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
 
 COUNTER = """players 2
 var x: 0..10 = 0
@@ -193,8 +194,30 @@ def test_a_dead_win_rule_follows_from_its_sides_never_winning_as_in_a_complete_e
         ("unreachable-outcome", "P1, P2 can never win (rule `never`)", False)]
 
 
+def test_a_rule_and_a_property_spacer_finds_a_path_to_are_found_once_the_explorer_walks_it(tmp_path, monkeypatch):
+    instance(tmp_path, COUNTER)
+    monkeypatch.setattr(unbounded_rules, "goals", lambda machine, graph, seen: [])  # no directed search for them
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    res = engine.check([str(tmp_path / "spec.rw")], Limits(max_states=3))
+    verdicts = {(d.check, d.subject): (d.verdict, d.engine) for d in res.instances[0].decisions}
+    assert verdicts["dead-rule", "action `reset`"] == ("found", unbounded.WALKED)  # x == 5, five steps deep
+    assert verdicts["unreachable-property", "five"] == ("found", unbounded.WALKED)
+    assert verdicts["dead-rule", "action `jump`"][0] == "proved"
+
+
+def test_a_walked_path_counts_only_where_its_end_shows_the_rule_or_property(tmp_path):
+    inst = instance(tmp_path, COUNTER)
+    m = machine_for(inst)
+    g = explore(m, Limits())
+    rid = {r.name: i for i, r in enumerate(inst.model.rules)}
+    five = next(i for i, s in enumerate(g.states) if m.reader(s).vals[0] == 5)
+    assert unbounded_rules.not_shown(m, g, five, ("rule", rid["reset"])) == ""
+    assert unbounded_rules.not_shown(m, g, five, ("property", "five", ())) == ""
+    assert "no step applies it" in unbounded_rules.not_shown(m, g, five, ("rule", rid["jump"]))
+    assert "does not hold" in unbounded_rules.not_shown(m, g, five, ("property", "eight", ()))
+
+
 def test_a_kind_of_rule_the_encoding_does_not_record_is_never_called_dead(tmp_path, monkeypatch):
-    from checker.analyses import unbounded_rules
     monkeypatch.setattr(unbounded_rules, "ENCODED", ("action",))  # as if outcome rules were a new kind
     found, verdicts = ask_everything(instance(tmp_path, COUNTER))
     assert verdicts["dead-rule", "action `jump`"] == "proved"
@@ -214,11 +237,16 @@ def test_a_question_the_encoding_cannot_express_is_undecided_and_says_why(tmp_pa
 
 # ---------------------------------------------------------------- against the complete explorer
 
-def explorer_view(inst) -> tuple[int, set, set, set, set]:
+class Incomplete(Exception):
+    """The explorer did not finish: it has no verdict to compare with."""
+
+
+def explorer_view(inst, limits: Limits = Limits()) -> tuple[int, set, set, set, set]:
     """(states, dead rules, live rules, reached and unreached property bindings) of a complete
     exploration, named as the decisions name them."""
-    g = explore(machine_for(inst), Limits(max_states=200_000))
-    assert g.complete
+    g = explore(machine_for(inst), limits)
+    if not g.complete:
+        raise Incomplete(g.stop_reason)
     labels = [graph_checks.rule_label(r) for r in inst.model.rules]
     reached, unreached = set(), set()
     for d, binders, bindings in graph_checks.property_bindings(Explored(g)):
@@ -256,6 +284,32 @@ def test_beyond_a_tiny_state_limit_the_symbolic_verdicts_never_contradict_the_co
                 asked += 1
                 assert d.subject in expected[d.check, d.verdict], (i.label, d)
     assert asked, "the symbolic engine took over"
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES // 10, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(text=specs())
+def test_random_specs_never_get_a_rule_proved_dead_that_the_complete_explorer_applies(tmp_path_factory, text):
+    note(text)
+    path = tmp_path_factory.mktemp("spec") / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    try:
+        inst = engine.load_instances(str(path))[0]
+        _, dead, live, reached, unreached = explorer_view(inst, Limits(max_states=20_000, max_seconds=20))
+    except (engine.SpecError, Incomplete):
+        assume(False)
+    budget = Budget(Limits(max_seconds=60))
+    try:
+        with watchdog(budget):  # the encoding of a step, however big
+            _, decisions = unbounded_rules.decide(inst, decision.Questions(horn.Prover(inst), budget), {})
+    except LimitHit:
+        assume(False)
+    expected = {("dead-rule", "proved"): dead, ("dead-rule", "found"): live,
+                ("unreachable-property", "proved"): unreached, ("unreachable-property", "found"): reached}
+    answered = [d for d in decisions if (d.check, d.verdict) in expected]
+    assume(answered)
+    assert [d for d in answered if d.subject not in expected[d.check, d.verdict]] == []
 
 
 @pytest.mark.slow
@@ -312,7 +366,7 @@ def test_the_undecided_line_leaves_out_dead_rules_and_properties_once_they_are_a
     monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
     res = engine.check([str(tmp_path / "spec.rw")], Limits(max_states=3))
     line = next(x for x in res.incomplete if "not checked: " in x)
-    assert "dead-rule" not in line and "unreachable-property" not in line and "starvation" in line
+    assert "dead-rule" not in line and "unreachable-property" not in line and "never-active" in line
 
 
 def test_the_decided_line_names_each_check_once_with_a_few_of_its_subjects():

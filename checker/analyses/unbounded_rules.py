@@ -82,7 +82,7 @@ def not_shown(machine, graph, sid: int, key: tuple) -> str:
                 "as applied what a step that fails half way would have applied after the failure)")
     if directed.reachable_goal(machine, key[1], key[2]).holds(graph.states[sid]):
         return ""
-    return "Spacer's path, walked by the explorer, ends where it has no value"
+    return "Spacer's path, walked by the explorer, ends where it does not hold (it has no value there)"
 
 
 def credit(seen: dict, keys: list[tuple], found: list) -> None:
