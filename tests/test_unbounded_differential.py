@@ -56,7 +56,7 @@ def spacer_answers(inst) -> dict[str, str]:
     """Per question, Spacer's verdict: proved (never bad), reachable, or unknown."""
     prover = horn.Prover(inst)
     bads = dict(unbounded.SAFETY)
-    bads.update({"invariant " + d.name: unbounded._violated(d.cond) for d in inst.model.invariants})
+    bads.update({"invariant " + d.name: horn.violated(d.cond) for d in inst.model.invariants})
     bads.update({f"{inst.players[x]} wins": unbounded._wins(x, False) for x in range(inst.nplayers)})
     bads.update({f"team {inst.teams[x]} wins": unbounded._wins(x, True) for x in range(inst.nteams)})
     out = {}

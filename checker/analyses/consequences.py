@@ -43,10 +43,7 @@ def mark(x, findings: list[Finding]) -> None:
     unreachable = [f for f in findings if f.kind == "unreachable-outcome"]
     if not unreachable:
         return
-    by_rule = {name: u for u in unreachable for name in u.subject}
-    for f in findings:
-        if f.kind == "dead-rule" and f.subject and f.subject[0] in by_rule:
-            f.follows = by_rule[f.subject[0]].signature()
+    mark_dead_win_rules(findings)
     if _someone_wins(x):
         return
     cause = unreachable[0].signature()
@@ -57,6 +54,15 @@ def mark(x, findings: list[Finding]) -> None:
             f.follows = cause
         elif f.kind == "forced-loop" and not ended:
             f.follows = cause
+
+
+def mark_dead_win_rules(findings: list[Finding]) -> None:
+    """The dead-rule finding of an outcome rule follows from the unreachable-outcome of the
+    same rule, whichever engine found them (the symbolic engine's too: both by proofs)."""
+    by_rule = {name: u for u in findings if u.kind == "unreachable-outcome" for name in u.subject}
+    for f in findings:
+        if f.kind == "dead-rule" and f.subject and f.subject[0] in by_rule:
+            f.follows = by_rule[f.subject[0]].signature()
 
 
 def link(findings: list[Finding]) -> None:

@@ -59,26 +59,50 @@ def check_dead_rules(x: Explored) -> list[Finding]:
     for rid, rule in enumerate(m.rules):
         if rid in g.hit_rules:
             continue
-        what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
-                "trigger": "trigger", "phase": "phase", "game": "game result"}[rule.kind]
-        label = f"`{rule.name}`" if rule.kind != "statement" else f"at {rule.span.line}:{rule.span.col}"
-        message = f"{what} {label} never applies in any reachable state"
-        if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs
-            message = (f"`{rule.name}` never runs in any reachable state" if rule.name.startswith("when ")
-                       else f"phase `{rule.name}` never ends in any reachable state")
-        out.append(x.finding("dead-rule", message,
-                             rule.tags, [rule.span], key=f"{rule.kind}:{rule.name}:{rule.span.line}",
-                             subject=[rule.name if rule.kind != "statement" else f"{rule.name} statement"]))
+        message, key, subject = dead_rule(rule)
+        out.append(x.finding("dead-rule", message, rule.tags, [rule.span], key=key, subject=[subject]))
     return out
 
 
+def dead_rule(rule) -> tuple[str, str, str]:
+    """(message, key, subject) of the dead-rule finding of `rule` (a `typed.Rule`), whichever
+    engine shows it dead."""
+    if rule.kind == "phase":  # a phase that never ends, or a `when PHASE ends/starts` block that never runs
+        message = (f"`{rule.name}` never runs in any reachable state" if rule.name.startswith("when ")
+                   else f"phase `{rule.name}` never ends in any reachable state")
+    else:
+        message = f"{rule_label(rule)} never applies in any reachable state"
+    return (message, f"{rule.kind}:{rule.name}:{rule.span.line}",
+            rule.name if rule.kind != "statement" else f"{rule.name} statement")
+
+
+def rule_label(rule) -> str:
+    """A rule in a few words: "action `attack`", "tagged statement at 12:3", "phase `main`"."""
+    what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
+            "trigger": "trigger", "phase": "phase", "game": "game result"}[rule.kind]
+    if rule.kind == "statement":
+        return f"{what} at {rule.span.line}:{rule.span.col}"
+    return f"`{rule.name}`" if rule.kind == "phase" and rule.name.startswith("when ") else f"{what} `{rule.name}`"
+
+
 def check_reachable_properties(x: Explored) -> list[Finding]:
-    g, m = x.graph, x.machine
-    if not g.complete:
+    if not x.graph.complete:
         return []
     out = []
+    for d, binders, reached in property_bindings(x):
+        missing = [binding_text(x.inst, [b.binder for b in binders], binding) for binding, ok in reached if not ok]
+        if missing:
+            out.append(unreachable_property(x.inst, d, bool(binders), missing, f"checked all {x.nstates:,} reachable states"))
+    return out
+
+
+def property_bindings(x: Explored) -> list[tuple[object, list, list[tuple[tuple, bool]]]]:
+    """Per `reachable` property: (its declaration, its machine binders, [(binding, whether some
+    state of the graph satisfies it)]), complete graph or not."""
+    g, m = x.graph, x.machine
+    out = []
     for d, binders, f in m.reachables:
-        missing = []
+        reached = []
         for binding in m.bindings(binders, m.reader(g.states[0]) if g.states else None):
             ok = False
             # on a reduced graph, the property holds for `binding` in a rotation of a state iff
@@ -94,14 +118,23 @@ def check_reachable_properties(x: Explored) -> list[Finding]:
                         break
                 if ok:
                     break
-            if not ok:
-                missing.append(", ".join(f"{b.binder.name}={m.show(b.binder.type, v)}" for b, v in zip(binders, binding)))
-        if missing:
-            which = f" for {'; '.join(missing)}" if binders else ""
-            out.append(x.finding("unreachable-property", f"`{d.name}` is never reached{which}", d.tags, [d.span],
-                                 detail=f"checked all {x.nstates:,} reachable states", key=f"{d.name}:{len(missing)}",
-                                 subject=[d.name], size=len(missing)))
+            reached.append((binding, ok))
+        out.append((d, binders, reached))
     return out
+
+
+def binding_text(inst, binders, binding) -> str:
+    """`p=P1, q=P2`: a binding of `binders` (typed.Binder) in the spec's words."""
+    return ", ".join(f"{b.name}={inst.show(b.type, v)}" for b, v in zip(binders, binding))
+
+
+def unreachable_property(inst, d, has_params: bool, missing: list[str], detail: str) -> Finding:
+    """The unreachable-property finding of property `d` never reached for the bindings
+    `missing` (each as `binding_text` says it), whichever engine shows it."""
+    which = f" for {'; '.join(missing)}" if has_params else ""
+    return Finding("unreachable-property", f"`{d.name}` is never reached{which}", tuple(dict.fromkeys(d.tags)),
+                   (d.span,), inst.label, inst.model_name, detail=detail, key=f"{d.name}:{len(missing)}",
+                   subject=(d.name,), size=len(missing))
 
 
 def check_player_without_outcome(x: Explored) -> list[Finding]:

@@ -4,20 +4,22 @@ directed search finds a concrete path to one that the explorer's own checks then
 the Z3 replay re-checks (checker.explicit.directed). Whatever neither settles is said to be
 undecided, never clean.
 
-Each question ends in a `Decision`: which check, about what, the verdict (proved, found,
-unknown), which engine decided it and why (the invariant Spacer found, in the spec's names).
-A proof of an unreachable victory, property or rule is itself a finding (unreachable-outcome,
-unreachable-property, dead-rule), with the invariant as its evidence.
+Each question ends in a `Decision` (checker.analyses.decision): which check, about what, the
+verdict (proved, found, unknown), which engine decided it and why (the invariant Spacer found,
+in the spec's names). A proof of an unreachable victory, property or rule is itself a finding
+(unreachable-outcome, unreachable-property, dead-rule), with the invariant as its evidence.
 
-Of the cycle checks, forced loops, livelocks and unbounded procedures are proved absent by a
-ranking function where one is found (checker.symbolic.ranking); never shown present here.
-Starvation and the checks over whole plays (player-without-outcome, never-active, dead
-declarations) need the whole graph and stay undecided when the explorer stops short.
+Asked here: the safety checks and each side's victory; each rule and `reachable` property
+(checker.analyses.unbounded_rules). Of the cycle checks, forced loops, livelocks and unbounded
+procedures are proved absent by a ranking function where one is found
+(checker.symbolic.ranking); never shown present here. Starvation and the checks over whole
+plays (player-without-outcome, never-active, dead declarations) need the whole graph and stay
+undecided when the explorer stops short.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import z3
 
@@ -26,24 +28,16 @@ from ..explicit import directed
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
+from ..symbolic.terms import Unsupported
+from . import consequences, unbounded_rules
 from .checks import run_checks_within
+from .decision import SPACER, Decision, Questions, proof_detail
 from .findings import Finding
 from .verdicts import Replay
 from .graph_checks import winners
 
-SPACER = "symbolic (Spacer)"
-DIRECTED = "explicit (directed search)"
+DIRECTED = "explicit (directed search)"  # the engine of a finding a directed search shows
 RANKING = "symbolic (ranking)"
-QUERY_SECONDS = 40.0  # at most this much work per question (Z3's units: horn.WORK_PER_SECOND), whatever the budget left
-
-
-@dataclass(frozen=True)
-class Decision:
-    check: str  # a finding kind
-    subject: str  # what about ("" for the whole instance): an invariant, "P1 wins", a rule
-    verdict: str  # proved | found | unknown
-    engine: str
-    detail: str = ""  # the invariant of a proof, why a question was not answered
 
 
 # the checks of single states and what Spacer is asked for each (a bad frame)
@@ -61,37 +55,29 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
            ) -> tuple[list[Finding], list[Decision]]:
     """Ask Spacer what the partial graphs did not show. `found`: the findings the explorer's
     checks made on them; `reached`: what they reached ({"wins": players mask, "team_wins":
-    teams mask, "rules": rule ids, "properties": names}). `walk(kind, subject, answer)`: the
+    teams mask, "rules": rule ids applied, "properties": (name, binding) pairs reached}; the
+    rules and properties a key lacks are all asked). `walk(kind, subject, answer, key)`: the
     decision on a question Spacer found a path for, once the explorer walked it (None: not
-    walked). Returns (new findings, decisions)."""
-    prover = horn.Prover(inst)
+    walked; `Questions.judge`). Returns (new findings, decisions)."""
+    q = Questions(horn.Prover(inst), budget, walk)
+    ask, judge, prover = q.ask, q.judge, q.prover
     kinds = {f.kind for f in found}
     decisions: list[Decision] = []
     out: list[Finding] = []
-
-    def ask(bad):
-        seconds = min(QUERY_SECONDS, max(0.0, budget.cpu_left()))
-        if seconds <= 0:
-            return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
-        return prover.ask(bad, seconds, wall=max(0.0, budget.remaining()))
-
-    def judge(kind: str, subject: str, a: horn.Answer) -> Decision:
-        shown = walk(kind, subject, a) if walk is not None and a.verdict == horn.REACHABLE and a.path else None
-        return shown or _decision(kind, subject, a)
-
     for kind, bad in SAFETY:
         if kind in kinds or (kind == "overflow" and "evaluation-error" in kinds):
             decisions.append(Decision(kind, "", "found", "explicit"))
             continue
-        if bad(*prover.frame()) is None:
-            decisions.append(Decision(kind, "", horn.UNKNOWN, SPACER, "not encoded for the symbolic engine"))
+        why = _not_encoded(q.prover, bad)
+        if why:
+            decisions.append(Decision(kind, "", horn.UNKNOWN, SPACER, why))
             continue
         decisions.append(judge(kind, "", ask(bad)))
     for d in inst.model.invariants:
         if any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
             decisions.append(Decision("invariant", d.name, "found", "explicit"))
             continue
-        decisions.append(judge("invariant", d.name, ask(_violated(d.cond))))
+        decisions.append(judge("invariant", d.name, ask(horn.violated(d.cond))))
     answers: dict[tuple[bool, int], horn.Answer | None] = {}  # (team?, who) -> Spacer's answer; None: reached
     for r in inst.model.outcomes:
         if r.kind != "win":
@@ -117,10 +103,11 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
             out.append(Finding("unreachable-outcome",
                                f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
-                               detail=_proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
+                               detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never), engine=SPACER))
     decisions += _cycles(prover, kinds, lambda: min(ranking.SECONDS, max(0.0, budget.cpu_left())))
-    return out, decisions
+    more, asked = unbounded_rules.decide(inst, q, reached)
+    return out + more, decisions + asked
 
 
 def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
@@ -131,25 +118,14 @@ def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
                     for k, subject, r in ranking.cycle_checks(prover, kinds, seconds)]
 
 
-def _decision(kind: str, subject: str, a: horn.Answer) -> Decision:
-    if a.verdict == horn.PROVED:
-        return Decision(kind, subject, "proved", SPACER, f"from {a.setup}: {a.invariant}")
-    if a.verdict == horn.REACHABLE:
-        return Decision(kind, subject, horn.UNKNOWN, SPACER,
-                        f"reachable from {a.setup}, but no path to it was found to show")
-    return Decision(kind, subject, horn.UNKNOWN, SPACER, a.why)
-
-
-def _proof_detail(a: horn.Answer) -> str:
-    return f"proved by the symbolic engine (Spacer) from {a.setup}; the invariant: {a.invariant}"
-
-
-def _violated(cond):
-    """A bad frame for an invariant: it does not hold, or it has no value."""
-    def bad(u, f):
-        value, err = u.enc.checked(lambda: u.enc.expr(cond, f.st, {}))
-        return z3.Or(err, z3.Not(value))
-    return bad
+def _not_encoded(prover: horn.Prover, bad) -> str:
+    """Why the bad condition cannot be asked of this instance ("" when it can)."""
+    try:
+        if bad(*prover.frame()) is None:
+            return "not encoded for the symbolic engine"
+    except Unsupported as exc:
+        return f"not encoded for the symbolic engine: {exc}"
+    return ""
 
 
 def _wins(x: int, team: bool):
@@ -174,7 +150,9 @@ def undecided_line(inst: Instance, graph, staged: bool = False, decisions: list[
 def undecided(inst: Instance) -> tuple[str, ...]:
     """The checks the symbolic engine leaves to a complete exploration unless it decides them:
     over plays and cycles, and whether a rule ever applies or a `reachable` property is ever
-    reached (the partial graph shows those that are, not those that are never)."""
+    reached. `beyond` asks each rule and property binding (unbounded_rules), so those two are
+    left out of the line once it has decisions about them, each not decided with a line of
+    its own; they stay in it where a limit cut the symbolic engine short."""
     return UNDECIDED + (("unreachable-property",) if inst.model.reachables else ())
 
 
@@ -249,11 +227,17 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
            ) -> tuple[list[tuple[Finding, object]], list[Decision], list[str]]:
     """The symbolic engine's part, once the explorer stopped at its state limit with `graph`
     and its checks made `found`: a directed search for what the graph did not reach (wins,
-    broken invariants), the explorer's checks on what it found, then Spacer for the rest.
+    broken invariants, then rules applying and properties reached), the explorer's checks on
+    what it found, then Spacer for the rest.
     Returns (more findings, each with the graph its trace is in; the decisions; what stays
     undecided)."""
     seen = reached(graph)
+    seen["properties"] = unbounded_rules.reached_properties(graph, budget)
     goals = _goals(inst, machine, found, seen)
+    # then what shows a rule applying or a property reached (after the wins and invariants: the
+    # expansions are shared in that order, and a goal met early leaves more to those after it)
+    keyed = unbounded_rules.goals(machine, graph, seen)
+    goals += [g for g, _ in keyed]
     more: list[tuple[Finding, object]] = []
     if goals:
         share = budget.part(max(0.0, budget.cpu_left()) * DIRECTED_SHARE, "the directed search's share ran out")
@@ -262,8 +246,8 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             # search has the state limit to itself
             start = graph if type(graph) is Graph and graph.machine is machine and len(graph.states) <= SYMBOLIC_PREFIX else None
             room = replace(limits, max_states=limits.max_states * DIRECTED_ROOM)
-            g2, _ = directed.explore_directed(machine, goals, room, share, start=start,
-                                              max_expansions=limits.max_states)
+            g2, met = directed.explore_directed(machine, goals, room, share, start=start,
+                                                max_expansions=limits.max_states)
         except LimitHit:
             g2 = None  # the search keeps what it found unless stopped outside it: nothing then
         if g2 is not None:
@@ -276,11 +260,13 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     more.append((f, g2))
             r2 = reached(g2)
             seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],
-                    "rules": seen["rules"] | r2["rules"]}
+                    "rules": seen["rules"] | r2["rules"], "properties": seen["properties"]}
+            unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
 
-    def walk(kind: str, subject: str, a: horn.Answer) -> Decision:
-        """The explorer walks the path Spacer found; its checks report what is at its end."""
+    def walk(kind: str, subject: str, a: horn.Answer, key: tuple | None = None) -> Decision:
+        """The explorer walks the path Spacer found; its checks report what is at its end. With
+        `key` (a rule or a property binding: unbounded_rules), its end must show that."""
         g, last, fitted = directed.follow(machine, list(a.path), replace(limits, max_states=limits.max_states * DIRECTED_ROOM),
                                           budget)
         if last is None:
@@ -295,10 +281,12 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                 f.detail = (f.detail + "\n" if f.detail else "") + WALKED_NOTE
                 f.engine = WALKED
                 more.append((f, g))
-        return Decision(kind, subject, "found", WALKED)
+        why = unbounded_rules.not_shown(machine, g, last, key) if key is not None else ""
+        return Decision(kind, subject, horn.UNKNOWN, SPACER, why) if why else Decision(kind, subject, "found", WALKED)
 
     proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
     more += [(f, None) for f in proved]
+    consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
     lines = []
     for d in decisions:
         if d.verdict == horn.UNKNOWN:

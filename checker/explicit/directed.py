@@ -49,7 +49,7 @@ import math
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..frontend import typed as T
 from ..frontend.types import BOOL, PLAYER, TEAM
@@ -63,10 +63,13 @@ from .machine import Machine, Room
 @dataclass(frozen=True)
 class Goal:
     """What the search looks for: `holds(state)` where it is met, and `distance(state)`, 0.0
-    exactly there and more the further a state seems from it (it orders the search only)."""
+    exactly there and more the further a state seems from it (it orders the search only).
+    `settled(graph)`, where given, says that the graph searched so far already shows what the
+    goal is for (a rule it applied on the way to an earlier goal): it is then not pursued."""
     description: str
     holds: Callable[[tuple], bool]
     distance: Callable[[tuple], float]
+    settled: Callable[[Graph], bool] | None = None
 
 
 def condition_goal(machine: Machine, description: str, cond, negated: bool = False, bindings=None,
@@ -147,17 +150,21 @@ def invariant_fails(machine: Machine, name: str) -> Goal:
 
 def rule_fires(machine: Machine, name: str) -> Goal:
     """The action NAME can be taken (its guard holds for some arguments in a game that goes on),
-    or the outcome rule NAME's condition holds for some subject."""
+    or the outcome rule NAME's condition holds for some subject. Settled once a step of the
+    graph applied the rule."""
     for a in machine.actions:
         if a.decl.name == name:
-            return condition_goal(machine, f"action `{name}` can be taken", a.decl.guard,
+            goal = condition_goal(machine, f"action `{name}` can be taken", a.decl.guard,
                                   bindings=_bindings_of(machine, a.binders), cells=tuple(a.cells), running=True)
+            return replace(goal, settled=lambda g, rid=a.rid: rid in g.hit_rules)
     r = next(r for r in machine.outcomes if r.decl.name == name)
     if r.cell is None:  # a draw or finish of the whole game
-        return condition_goal(machine, f"rule `{name}` applies", r.decl.cond, chain=(r.rid,))
-    subjects = [(s,) for s in r.subjects]
-    return condition_goal(machine, f"rule `{name}` applies", r.decl.cond, bindings=lambda c: subjects,
-                          cells=(r.cell,), chain=(r.rid,))
+        goal = condition_goal(machine, f"rule `{name}` applies", r.decl.cond, chain=(r.rid,))
+    else:
+        subjects = [(s,) for s in r.subjects]
+        goal = condition_goal(machine, f"rule `{name}` applies", r.decl.cond, bindings=lambda c: subjects,
+                              cells=(r.cell,), chain=(r.rid,))
+    return replace(goal, settled=lambda g, rid=r.rid: rid in g.hit_rules)
 
 
 def _bindings_of(machine: Machine, bounds: list):
@@ -203,6 +210,8 @@ def explore_directed(machine: Machine, goals: list[Goal], limits: Limits = Limit
     for i, goal in enumerate(goals):
         if stopped:
             break
+        if goal.settled is not None and goal.settled(g):
+            continue
         try:
             found[i] = search.pursue(goal, left // (len(goals) - i))
             stopped = search.stopped

@@ -301,21 +301,35 @@ def as_json(res: Result, stats: bool = False) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+DECIDED_SHOWN = 4  # subjects of one check named on the `decided:` line; past that, how many more
+
+
 def decisions_text(i, verbose: bool) -> list[str]:
-    """What the symbolic engine decided for an instance the explorer did not finish: one line
-    per verdict and engine, and with `verbose` each proof's invariant."""
+    """What the symbolic engine decided for an instance the explorer did not finish: one line,
+    by verdict and engine, each check once with its subjects (`dead-rule (action `a`, ... and
+    9 more)`: an instance has dozens of rules), and with `verbose` each proof's invariant."""
     if not i.decisions:
         return []
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for d in i.decisions:
-        groups.setdefault((d.verdict, d.engine), []).append(d.check + (f" ({d.subject})" if d.subject else ""))
-    said = [f"{verdict} by {engine}: {', '.join(what)}" for (verdict, engine), what in groups.items()
+        groups.setdefault((d.verdict, d.engine), {}).setdefault(d.check, []).append(d.subject)
+    said = [f"{verdict} by {engine}: {', '.join(_subjects(check, s) for check, s in checks.items())}"
+            for (verdict, engine), checks in groups.items()
             if verdict != "unknown"]  # (what was not decided is an `incomplete:` line of its own)
     out = [f"decided: {i.label}: " + "; ".join(said)] if said else []
     if verbose:
         out += [f"  {d.check}{' (' + d.subject + ')' if d.subject else ''}: {d.detail}"
                 for d in i.decisions if d.verdict == "proved"]
     return out
+
+
+def _subjects(check: str, subjects: list[str]) -> str:
+    named = [s for s in subjects if s]
+    if not named:
+        return check
+    if len(named) > DECIDED_SHOWN:
+        named = named[:DECIDED_SHOWN - 1] + [f"and {len(named) - DECIDED_SHOWN + 1} more"]
+    return f"{check} ({', '.join(named)})"
 
 
 def _not_checked_json(nc) -> dict:

@@ -4,13 +4,15 @@ reaches within a bound (outcomes, gaps, deadlocks, outcome conflicts) with the e
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import z3
 
 from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .outcomes import settle
-from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve
+from .outcomes import CITED_KINDS, settle
+from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -45,6 +47,21 @@ class _Frame:
         eqs += [a == or2(b, c) for a, b, c in zip(self.wt, st.wt, st.trw)]
         eqs += [self.draw == st.draw, self.ended == ended, self.gap == gap, self.conflict == st.conflict]
         return z3.And(*eqs)
+
+
+class Option(NamedTuple):
+    """One action and binding from a frame (`BMC._options`): `taken` when its guard holds (the
+    explorer then applies the action, whether or not its body fails), `ok` when the step goes
+    through, `fails` when the explorer records a failing step; `post` is the state after it
+    (None for a parameter's domain that has no value), whose `hits` say when each tagged
+    statement, trigger and outcome rule applies in the step."""
+    action: T.Action
+    ok: object
+    fails: object
+    post: SymState | None
+    ended: object
+    gap: object
+    taken: object
 
 
 class BMC:
@@ -87,6 +104,7 @@ class BMC:
         # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
         st, ended, gap = settle(enc, raw.copy())
         s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
+        self.setup_hits = st.hits  # the rules the setup's settling applies (outcome rules, triggers)
 
     def _bindings(self, params, st, env, conds, failures):
         """(env, conditions) for every binding; a domain that can fail adds (the conditions of
@@ -103,10 +121,8 @@ class BMC:
         for v, c in cands:
             yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c], failures)
 
-    def _options(self, f: _Frame):
-        """(action, enabled, fails, post, ended, gap) for every binding from frame f: `enabled`
-        when the step goes through, `fails` when the explorer would record a failing step
-        (`post` is None for a parameter's domain that has no value)."""
+    def _options(self, f: _Frame) -> list[Option]:
+        """An `Option` for every action and binding from frame f."""
         if id(f) in self._cache:
             return self._cache[id(f)]
         enc = self.enc
@@ -123,24 +139,54 @@ class BMC:
                 body_fail = z3.Or(body_fail, post.overflow)  # a trigger's assignment may overflow too
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
-                out.append((d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap))
-            out.extend((d, FALSE, bad, None, None, None) for bad in failures)
+                out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken))
+            out.extend(Option(d, FALSE, bad, None, None, None, FALSE) for bad in failures)
         return out
 
     def extend(self):
         """Add the next frame and the transition relation into it."""
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
-        steps = [z3.And(ok, g.equals(post, ended, gap)) for _, ok, _, post, ended, gap in self._options(f) if post is not None]
+        steps = [z3.And(o.ok, g.equals(o.post, o.ended, o.gap)) for o in self._options(f) if o.post is not None]
         self.solver.add(z3.Not(f.ended), z3.Not(f.gap), or_all(steps))
         self.frames.append(g)
 
     def stuck(self, f: _Frame):
         """No game action goes through and none fails: the explorer's deadlock."""
         opts = self._options(f)
-        moves = or_all([ok for d, ok, _, _, _, _ in opts if not d.leave])
-        fails = or_all([bad for _, _, bad, _, _, _ in opts])
+        moves = or_all([o.ok for o in opts if not o.action.leave])
+        fails = or_all([o.fails for o in opts])
         return z3.And(z3.Not(f.ended), z3.Not(f.gap), z3.Not(moves), z3.Not(fails))
+
+    def applies(self, f: _Frame, rid: int):
+        """The condition that rule `rid` (an index of the model's `rules`) applies in some step
+        from frame f, as the explorer records it in `hit_rules`: an action whose guard holds
+        (in a game that goes on), a tagged statement, routine, phase, trigger or outcome rule
+        that the step's body or its settling applies. Where the body or the settling fails,
+        the explorer records what applied up to the failure, and this condition may hold for
+        more: an over-approximation, so a proof that it never holds is one that the rule
+        never applies. (The setup's settling is `setup_hits`.) None for a kind of rule the
+        encoding does not record (outcomes.CITED_KINDS): no answer can be drawn from it."""
+        kind = self.inst.model.rules[rid].kind
+        if kind == "action":
+            cases = [o.taken for o in self._options(f) if o.action.rule == rid]
+        elif kind in CITED_KINDS:
+            cases = [z3.And(o.taken, to_term(o.post.hits[rid])) for o in self._options(f)
+                     if o.post is not None and rid in o.post.hits]
+        else:
+            return None
+        return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
+
+    def read(self, f: _Frame) -> SymState:
+        """Frame f's state as the checks read it (the explorer's `Machine.reader`): `won()` sees
+        the winners of its end marker, `game_over` whether it ended or must be over."""
+        st = f.st.copy()
+        st.wp = [z3.And(f.ended, w) for w in f.wp]
+        st.wt = [z3.And(f.ended, w) for w in f.wt]
+        st.draw = z3.And(f.ended, f.draw)
+        st.fin = z3.And(f.ended, z3.Not(z3.Or(f.draw, *f.wp, *f.wt)))
+        st.over = z3.Or(f.ended, f.gap)
+        return st
 
     def reachable_outcomes(self, depth: int):
         """Every (winning players mask, winning teams mask, draw) reachable within `depth` steps,

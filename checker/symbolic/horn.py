@@ -28,7 +28,7 @@ import z3
 
 from ..frontend.instances import Instance
 from .bmc import BMC, _Frame
-from .terms import SymSet, SymState, or_all, solve
+from .terms import SymSet, SymState, or_all, solve, to_term
 
 PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
@@ -204,6 +204,17 @@ class Prover:
         self._deadline = time.monotonic() + seconds * WALL_SAFETY
         return self._query(True, bad, seconds)
 
+    def at_setup(self, cond, seconds: float) -> str:
+        """Whether some setup (an initial state with its settling) meets `cond(bmc)`, a
+        condition over the setup's terms (say `setup_hits`): PROVED that none does,
+        REACHABLE, or UNKNOWN. `seconds` of work, as `ask` counts it."""
+        u, _, _, _, init, _ = self.system(False)
+        s = z3.Solver()
+        limit(s, seconds)
+        s.add(init, to_term(cond(u)))
+        r = solve(s)
+        return REACHABLE if r == z3.sat else PROVED if r == z3.unsat else UNKNOWN
+
     def _query(self, generalized: bool, bad, seconds: float, options: dict = {}) -> Answer:
         u, reach, a0, a1, init, step = self.system(generalized)
         f0 = u.frames[0]
@@ -350,6 +361,30 @@ def _term(t) -> str:
     return str(t)
 
 
+def holds(cond, env: dict):
+    """A bad condition: `cond` (a property, its binders bound by `env`) holds in the frame as
+    the checks read it, or has no value there (the explorer's check would stop on it: no
+    proof may claim it never holds)."""
+    def bad(u: BMC, f: _Frame):
+        value, err = u.enc.checked(lambda: u.enc.expr(cond, u.read(f), env))
+        return z3.Or(to_term(err), to_term(value))
+    return bad
+
+
+def violated(cond):
+    """A bad condition: the invariant `cond` does not hold in the frame as the checks read it,
+    or has no value there."""
+    def bad(u: BMC, f: _Frame):
+        value, err = u.enc.checked(lambda: u.enc.expr(cond, u.read(f), {}))
+        return z3.Or(to_term(err), z3.Not(to_term(value)))
+    return bad
+
+
+def applies(rid: int):
+    """A bad condition: rule `rid` applies in a step from the frame (`BMC.applies`)."""
+    return lambda u, f: u.applies(f, rid)
+
+
 def no_step(u: BMC, f: _Frame):
     """The bounded checker's deadlock, as a bad condition."""
     return u.stuck(f)
@@ -359,7 +394,7 @@ def failing_step(u: BMC, f: _Frame):
     """A bad condition: some step from the frame fails (an overflow or an evaluation error; the
     explorer's failing step says which came first)."""
     # (no step is taken from a game that has ended or must be over, as BMC.extend says)
-    return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([fails for _, _, fails, _, _, _ in u._options(f)]))
+    return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([o.fails for o in u._options(f)]))
 
 
 def _reason(exc: z3.Z3Exception) -> str:

@@ -6,6 +6,12 @@ independently.
 
 Every function takes the `encode.Encoder` of the instance and the `SymState` after the body,
 which it changes in place; the errors met go to the state's `error` condition.
+
+Each outcome rule's rule id goes into the state's `hits` under the condition that it applies
+in the step, as the explorer cites it (`checker.explicit.outcomes`): it derives a fact; in the
+first round of its stratum it holds for a subject another rule already gave its fact (it
+applies all the same); a "cannot" rule forbids a fact a statement derived, or one a loss or
+win rule would derive. Dead rules are judged by it (checker.symbolic.bmc `applies`).
 """
 from __future__ import annotations
 
@@ -16,6 +22,11 @@ from .encode import Encoder
 from .terms import FACT, FALSE, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
 
 TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
+# the kinds of rules (typed.Rule.kind) whose applying a step's `SymState.hits` records: tagged
+# statements, routines, phases and a match's game results (they run as statements, statements.py),
+# triggers and outcome rules (here). The replay compares them with the explorer's, step by
+# step; a rule of another kind is never in `hits`, so nothing may be concluded from its absence.
+CITED_KINDS = ("statement", "routine", "phase", "game", "trigger", "outcome")
 
 
 
@@ -122,13 +133,15 @@ def resolve(enc: Encoder, st: SymState):
     out0, tout0 = list(st.out), list(st.tout)
     saved_path, saved_errs = enc.path, enc.errs
     enc.path, enc.errs = enc.T, []
-    blocked = _blocked(enc, st, losses + wins)
+    blocked, masks = _blocked(enc, st, losses + wins)
     again = None  # who lost earlier and may win (`precedence lose over win same_step`)
     if model.past_losers_win:
         again = ([lost(o, *r) for o, r in zip(out0, zip(st.rd, st.rw, st.rx))],
                  [lost(o, *r) for o, r in zip(tout0, zip(st.trd, st.trw, st.trx))])
     reasons0 = tuple(list(getattr(st, r)) for r in SymState.RESULTS)
     _strata(enc, st, (losses, wins, draws), blocked, again, out0, tout0, reasons0)
+    if masks:
+        _cite_forbidding(enc, st, masks, out0, tout0, reasons0)
     st.out, st.tout = list(out0), list(tout0)
     for r, before in zip(SymState.RESULTS, reasons0):
         setattr(st, r, before)
@@ -146,20 +159,83 @@ def resolve(enc: Encoder, st: SymState):
     return st, ended, gap
 
 
-def _blocked(enc: Encoder, st: SymState, rules) -> dict:
-    """Loss or win rule name -> the subjects the "cannot" rules forbid it (per subject)."""
-    model = enc.model
-    blocked = {}
-    cannot = [r for r in model.outcomes if r.kind.startswith("cannot_")]
+def _blocked(enc: Encoder, st: SymState, rules) -> tuple[dict, dict]:
+    """(loss or win rule name -> the subjects the "cannot" rules forbid it, per subject;
+    "cannot" rule name -> the subjects it forbids)."""
+    blocked: dict = {}
+    masks: dict = {}
+    cannot = _cannot_rules(enc.model)
     if cannot:
         masks = _forbid(enc, st, cannot)
-        exempt = set(model.exempt)
         for r in rules:
-            ks = [k for k in cannot if k.kind == "cannot_" + r.kind and k.subject == r.subject
-                  and (r.name, k.name) not in exempt]
+            ks = _forbidding(enc.model, r)
             if ks:
                 blocked[r.name] = [or_all([masks[k.name][x] for k in ks]) for x in range(len(masks[ks[0].name]))]
-    return blocked
+    return blocked, masks
+
+
+def _cannot_rules(model) -> list:
+    return [r for r in model.outcomes if r.kind.startswith("cannot_")]
+
+
+def _forbidding(model, r) -> list:
+    """The "cannot" rules that forbid loss or win rule `r`'s facts (all but those it has precedence over)."""
+    exempt = set(model.exempt)
+    return [k for k in _cannot_rules(model) if k.kind == "cannot_" + r.kind and k.subject == r.subject
+            and (r.name, k.name) not in exempt]
+
+
+def _hit(enc: Encoder, st: SymState, rid: int, cond) -> None:
+    """Rule `rid` applies in the step where `cond` holds (besides where it already did)."""
+    if not is_false(cond):
+        st.hits[rid] = simp(or_(st.hits.get(rid, enc.F), cond))
+
+
+def _holds(enc: Encoder, st: SymState, r, x):
+    """Whether rule `r` holds for subject `x` (None: a rule without one), for citing only: a
+    condition without a value is no error of the step there, only a rule not cited."""
+    env = {} if x is None else {r.binder.uid: x}
+    value, err = enc.checked(lambda: enc.expr(r.cond, st, env))
+    return and_(value, not_(err))
+
+
+def _cite_forbidding(enc: Encoder, st: SymState, masks: dict, out0, tout0, reasons0) -> None:
+    """The explorer's `_cite_forbidding`: after the strata, a "cannot" rule applies where it
+    forbids a subject for whom a loss or win rule it forbids holds, each rule judged on the
+    statuses its stratum sees (a loss rule: those when the step began; a win rule: those
+    after the step's losses)."""
+    model = enc.model
+    rules = [r for r in model.outcomes if r.kind in ("lose", "win")]
+    kept = (list(st.out), list(st.tout), [list(getattr(st, f)) for f in SymState.RESULTS])
+    views = {"lose": lambda: _before_losses(st, out0, tout0, reasons0),
+             "win": lambda: _after_losses(st, out0, tout0, reasons0)}
+    for k in _cannot_rules(model):
+        cites = []
+        for r in rules:
+            if k in _forbidding(model, r):
+                views[r.kind]()
+                cites += [and_(m, _holds(enc, st, r, x)) for x, m in enumerate(masks[k.name]) if not is_false(m)]
+        _hit(enc, st, k.rule, or_all(cites))
+    st.out, st.tout = kept[0], kept[1]
+    for f, before in zip(SymState.RESULTS, kept[2]):
+        setattr(st, f, before)
+
+
+def _before_losses(st: SymState, out0, tout0, reasons0) -> None:
+    st.out, st.tout = list(out0), list(tout0)
+    for f, before in zip(SymState.RESULTS, reasons0):
+        setattr(st, f, list(before))
+
+
+def _after_losses(st: SymState, out0, tout0, reasons0) -> None:
+    """Who is out once the step's losses, draws of some and departures are settled, each for
+    its reason (who drew or left in this step did not lose): what the win rules see."""
+    st.out = [or_all([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
+    st.tout = [or_all([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
+    st.rd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
+    st.rx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
+    st.trd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
+    st.trx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
 
 
 def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, reasons0) -> None:
@@ -176,22 +252,17 @@ def _strata(enc: Encoder, st: SymState, strata, blocked, again, out0, tout0, rea
     # it evaluates a rule, on a subject whose fact no round derived
     for round_ in range(_slots(enc, losses) + 1 if loss_reads_won else 1):
         st.out, st.tout = list(out0), list(tout0)
-        changed = _fixpoint(enc, st, losses, go, blocked)
+        first = round_ == 0
+        changed = _fixpoint(enc, st, losses, go, blocked, first=first)
         if round_ > 0:
             go = simp(and_(go, changed))
             if enc.never(go):
                 break
-        st.out = [or_all([a, b, c, d]) for a, b, c, d in zip(out0, st.lp, st.dp, st.xp)]
-        st.tout = [or_all([a, b, c, d]) for a, b, c, d in zip(tout0, st.lt, st.dt, st.xt)]
-        # each for its reason: who drew or left in this step did not lose
-        st.rd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[0], st.dp, out0)]
-        st.rx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[2], st.xp, out0)]
-        st.trd = [or2(r, and_(d, not_(o))) for r, d, o in zip(reasons0[3], st.dt, tout0)]
-        st.trx = [or2(r, and_(x, not_(o))) for r, x, o in zip(reasons0[5], st.xt, tout0)]
+        _after_losses(st, out0, tout0, reasons0)
         now = None if again is None else ([and_(g, not_(x)) for g, x in zip(again[0], st.lp)],
                                           [and_(g, not_(x)) for g, x in zip(again[1], st.lt)])
-        _fixpoint(enc, st, wins, go, blocked, now)
-        _fixpoint(enc, st, draws, go)
+        _fixpoint(enc, st, wins, go, blocked, now, first=first)
+        _fixpoint(enc, st, draws, go, first=first)
 
 
 def _facts_of_those_in(st: SymState, out0, tout0, again) -> None:
@@ -304,15 +375,17 @@ def _forbid(enc: Encoder, st: SymState, cannot):
             mask.append(simp(and_(not_(done[x]), cond)))
         masks[k.name] = mask
         attr = ("l" if k.kind == "cannot_lose" else "w") + ("t" if team else "p")
+        _hit(enc, st, k.rule, or_all([and_(f, m) for f, m in zip(getattr(st, attr), mask)]))  # it drops a fact
         setattr(st, attr, [and_(f, not_(m)) for f, m in zip(getattr(st, attr), mask)])
     return masks
 
 
-def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None):
+def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None, first: bool = False):
     """The explorer's fixpoint. Facts only grow, so a pass after one that derived nothing
     derives nothing either: `ran` (whether the explorer runs a pass at all) only gates
     where evaluation errors count. Each subject is tried while it lacks the fact and is in
-    the game. Returns whether any fact was derived."""
+    the game. In the first round, the rules whose facts others derived are cited after it
+    (`_cite_redundant`). Returns whether any fact was derived."""
     if not rules:
         return enc.F
     todo = rules
@@ -335,7 +408,23 @@ def _fixpoint(enc: Encoder, st: SymState, rules, ran, blocked=None, again=None):
         todo = [r for r in todo if _reads_own(r)]
         if not todo:
             break
+    if first:
+        _cite_redundant(enc, st, rules)
     return simp(or_all(derived))
+
+
+def _cite_redundant(enc: Encoder, st: SymState, rules) -> None:
+    """The explorer's `_cite_redundant`: a rule that holds for a subject in the game whose fact
+    another rule (or a statement) derived first applies all the same."""
+    for r in rules:
+        if r.subject is None:
+            _hit(enc, st, r.rule, and_(getattr(st, "draw" if r.kind == "draw" else "fin"), _holds(enc, st, r, None)))
+            continue
+        team = r.subject == "team"
+        facts = getattr(st, FACT[r.kind] + ("t" if team else "p"))
+        done = st.tout if team else st.out
+        _hit(enc, st, r.rule, or_all([and_(f, not_(d), _holds(enc, st, r, x))
+                                      for x, (f, d) in enumerate(zip(facts, done)) if not is_false(f)]))
 
 
 def _game_rule(enc: Encoder, st: SymState, r, ran):
@@ -347,6 +436,7 @@ def _game_rule(enc: Encoder, st: SymState, r, ran):
         cond = enc.expr(r.cond, st, {})
     fire = simp(and_(enabled, cond))
     setattr(st, attr, simp(or_(getattr(st, attr), fire)))
+    _hit(enc, st, r.rule, fire)
     return fire
 
 
@@ -370,6 +460,7 @@ def _subject_rule(enc: Encoder, st: SymState, r, ran, blocked, again) -> list:
         fired.append(simp(and_(enabled, cond)))
         # without the "lacks the fact" part the facts come out the same when nothing changed
         facts[x] = simp(or_(facts[x], and_(not_(done[x]), not_(forbidden[x]), cond)))
+    _hit(enc, st, r.rule, or_all(fired))
     return fired
 
 

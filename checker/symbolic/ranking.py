@@ -141,7 +141,7 @@ def _vacuous(why: str) -> Ranking:
 def _options(prover: horn.Prover):
     """(bmc, frame 0, [(action, goes, post state, ended, gap)] of the steps that go through)."""
     u, f = prover.frame()
-    return u, f, [(d, ok, post, ended, gap) for d, ok, _, post, ended, gap in u._options(f) if post is not None]
+    return u, f, [(o.action, o.ok, o.post, o.ended, o.gap) for o in u._options(f) if o.post is not None]
 
 
 def _running(f) -> z3.BoolRef:

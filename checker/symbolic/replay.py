@@ -14,7 +14,7 @@ from ..frontend import typed as T
 from ..frontend.ends import RUNNING, Ended, has_ended, is_gap
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .outcomes import settle
+from .outcomes import CITED_KINDS, settle
 from .terms import SymSet, SymState, and_, concrete, not_, or2, or_all, state_to_sym
 
 
@@ -27,7 +27,7 @@ class ReplayStep:
     post: tuple | None  # None for a step that fails
     error_kind: str = ""  # overflow | evaluation-error, for a failing step
     where: str = ""  # guard | body | outcome
-    hits: tuple | None = None  # the rules the explorer recorded; its tagged statements' must agree
+    hits: tuple | None = None  # the rules the explorer recorded; all but the action's must agree
 
 
 def replay(inst: Instance, steps: list[ReplayStep], memo: dict | None = None) -> str:
@@ -78,7 +78,7 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
         return "" if concrete(bad) is True else f"the replay finds no {step.error_kind} in the outcome rules or triggers"
     if concrete(after.error) is True or concrete(after.overflow) is True:
         return "the outcome rules or triggers fail in the replay"
-    if step.hits is not None:  # the tagged statements of the body and of the triggers that ran
+    if step.hits is not None:  # what the body, the triggers that ran and the outcome resolution applied
         problem = _compare_hits(inst, after, step.hits)
         if problem:
             return problem
@@ -139,14 +139,14 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
 
 
 def statement_hits(inst: Instance, st: SymState) -> set[int]:
-    """The tagged statements (and routines) that applied in a concrete step, as rule ids."""
+    """The rules that applied in a concrete step, as rule ids: tagged statements, routines,
+    phases, triggers and outcome rules (the action itself is the step's)."""
     return {r for r, c in st.hits.items() if concrete(c) is True}
 
 
 def _compare_hits(inst: Instance, st: SymState, explicit_hits) -> str:
-    kinds = ("statement", "routine", "trigger", "phase", "game")  # phases and a match's game results run as statements
-    mine = {r for r in explicit_hits if inst.model.rules[r].kind in kinds}
-    theirs = statement_hits(inst, st)
+    mine = {r for r in explicit_hits if inst.model.rules[r].kind in CITED_KINDS}
+    theirs = {r for r in statement_hits(inst, st) if inst.model.rules[r].kind in CITED_KINDS}
     if mine == theirs:
         return ""
     def show(rids):
