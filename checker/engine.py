@@ -553,6 +553,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
         res.incomplete[at] = unbounded.undecided_line(inst, graph, staged, res.instance.decisions)
+        if not lines and not unbounded.not_decided(inst, res.instance.decisions):
+            del res.incomplete[at]  # every check decided by one engine or the other: nothing left unchecked
         found = found + [f for f, _ in more]
         for f, where in more:
             if replay and f.trace and where is not None:

@@ -62,7 +62,8 @@ def test_a_proof_from_the_generalized_setup_is_named_as_such(tmp_path):
     assert a.verdict == horn.PROVED and a.setup == "every start in the declared ranges"
 
 
-SAFETY_FIXTURES = sorted(str(p.relative_to(ROOT)) for kind in ("deadlock", "outcome-gap", "overflow", "outcome-conflict")
+SAFETY_FIXTURES = sorted(str(p.relative_to(ROOT)) for kind in ("deadlock", "outcome-gap", "overflow", "outcome-conflict",
+                                                                         "player-without-outcome", "implied-loss")
                          for p in (ROOT / "tests" / "fixtures" / kind).glob("*.rw"))
 
 
@@ -231,3 +232,39 @@ def test_the_symbolic_engine_decides_even_when_the_checks_on_the_unfinished_grap
     (i,) = res.instances
     assert any("the checks stopped (the checks' share of an unfinished exploration ran out" in w for w in res.incomplete)
     assert {d.check for d in i.decisions if d.verdict == "proved"} >= {"outcome-conflict", "outcome-gap", "overflow"}
+
+
+def test_a_player_left_without_an_outcome_beyond_the_state_limit_is_walked_and_replayed(monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    res = engine.check(["tests/fixtures/player-without-outcome/defect.rw"], Limits(max_states=3))
+    (f,) = [f for f in res.findings if f.kind == "player-without-outcome"]
+    assert f.engine == unbounded.WALKED and f.replay.status == "confirmed"
+    assert "P2, P5 are still in it with no outcome" in f.message
+    twin = engine.check(["tests/fixtures/player-without-outcome/twin.rw"], Limits(max_states=3))
+    (i,) = twin.instances
+    assert {(d.check, d.verdict) for d in i.decisions} >= {("player-without-outcome", "proved"), ("implied-loss", "proved")}
+    assert not [f for f in twin.findings if f.kind in ("player-without-outcome", "implied-loss")]
+
+
+FINITE = """players 2
+var x: 0..5 = 0
+action inc progress when x < 5 do x := x + 1; end
+outcome done: draw when x == 5
+"""
+
+
+def test_an_instance_whose_every_check_is_decided_beyond_the_state_limit_is_complete(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    path = tmp_path / "finite.rw"
+    path.write_text(FINITE, encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=3))
+    (i,) = res.instances
+    assert not i.complete and i.decisions and not res.is_incomplete and res.exit_code() == 0
+    assert {d.verdict for d in i.decisions} <= {"proved", "found"}
+    nothing = {d.check for d in i.decisions if d.engine == unbounded.NOTHING}
+    assert nothing == {"never-active", "dead-declaration"}
+    # with a player who waits, whether they always get a turn is a question nobody decided here
+    path.write_text(FINITE + "var turn: player = P1\nactive p when p == turn\n", encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=3))
+    (line,) = [x for x in res.incomplete if "exploration stopped" in x]
+    assert line.endswith("not checked: starvation, never-active") and res.exit_code() == 3

@@ -29,7 +29,8 @@ SECONDS = 3.0  # of work per question: small instances, and an unknown answer is
 # the explorer's finding kinds that fail each question (a failing step is an overflow or an
 # evaluation error, whichever the step meets first)
 FAILS = {"outcome-conflict": {"outcome-conflict"}, "outcome-gap": {"outcome-gap"}, "deadlock": {"deadlock"},
-         "overflow": {"overflow", "evaluation-error"}}
+         "overflow": {"overflow", "evaluation-error"}, "player-without-outcome": {"player-without-outcome"},
+         "implied-loss": {"implied-loss"}}
 
 
 def explorer_answers(inst) -> dict | None:
@@ -79,8 +80,8 @@ def disagreements(inst) -> tuple[list[str], int]:
         return [], 0
     wrong, answered = [], 0
     for question, verdict in theirs.items():
-        if verdict == horn.UNKNOWN:
-            continue
+        if verdict == horn.UNKNOWN or question == "implied-loss" and mine["player-without-outcome"]:
+            continue  # (the explorer says a player without an outcome first, and then only that)
         answered += 1
         # proved: no reachable frame meets the condition (a failure, or a side's win); reachable: some does
         if (verdict == horn.PROVED) == mine[question]:

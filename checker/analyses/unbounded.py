@@ -23,11 +23,13 @@ from dataclasses import replace
 
 import z3
 
+from ..frontend import syntax as sx
 from ..frontend.instances import Instance
 from ..explicit import directed
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
+from ..symbolic.sides import ended_sides
 from ..symbolic.terms import Unsupported
 from . import consequences, unbounded_rules
 from .checks import run_checks_within
@@ -46,6 +48,8 @@ SAFETY = (
     ("outcome-gap", lambda u, f: f.gap),
     ("deadlock", horn.no_step),
     ("overflow", horn.failing_step),  # with evaluation-error: one question, a failing step
+    ("player-without-outcome", lambda u, f: ended_sides(u, f).without_outcome()),
+    ("implied-loss", lambda u, f: ended_sides(u, f).implied_loss()),
 )
 UNDECIDED = ("forced-loop", "livelock", "unbounded-procedure", "starvation", "never-active",
              "player-without-outcome", "dead-rule", "dead-declaration")
@@ -65,6 +69,8 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
     decisions: list[Decision] = []
     out: list[Finding] = []
     for kind, bad in SAFETY:
+        if kind == "implied-loss" and not _proved(decisions, "player-without-outcome"):
+            continue  # the explorer's check says a player without an outcome first, and then only that
         if kind in kinds or (kind == "overflow" and "evaluation-error" in kinds):
             decisions.append(Decision(kind, "", "found", "explicit"))
             continue
@@ -106,6 +112,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
                                detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never), engine=SPACER))
     decisions += _cycles(prover, kinds, lambda: min(ranking.SECONDS, max(0.0, budget.cpu_left())))
+    decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
     return out + more, decisions + asked
 
@@ -116,6 +123,27 @@ def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
     found = [Decision(k, "", "found", "explicit") for k in ranking.CHECKS if k in kinds]
     return found + [Decision(k, subject, r.verdict, RANKING, r.detail if r.verdict == horn.PROVED else r.why)
                     for k, subject, r in ranking.cycle_checks(prover, kinds, seconds)]
+
+
+NOTHING = "the spec (nothing to check)"  # the engine of a check whose subject the spec does not declare
+
+
+def _nothing_to_check(inst: Instance) -> list[Decision]:
+    """The checks over whole plays that have nothing to look at in this instance: never-active
+    without an `active` condition, dead-declaration without a `precedence` or "cannot" rule
+    (the explorer's checks then find nothing either, on any graph)."""
+    m = inst.model
+    out = []
+    if m.active is None:
+        out.append(Decision("never-active", "", "proved", NOTHING, "no `active` condition is declared"))
+    if not any(isinstance(d, sx.PrecedenceDecl) for d in m.decls) and not any(
+            r.kind.startswith("cannot_") for r in m.outcomes):
+        out.append(Decision("dead-declaration", "", "proved", NOTHING, "no `precedence` and no \"cannot\" rule"))
+    return out
+
+
+def _proved(decisions: list[Decision], kind: str) -> bool:
+    return any(d.check == kind and d.verdict == "proved" for d in decisions)
 
 
 def _not_encoded(prover: horn.Prover, bad) -> str:
@@ -141,10 +169,17 @@ def undecided_line(inst: Instance, graph, staged: bool = False, decisions: list[
     which the line says why."""
     why = (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
            f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
-    decided = {d.check for d in decisions}
+    left = not_decided(inst, decisions)
     return (f"{inst.label}: exploration stopped ({why}) after {len(graph.states):,} states; "
-            f"the symbolic engine decided the safety checks; not checked: "
-            f"{', '.join(k for k in undecided(inst) if k not in decided)}")
+            f"the symbolic engine decided the safety checks" + (f"; not checked: {', '.join(left)}" if left else ""))
+
+
+def not_decided(inst: Instance, decisions: list[Decision]) -> list[str]:
+    """The kinds of `undecided(inst)` no decision is about. None left, and no decision unknown:
+    the instance is decided in full (every check the explorer would make on the complete
+    graph was proved, found, or has nothing to check)."""
+    decided = {d.check for d in decisions}
+    return [k for k in undecided(inst) if k not in decided]
 
 
 def undecided(inst: Instance) -> tuple[str, ...]:
@@ -309,7 +344,8 @@ def _disagreement(inst: Instance, kind: str, subject: str, a: horn.Answer, fitte
 
 
 # what a directed search's graph may show (the kinds about single states: a path there is one)
-DIRECTED_KINDS = ("outcome-conflict", "outcome-gap", "deadlock", "overflow", "evaluation-error", "invariant")
+DIRECTED_KINDS = ("outcome-conflict", "outcome-gap", "deadlock", "overflow", "evaluation-error", "invariant",
+                  "player-without-outcome", "implied-loss")
 DIRECTED_NOTE = "found by a directed search (the explorer stopped at its state limit): a way there, not the shortest"
 
 
