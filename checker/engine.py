@@ -550,6 +550,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     if symbolic:
         staged = limits.max_states < search_limits.max_states and unbounded.engine_mode() == "auto"
         at = len(res.incomplete)
+        res.instance.stop_reason = unbounded.stop_why(inst, graph, staged)
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
         more, res.instance.decisions, lines = unbounded.beyond(inst, machine, graph, out + found, search_limits, budget)
         res.incomplete[at] = unbounded.undecided_line(inst, graph, staged, res.instance.decisions)

@@ -380,7 +380,8 @@ def test_the_decided_line_names_each_check_once_with_a_few_of_its_subjects():
         decision.Decision("unreachable-outcome", "P1 wins", "found", "explicit"),
         decision.Decision("dead-rule", "routine `r`", "unknown", decision.SPACER, "Spacer: canceled")]
     assert decisions_text(i, verbose=False) == [
-        "decided: x.rw | L=8000: found by explicit: dead-rule (action `a0`, action `a1`, action `a2`, and 3 more), "
+        "decided: x.rw | L=8000: after the explorer's 2,000 states (state limit of 2,000 reached): "
+        "found by explicit: dead-rule (action `a0`, action `a1`, action `a2`, and 3 more), "
         "unreachable-outcome (P1 wins); proved by symbolic (Spacer): dead-rule (outcome rule `w`), "
         "unreachable-property (p for k=1)"]
     assert decisions_text(i, verbose=True)[1:] == ["  dead-rule (outcome rule `w`): from the setup: x < 3",

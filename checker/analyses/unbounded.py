@@ -25,7 +25,8 @@ import z3
 
 from ..frontend import syntax as sx
 from ..frontend.instances import Instance
-from ..explicit import directed
+from ..explicit import directed, symmetry
+from ..explicit.compile import EvalError
 from ..explicit.explore import Graph
 from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
@@ -33,6 +34,7 @@ from ..symbolic.sides import ended_sides
 from ..symbolic.terms import Unsupported
 from . import consequences, unbounded_rules
 from .checks import run_checks_within
+from .explored import Explored
 from .decision import SPACER, Decision, Questions, proof_detail
 from .findings import Finding
 from .verdicts import Replay
@@ -111,7 +113,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never), engine=SPACER))
-    decisions += _cycles(prover, kinds, lambda: min(ranking.SECONDS, max(0.0, budget.cpu_left())))
+    decisions += _cycles(prover, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
     return out + more, decisions + asked
@@ -142,6 +144,30 @@ def _nothing_to_check(inst: Instance) -> list[Decision]:
     return out
 
 
+def _every_player_active(inst: Instance, graph, found: list[Finding], budget: Budget) -> list[Decision]:
+    """never-active, decided where the explored states show it cannot be: every player is
+    active in one of them, and the game moves among them make a cycle, so the full graph has
+    one too and the check of complete plays (for finite games only) does not apply. Else
+    nothing: a player never seen active, or a game that may be finite, is left undecided."""
+    if inst.model.active is None or any(f.kind in ("never-active", "evaluation-error") for f in found):
+        return []
+    x = Explored(graph, budget)
+    try:
+        if not x.has_cycle():
+            return []
+        players = set(range(inst.nplayers))
+        seen = {p for p in players if any(x.is_active(i, p) for i in x.running)}
+        if x.reduced:  # a player active somewhere: every rotation of them too
+            seen = symmetry.player_orbits(graph, seen)
+    except (EvalError, LimitHit):
+        return []  # (the explorer's checks say an evaluation error where they meet it)
+    if seen != players:
+        return []
+    return [Decision("never-active", "", "proved", "explicit",
+                     "every player is active in an explored state, and the game moves among them make a cycle "
+                     "(so no complete play of a finite game is to be searched)")]
+
+
 def _proved(decisions: list[Decision], kind: str) -> bool:
     return any(d.check == kind and d.verdict == "proved" for d in decisions)
 
@@ -167,11 +193,15 @@ def undecided_line(inst: Instance, graph, staged: bool = False, decisions: list[
     the kinds no decision is about (one the symbolic engine could not decide has a line of its
     own, with why); `staged` when auto stopped the explorer at AUTO_STAGE (explorer_states),
     which the line says why."""
-    why = (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
-           f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
     left = not_decided(inst, decisions)
-    return (f"{inst.label}: exploration stopped ({why}) after {len(graph.states):,} states; "
+    return (f"{inst.label}: exploration stopped ({stop_why(inst, graph, staged)}) after {len(graph.states):,} states; "
             f"the symbolic engine decided the safety checks" + (f"; not checked: {', '.join(left)}" if left else ""))
+
+
+def stop_why(inst: Instance, graph, staged: bool) -> str:
+    """Why the explorer stopped before the symbolic engine took over."""
+    return (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
+            f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
 
 
 def not_decided(inst: Instance, decisions: list[Decision]) -> list[str]:
@@ -320,6 +350,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
         return Decision(kind, subject, horn.UNKNOWN, SPACER, why) if why else Decision(kind, subject, "found", WALKED)
 
     proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
+    decisions += _every_player_active(inst, graph, found, budget)
     more += [(f, None) for f in proved]
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
     lines = []

@@ -158,7 +158,7 @@ def text(res: Result, stats: bool = False, verbosity: int = 0) -> str:
     if stats:
         for i in res.instances:
             out.append(f"  {i.label}: {i.states:,} states, {i.transitions:,} transitions, {i.seconds:.3f}s"
-                       + ("" if i.complete else f" (incomplete: {i.stop_reason})")
+                       + ("" if i.complete else f" ({'explored in part' if i.decisions else 'incomplete'}: {i.stop_reason})")
                        + (f"; symmetry: {i.symmetry}" if i.symmetry else ""))
     for i in res.instances:
         out.extend(decisions_text(i, verbose=verbosity > 0))
@@ -316,7 +316,8 @@ def decisions_text(i, verbose: bool) -> list[str]:
     said = [f"{verdict} by {engine}: {', '.join(_subjects(check, s) for check, s in checks.items())}"
             for (verdict, engine), checks in groups.items()
             if verdict != "unknown"]  # (what was not decided is an `incomplete:` line of its own)
-    out = [f"decided: {i.label}: " + "; ".join(said)] if said else []
+    out = [f"decided: {i.label}: after the explorer's {i.states:,} states ({i.stop_reason}): " + "; ".join(said)
+           ] if said else []
     if verbose:
         out += [f"  {d.check}{' (' + d.subject + ')' if d.subject else ''}: {d.detail}"
                 for d in i.decisions if d.verdict == "proved"]

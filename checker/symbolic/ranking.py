@@ -22,9 +22,15 @@ would-be cycle lower. What each check needs of it, over every reachable frame:
   r >= 0, never raises r, and lowers it by at least 1 if it is `progress`. Around a cycle r
   comes back to where it was, so no step of it lowers r: no progress on it.
 
-Starvation (a player never active on a cycle of progress) is not proved here: the functions
-it needs follow the turn round the table (seat order wraps), which no linear function of
-the slots does; only a game without an `active` condition, where nobody waits, is decided.
+- **starvation** (a player in the game and not active in every state of a cycle with a
+  `progress` action), per player p: every game action from a running frame where p waits to
+  one where p still waits is taken only where r >= 0, never raises r, and lowers it by at
+  least 1 if it is `progress`: around such a cycle r comes back, so none of its steps makes
+  progress. The function follows the turn round the table, which no linear function of a
+  turn's index does (seat order wraps): here r may also weigh whether each player-valued slot
+  holds each player (`[turn == P3]`), a distance to p's seat. The players are asked in seat
+  order; the first one not proved leaves the check undecided.
+  A game without an `active` condition, where nobody waits, has nothing to check.
 The frames are the symbolic engine's (checker.symbolic.bmc: one step from frame 0, the same
 semantics as the explorer's states), so a proof holds for the explorer's graph, however big.
 
@@ -50,13 +56,14 @@ shows a cycle; this module only rules them out).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
 
 from ..frontend.instances import Instance
 from . import horn
-from .terms import TRUE, SymSet, SymState, or_all, solve, to_term
+from .terms import TRUE, SymSet, SymState, Unsupported, or_all, solve, to_term
 
 PROVED, UNKNOWN = "proved", "unknown"
 BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable, and a small search)
@@ -67,6 +74,7 @@ CHECK_SLICE = 2.0  # seconds of work of one plain Z3 query (a candidate checked,
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
 SECONDS = 10.0  # at most this much work per check (per procedure), whatever the budget left
+STARVATION_SECONDS = 30.0  # per player: a distance round the table takes more frames to learn
 
 
 @dataclass(frozen=True)
@@ -102,33 +110,41 @@ class _Claim:
     existential: bool
     says: str  # what a proof shows, with {r} and {actions} to fill in
     none: str = ""  # what it means that no step is ranked (a universal claim holds then)
+    seats: bool = False  # r may also weigh each seat a player-valued slot can hold (`features`)
 
 
 def cycle_checks(prover: horn.Prover, skip: set[str], seconds) -> list[tuple[str, str, Ranking]]:
     """[(check, subject, its decision)] for each cycle check a ranking function may prove
     absent in the prover's instance (a procedure's check per procedure: its name is the
     subject), and those that have nothing to find (no `active` condition: no starvation),
-    except the kinds in `skip` (found already). `seconds()`: the CPU time one question may
-    take, asked as it starts."""
+    except the kinds in `skip` (found already). `seconds(cap=SECONDS)`: the work one question
+    may take (at most `cap`), asked as it starts."""
     model = prover.inst.model
     out = []
     if "livelock" not in skip:
         if not any(a.progress for a in model.actions):
             out.append(("livelock", "", _vacuous("no action is marked `progress`: the check does not apply")))
         else:
-            out.append(("livelock", "", _prove(prover, _livelock(prover), seconds())))
+            out.append(("livelock", "", _prove(prover, lambda: _livelock(prover), seconds())))
     if "forced-loop" not in skip:
         if model.loop_draws:
             out.append(("forced-loop", "", _vacuous("`loop_draws`: a loop no game action can leave is the declared draw")))
         else:
-            out.append(("forced-loop", "", _prove(prover, _forced_loop(prover), seconds())))
+            out.append(("forced-loop", "", _prove(prover, lambda: _forced_loop(prover), seconds())))
     if "unbounded-procedure" not in skip:
         if not model.procedures:
             out.append(("unbounded-procedure", "", _vacuous("no procedure is declared")))
         for d in model.procedures:
-            out.append(("unbounded-procedure", d.name, _prove(prover, _procedure(prover, d), seconds())))
-    if "starvation" not in skip and model.active is None:
-        out.append(("starvation", "", _vacuous("no `active` condition is declared: nobody is ever waiting")))
+            out.append(("unbounded-procedure", d.name, _prove(prover, lambda: _procedure(prover, d), seconds())))
+    if "starvation" not in skip:
+        if model.active is None:
+            out.append(("starvation", "", _vacuous("no `active` condition is declared: nobody is ever waiting")))
+        else:
+            for p, name in enumerate(prover.inst.players):
+                r = _prove(prover, lambda: _starvation(prover, p), seconds(STARVATION_SECONDS))
+                out.append(("starvation", name, r))
+                if r.verdict != PROVED:
+                    break  # one player undecided leaves the check undecided: the others' time is kept
     return out
 
 
@@ -187,15 +203,59 @@ def _procedure(prover: horn.Prover, d) -> _Claim:
                   "of it makes progress", "no game action can be taken")
 
 
-def features(inst: Instance, st: SymState) -> tuple:
+def _starvation(prover: horn.Prover, p: int) -> _Claim:
+    """Player p waits (in the game, not active) on no cycle with a `progress` action: while p
+    waits, no game action raises r and each `progress` action lowers it (around a cycle where
+    p waits throughout r comes back, so no step of it makes progress)."""
+    u, f, opts = _options(prover)
+    enc, a = u.enc, prover.inst.model.active
+
+    def waits(st):
+        # where `active` has no value the explorer cannot say either: counted as waiting, so
+        # the claim covers every frame it might be
+        value, err = enc.checked(lambda: enc.expr(a.cond, st, {a.binder.uid: p}))
+        return z3.And(z3.Not(to_term(st.out[p])), z3.Or(z3.Not(to_term(value)), to_term(err)))
+
+    steps = tuple(_Step(d.name, ok, features(prover.inst, post, True), z3.And(z3.Not(ended), z3.Not(gap), waits(post)),
+                        1 if d.progress else 0)
+                  for d, ok, post, ended, gap in opts if not d.leave)
+    who = prover.inst.players[p]
+    return _Claim("starvation", z3.And(_running(f), waits(f.st)), steps, False,
+                  f"while {who} waits, {{r}} is never below 0 where a game action can be taken, no game action raises "
+                  f"it and each `progress` action ({{actions}}) lowers it by at least 1: {who} waits on no cycle "
+                  "that makes progress", "no game action can be taken", seats=True)
+
+
+def features(inst: Instance, st: SymState, seats: bool = False) -> tuple:
     """The terms a ranking function weighs, as integers: every slot of the variables (a
-    Boolean or a set's element 0 or 1) and who is out."""
-    return tuple(_as_int(t) for _, t in _slots(inst, st))
+    Boolean or a set's element 0 or 1) and who is out; with `seats`, also whether each
+    player-valued slot holds each player ([turn == P2]: 0 or 1), so that r can follow a turn
+    round the table (the distance from the turn to a seat is no linear function of the turn's
+    index, as seat order wraps)."""
+    return tuple(_as_int(t) for _, t in _slots(inst, st, seats))
 
 
-def _slots(inst: Instance, st: SymState) -> list[tuple[str, object]]:
+def _slots(inst: Instance, st: SymState, seats: bool = False) -> list[tuple[str, object]]:
     return (horn.value_slots(inst, st) + [(f"out({p})", t) for p, t in zip(inst.players, st.out)]
-            + [(f"out(team {t})", x) for t, x in zip(inst.teams, st.tout)])
+            + [(f"out(team {t})", x) for t, x in zip(inst.teams, st.tout)] + (_seat_slots(inst, st) if seats else []))
+
+
+def _seat_slots(inst: Instance, st: SymState) -> list[tuple[str, object]]:
+    out = []
+    for v in inst.vars:
+        if v.type.kind != "player":
+            continue
+        keys = v.index_keys(inst) if v.indexed else [""]
+        for key, t in zip(keys, st.vals[v.name]):
+            name = f"{v.name}[{key}]" if key else v.name
+            out += [(f"[{name} == {p}]", to_term(t) == k) for k, p in enumerate(inst.players)]
+    return out
+
+
+def _bounds(inst: Instance, st: SymState, seats: bool) -> list[int]:
+    """Each feature's coefficient bound: BOUND, and for a seat (`_seat_slots`) the number of
+    players (a distance round the table is up to one less)."""
+    return [max(BOUND, inst.nplayers) if n.startswith("[") and " == " in n else BOUND for n, _ in _slots(inst, st, seats)]
 
 
 def _as_int(t):
@@ -205,12 +265,16 @@ def _as_int(t):
 
 # ---------------------------------------------------------------- the search
 
-def _prove(prover: horn.Prover, claim: _Claim, seconds: float) -> Ranking:
+def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float) -> Ranking:
+    """The ranking of `claim()`; what the encoding cannot express is an answer too (unknown,
+    saying so), never an error of the run."""
     start = time.process_time()
     try:
-        return _search(prover, claim, _Work(seconds), start)
+        return _search(prover, claim(), _Work(seconds), start)
     except z3.Z3Exception as exc:
         return Ranking(UNKNOWN, why=f"Z3: {exc}", seconds=time.process_time() - start)
+    except Unsupported as exc:
+        return Ranking(UNKNOWN, why=f"not encoded for the symbolic engine: {exc}", seconds=time.process_time() - start)
 
 
 class _Work:
@@ -236,7 +300,8 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
     inst = prover.inst
     if not claim.steps and not claim.existential:
         return Ranking(PROVED, "", claim.none)
-    x = features(inst, f.st)
+    x = features(inst, f.st, claim.seats)
+    bounds = _bounds(inst, f.st, claim.seats)
     ranges = _ranges(prover)
     support = [ranges]
     # Which frame that breaks a candidate is learnt from matters: most frames in the declared
@@ -250,9 +315,10 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
     plain = [z3.Not(b) for r in SymState.RESULTS for b in getattr(f.st, r)] + [z3.Not(f.conflict)]
     samples: list = []
     while work.left > 0:
-        c = _learn(claim, x, samples, work.take(CHECK_SLICE))
+        c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
         if c is None:
-            return _unknown(f"no linear function of the variables with coefficients in -{BOUND}..{BOUND} fits "
+            seats = f" (of a seat: -{max(BOUND, inst.nplayers)}..{max(BOUND, inst.nplayers)})" if claim.seats else ""
+            return _unknown(f"no linear function of the variables with coefficients in -{BOUND}..{BOUND}{seats} fits "
                             "the states tried", start)
         if c == "unknown":
             return _unknown("Z3 could not find coefficients in time", start)
@@ -358,9 +424,9 @@ def _sample(claim: _Claim, x: tuple, m: z3.ModelRef) -> _Sample:
     return _Sample(tuple(num(t) for t in x), tuple(steps))
 
 
-def _learn(claim: _Claim, x: tuple, samples: list[_Sample], seconds: float):
+def _learn(claim: _Claim, x: tuple, bounds: list[int], samples: list[_Sample], seconds: float):
     """Coefficients (c0, c1, ...) that meet the claim's conditions on every sample, the
-    smallest (sum of |ci|, then |c0|); None if none in -BOUND..BOUND does, "unknown" if Z3
+    smallest (sum of |ci|, then |c0|); None if none within `bounds` does, "unknown" if Z3
     could not tell. Each ci is written pi - ni with both at least 0, so that the objective is
     linear (an optimum has one of them 0): far faster than minimizing absolute values."""
     o = z3.Optimize()
@@ -369,7 +435,7 @@ def _learn(claim: _Claim, x: tuple, samples: list[_Sample], seconds: float):
     neg = [z3.Int(f"ranking!n{i}") for i in range(len(x) + 1)]
     cs = [p - n for p, n in zip(pos, neg)]
     for i, (p, n) in enumerate(zip(pos, neg)):
-        o.add(p >= 0, n >= 0, *([p <= BOUND, n <= BOUND] if i else []))
+        o.add(p >= 0, n >= 0, *([p <= bounds[i - 1], n <= bounds[i - 1]] if i else []))
     for sm in samples:
         r = _rank(cs, sm.x)
         if claim.existential:
@@ -397,8 +463,8 @@ def _proved(inst: Instance, f, claim: _Claim, c: tuple[int, ...], support: list,
     `support`), with the actions named in the claim's words: for an existential claim those
     that can lower r; else the actions ranked. The invariants it rests on are said, as far
     as it needs them."""
-    x = features(inst, f.st)
-    text = show_rank(inst, c, f.st)
+    x = features(inst, f.st, claim.seats)
+    text = show_rank(inst, c, f.st, claim.seats)
     r = _rank(c, x)
     if claim.existential:
         names = []
@@ -446,11 +512,11 @@ def _conjuncts(inst: Instance, f, formulas: list) -> str:
     return " and ".join(sorted(parts))
 
 
-def show_rank(inst: Instance, c: tuple[int, ...], st: SymState) -> str:
+def show_rank(inst: Instance, c: tuple[int, ...], st: SymState, seats: bool = False) -> str:
     """`life[P1] + life[P2] - 2*turn + 3`, the function in the spec's names: a set whose
     elements weigh alike as its `size(...)`, any other Boolean slot or status as `[x]` (1
     where it holds, 0 elsewhere)."""
-    weights = dict(zip((n for n, _ in _slots(inst, st)), c[1:]))
+    weights = dict(zip((n for n, _ in _slots(inst, st, seats)), c[1:]))
     words: list[tuple[int, str]] = []
     for v in inst.vars:
         keys = v.index_keys(inst) if v.indexed else [""]
@@ -465,6 +531,7 @@ def show_rank(inst: Instance, c: tuple[int, ...], st: SymState) -> str:
             else:
                 words.append((weights[name], f"[{name}]" if v.type.kind == "bool" else name))
     words += [(weights[n], f"[{n}]") for n, _ in _slots(inst, st) if n.startswith("out(")]
+    words += [(weights[n], n) for n, _ in (_seat_slots(inst, st) if seats else [])]
     parts = [("-" if k < 0 else "+", w if abs(k) == 1 else f"{abs(k)}*{w}") for k, w in words if k]
     if c[0] or not parts:
         parts.append(("-" if c[0] < 0 else "+", str(abs(c[0]))))
