@@ -409,6 +409,17 @@ class Machine(OutcomeResolution):
         return steps
 
     # ------------------------------------------------------------ events and triggers
+    def watch_trigger_order(self, on: bool) -> None:
+        """Compare every seat order of a round's triggers from now on (`watch_order`,
+        checker.explicit.outcomes), or stop. Resolutions cached before were not compared: they
+        are forgotten (computed again, compared, the first time they are needed)."""
+        if on and not self.watch_order and self.triggers:
+            self.forget_resolutions()
+        self.watch_order = on
+
+    def forget_resolutions(self) -> None:
+        self._resolved.clear()
+
     def _triggers(self, model) -> dict[str, list[Trigger]]:
         """The triggers of each event kind, in the order written."""
         on: dict[str, list[Trigger]] = {}
