@@ -259,6 +259,20 @@ def test_every_finding_of_a_model_with_triggers_is_the_same_with_symmetry_on_and
         assert used.startswith("none: the triggers marked end otherwise")
 
 
+def test_the_grand_melee_written_with_triggers_is_reduced_and_finds_what_the_full_graph_finds(tmp_path, monkeypatch,
+                                                                                               capsys):
+    # the measured model (bench/peers/melee_triggers.rw) at 8 seats: one player leaves per step,
+    # so its two triggers never fire for two players at once
+    text = (ROOT / "bench" / "peers" / "melee_triggers.rw").read_text(encoding="utf-8")
+    path = tmp_path / "melee.rw"
+    path.write_text(text.replace("players [607.1] 12", "players [607.1] 8"), encoding="utf-8")
+    off, off_sizes = _findings(str(path), "off", monkeypatch, capsys)
+    on, on_sizes = _findings(str(path), "auto", monkeypatch, capsys)
+    assert [f[0] for f in off] == ["deadlock"] and on == off
+    assert on_sizes[:-1] == off_sizes[:-1]
+    assert on_sizes[-1][1] == ["rotations of 8 seats by multiples of 4 (those that map the setup onto itself)"]
+
+
 # ---------------------------------------------------------------- the differential test
 
 def _findings(target: str, mode: str, monkeypatch, capsys) -> tuple[list, list]:
