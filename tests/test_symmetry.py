@@ -243,6 +243,13 @@ def test_triggers_whose_seat_order_matters_make_the_reduced_search_give_way_to_t
     assert any(rot.apply(s, 1) not in keys for s in full.states)
 
 
+def test_resolutions_cached_before_the_reduced_search_are_compared_again(tmp_path):
+    m = CompiledMachine(_pairs(tmp_path, MARKS_FIRST))
+    explore(m)  # every step resolved and cached, the seat orders not compared
+    with pytest.raises(symmetry.Unreduced, match="marked"):
+        symmetry.explore_reduced(m, symmetry.Rotation(m, 4))
+
+
 @pytest.mark.parametrize("trigger", [COUNTS, MARKS_FIRST])
 def test_every_finding_of_a_model_with_triggers_is_the_same_with_symmetry_on_and_off(tmp_path, trigger, monkeypatch,
                                                                                    capsys):

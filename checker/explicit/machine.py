@@ -411,10 +411,13 @@ class Machine(OutcomeResolution):
     # ------------------------------------------------------------ events and triggers
     def watch_trigger_order(self, on: bool) -> None:
         """Compare every seat order of a round's triggers from now on (`watch_order`,
-        checker.explicit.outcomes), or stop. Resolutions cached before were not compared: they
-        are forgotten (computed again, compared, the first time they are needed)."""
-        if on and not self.watch_order and self.triggers:
+        checker.explicit.outcomes), or stop. Resolutions cached while not watched whose triggers
+        fired for several events were not compared: they are forgotten (computed again, and
+        compared, the first time they are needed); those cached while watched are kept (the
+        second reduced search of an instance, by fewer rotations, reuses the first's)."""
+        if on and self.orders_unchecked:
             self.forget_resolutions()
+            self.orders_unchecked = False
         self.watch_order = on
 
     def forget_resolutions(self) -> None:

@@ -108,8 +108,11 @@ class OutcomeResolution:
             # the triggers see the statuses after the round and this step's wins, draw and finish;
             # a loss or a win they state is a fact of the next round
             c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = 0
-            if self.watch_order and not self.order_sensitive:
-                self._compare_seat_orders(c, events)
+            if self.watch_order:
+                if not self.order_sensitive:
+                    self._compare_seat_orders(c, events)
+            elif len(events) > 1:
+                self.orders_unchecked = True  # a resolution cached now was not compared
             if not self._run_triggers(c, events):  # nothing changed since the round: resolving again would give the same
                 return end, conflict
             end, more = self.resolve(c)
@@ -137,6 +140,7 @@ class OutcomeResolution:
     # them) is noted in `order_sensitive`, and the reduced search gives way to the full one.
     watch_order = False
     order_sensitive = ""
+    orders_unchecked = False  # a round for two events or more ran while not watched
 
     def _compare_seat_orders(self, c: Ctx, events: list) -> None:
         orders = _seat_orders(events, self.n)
