@@ -113,8 +113,8 @@ class OutcomeResolution:
                     self._compare_seat_orders(c, events)
             elif len(events) > 1:
                 self.orders_unchecked = True  # a resolution cached now was not compared
-            if not self._run_triggers(c, events):  # nothing changed since the round: resolving again would give the same
-                return end, conflict
+            if not self._run_triggers(c, events):
+                return end, conflict  # nothing changed since the round: resolving again would give the same
             end, more = self.resolve(c)
             conflict = conflict or more
 
