@@ -578,18 +578,21 @@ def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, bud
         if n and not machine.packed:
             n, why = 0, "the instance runs on the closure successors"
     if n:
-        graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n), limits,
-                                         budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
-        if graph is not None:
-            return graph, graph.symmetry
-        why = "the reachable states are not closed under rotation"
-        # the rotations that map the setup onto itself keep the reachable set closed by themselves
-        step = symmetry.setup_step(machine, n, limits.max_states, budget)
-        if step:
-            graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n, step), limits,
+        try:
+            graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n), limits,
                                              budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
             if graph is not None:
                 return graph, graph.symmetry
+            why = "the reachable states are not closed under rotation"
+            # the rotations that map the setup onto itself keep the reachable set closed by themselves
+            step = symmetry.setup_step(machine, n, limits.max_states, budget)
+            if step:
+                graph = symmetry.explore_reduced(machine, symmetry.Rotation(machine, n, step), limits,
+                                                 budget.share(EXPLORE_SHARE), on_states=live.reporter(position))
+                if graph is not None:
+                    return graph, graph.symmetry
+        except symmetry.Unreduced as exc:  # a step met does not commute with the rotations (triggers)
+            why = str(exc)
     return explore(machine, limits, budget.share(EXPLORE_SHARE), on_states=live.reporter(position)), f"none: {why}"
 
 

@@ -180,6 +180,106 @@ def test_a_forced_loop_found_on_the_quotient_is_a_real_lasso_that_z3_replays(tmp
     assert replay_finding(m, red, loop) == CONFIRMED
 
 
+# ---------------------------------------------------------------- triggers
+
+# A step that knocks out two neighbours at once fires the trigger for both, by seat. `{trigger}`
+# either counts the departures (the order cannot matter) or marks the first player it fires for
+# (the seat order decides which: from P4 and P1 it marks P1, from P1 and P2 it marks P1 too,
+# so the same step from a rotated state does not give the rotated state).
+PAIRS = """spec "pairs" formalizes "pairs.txt"
+document {
+  1: "four players sit in a ring, each with one life"
+  2: "a player still in the game may knock out the player on his left with himself"
+  3: "a player with no life left is out"
+  4: "what happens when a player goes out"
+}
+players [1] 4
+var life(p: player) [1]: 0..1 = 1
+var gone [4]: 0..4 = 0
+var mark [4]: player? = none
+action knock(p: player) [2] progress when in_game(p) and in_game(next(p)) do
+  life[p] := 0;
+  life[next(p)] := 0;
+end
+outcome out [3]: lose player p when life[p] == 0
+{trigger}
+"""
+COUNTS = "trigger counted [4] on lose player q do gone := gone + 1; end"
+MARKS_FIRST = "trigger marked [4] on lose player q when mark == none do mark := q; end"
+
+
+def _pairs(tmp_path, trigger: str):
+    return _instance(tmp_path, PAIRS.replace("{trigger}", trigger))
+
+
+@pytest.mark.parametrize("trigger", [COUNTS, MARKS_FIRST])
+def test_triggers_are_no_reason_to_refuse_rotation(tmp_path, trigger):
+    assert symmetry.detect(_pairs(tmp_path, trigger)) == (4, "")
+
+
+def test_a_trigger_that_names_a_player_disables_rotation(tmp_path):
+    text = "trigger named [4] on lose player q when q == P2 do gone := gone + 1; end"
+    assert symmetry.detect(_pairs(tmp_path, text)) == (0, "the rules name P2")
+
+
+def test_triggers_fired_for_several_players_whose_order_cannot_matter_keep_the_reduction(tmp_path):
+    inst = _pairs(tmp_path, COUNTS)
+    m = CompiledMachine(inst)
+    red = symmetry.explore_reduced(m, symmetry.Rotation(m, 4))
+    full = explore(CompiledMachine(inst))
+    assert red is not None and len(red.states) < len(full.states)
+    assert (red.nreal, red.nreal_edges) == (len(full.states), len(full.edges))
+    assert m.order_sensitive == "" and not m.watch_order  # compared while searching, and no longer
+
+
+def test_triggers_whose_seat_order_matters_make_the_reduced_search_give_way_to_the_full_one(tmp_path):
+    m = CompiledMachine(_pairs(tmp_path, MARKS_FIRST))
+    with pytest.raises(symmetry.Unreduced, match="marked"):
+        symmetry.explore_reduced(m, symmetry.Rotation(m, 4))
+    # what the reduction would have got wrong: the full graph is not closed under rotation of its steps
+    full = explore(CompiledMachine(_pairs(tmp_path, MARKS_FIRST)))
+    rot = symmetry.Rotation(m, 4)
+    keys = {rot.apply(s, 0) for s in full.states}
+    assert any(rot.apply(s, 1) not in keys for s in full.states)
+
+
+def test_resolutions_cached_before_the_reduced_search_are_compared_again(tmp_path):
+    m = CompiledMachine(_pairs(tmp_path, MARKS_FIRST))
+    explore(m)  # every step resolved and cached, the seat orders not compared
+    with pytest.raises(symmetry.Unreduced, match="marked"):
+        symmetry.explore_reduced(m, symmetry.Rotation(m, 4))
+
+
+@pytest.mark.parametrize("trigger", [COUNTS, MARKS_FIRST])
+def test_every_finding_of_a_model_with_triggers_is_the_same_with_symmetry_on_and_off(tmp_path, trigger, monkeypatch,
+                                                                                   capsys):
+    path = tmp_path / "pairs.rw"
+    path.write_text(PAIRS.replace("{trigger}", trigger), encoding="utf-8")
+    off, off_sizes = _findings(str(path), "off", monkeypatch, capsys)
+    on, on_sizes = _findings(str(path), "auto", monkeypatch, capsys)
+    assert off and on == off
+    assert on_sizes[:-1] == off_sizes[:-1]
+    (used,) = on_sizes[-1][1]
+    if trigger == COUNTS:
+        assert used == "rotations of 4 seats"
+    else:
+        assert used.startswith("none: the triggers marked end otherwise")
+
+
+def test_the_grand_melee_written_with_triggers_is_reduced_and_finds_what_the_full_graph_finds(tmp_path, monkeypatch,
+                                                                                               capsys):
+    # the measured model (bench/peers/melee_triggers.rw) at 8 seats: one player leaves per step,
+    # so its two triggers never fire for two players at once
+    text = (ROOT / "bench" / "peers" / "melee_triggers.rw").read_text(encoding="utf-8")
+    path = tmp_path / "melee.rw"
+    path.write_text(text.replace("players [607.1] 12", "players [607.1] 8"), encoding="utf-8")
+    off, off_sizes = _findings(str(path), "off", monkeypatch, capsys)
+    on, on_sizes = _findings(str(path), "auto", monkeypatch, capsys)
+    assert [f[0] for f in off] == ["deadlock"] and on == off
+    assert on_sizes[:-1] == off_sizes[:-1]
+    assert on_sizes[-1][1] == ["rotations of 8 seats by multiples of 4 (those that map the setup onto itself)"]
+
+
 # ---------------------------------------------------------------- the differential test
 
 def _findings(target: str, mode: str, monkeypatch, capsys) -> tuple[list, list]:

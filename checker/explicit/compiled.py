@@ -298,6 +298,10 @@ class CompiledMachine(Machine):
             room.count()
         return steps
 
+    def forget_resolutions(self) -> None:
+        super().forget_resolutions()
+        self._resolved_packed.clear()  # (in place: the generated successors hold it as RESOLVED)
+
     def _resolve_packed(self, key, hits, vals):
         seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = key
         c = Ctx(list(self.unpack(vals + (out, tout, RUNNING))[:-3]) if self._outcomes_read_vars else [], out, tout)

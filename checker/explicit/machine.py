@@ -409,6 +409,20 @@ class Machine(OutcomeResolution):
         return steps
 
     # ------------------------------------------------------------ events and triggers
+    def watch_trigger_order(self, on: bool) -> None:
+        """Compare every seat order of a round's triggers from now on (`watch_order`,
+        checker.explicit.outcomes), or stop. Resolutions cached while not watched whose triggers
+        fired for several events were not compared: they are forgotten (computed again, and
+        compared, the first time they are needed); those cached while watched are kept (the
+        second reduced search of an instance, by fewer rotations, reuses the first's)."""
+        if on and self.orders_unchecked:
+            self.forget_resolutions()
+            self.orders_unchecked = False
+        self.watch_order = on
+
+    def forget_resolutions(self) -> None:
+        self._resolved.clear()
+
     def _triggers(self, model) -> dict[str, list[Trigger]]:
         """The triggers of each event kind, in the order written."""
         on: dict[str, list[Trigger]] = {}

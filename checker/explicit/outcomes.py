@@ -108,19 +108,62 @@ class OutcomeResolution:
             # the triggers see the statuses after the round and this step's wins, draw and finish;
             # a loss or a win they state is a fact of the next round
             c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = 0
-            ran = False
-            for event, x in events:
-                for t in self.triggers[event]:
-                    if t.cell is not None:
-                        t.cell[0] = x
-                    if t.cond(c):
-                        c.hits.append(t.rid)
-                        t.body(c)
-                        ran = True
-            if not ran:  # nothing changed since the round: resolving again would give the same
-                return end, conflict
+            if self.watch_order:
+                if not self.order_sensitive:
+                    self._compare_seat_orders(c, events)
+            elif len(events) > 1:
+                self.orders_unchecked = True  # a resolution cached now was not compared
+            if not self._run_triggers(c, events):
+                return end, conflict  # nothing changed since the round: resolving again would give the same
             end, more = self.resolve(c)
             conflict = conflict or more
+
+    def _run_triggers(self, c: Ctx, events: list) -> bool:
+        """Run the triggers of `events`, in that order, on `c`; whether any of them ran."""
+        ran = False
+        for event, x in events:
+            for t in self.triggers[event]:
+                if t.cell is not None:
+                    t.cell[0] = x
+                if t.cond(c):
+                    c.hits.append(t.rid)
+                    t.body(c)
+                    ran = True
+        return ran
+
+    # While the reduced search runs (checker.explicit.symmetry_search sets `watch_order`): the
+    # triggers of one round run by seat, and the same step from a rotated state runs them in a
+    # rotated seat order, so the step commutes with the rotation only if that order cannot
+    # matter. Where a round fires for two players or more, it is run once in every order a
+    # rotation of the seats gives it, on copies, before it is run for real; the first round
+    # whose orders end differently (other values, facts, cited rules, or a failure in any of
+    # them) is noted in `order_sensitive`, and the reduced search gives way to the full one.
+    watch_order = False
+    order_sensitive = ""
+    orders_unchecked = False  # a round for two events or more ran while not watched
+
+    def _compare_seat_orders(self, c: Ctx, events: list) -> None:
+        orders = _seat_orders(events, self.n)
+        if len(orders) < 2:
+            return
+        ends = {self._round_in_order(c, order) for order in orders}
+        if len(ends) > 1 or None in ends:
+            names = sorted({t.decl.name for event, _ in events for t in self.triggers[event]})
+            self.order_sensitive = (f"the triggers {', '.join(names)} end otherwise when the players they fire for "
+                                    "take their turns in another seat order")
+
+    def _round_in_order(self, c: Ctx, order: list) -> tuple | None:
+        """What the round's triggers leave when run in `order` on a copy of `c` (None: one failed)."""
+        d = Ctx(list(c.vals), c.out, c.tout)
+        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt = (
+            c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
+        d.over, d.out0, d.tout0 = c.over, c.out0, c.tout0
+        try:
+            self._run_triggers(d, order)
+        except (EvalError, Overflow):
+            return None
+        return (tuple(d.vals), d.out, d.tout, d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt,
+                tuple(d.hits))
 
     def _events(self, c: Ctx, wp: int, wt: int, draw: bool, fin: bool, fired: set) -> list:
         """The events of the round just resolved that have triggers not yet run for them, in
@@ -447,3 +490,22 @@ def _holds_at(r, x: int, c: Ctx) -> bool:
 
 def _names_of(names, mask) -> str:
     return ", ".join(names[i] for i in range(len(names)) if mask >> i & 1)
+
+
+def _seat_orders(events: list, n: int) -> list[list]:
+    """The distinct orders in which the rotations p -> p + r of n seats put a round's `events`
+    (the order `_events` gives them: by kind, each kind's players by seat; a kind's players
+    ordered by seat in the rotated state are ordered by (p + r) mod n here); the first is
+    `events` itself."""
+    kinds: dict[str, list[int]] = {}
+    for event, x in events:
+        kinds.setdefault(event, []).append(x)
+    if all(len(xs) < 2 or not event.endswith("_player") for event, xs in kinds.items()):
+        return [events]
+    orders: list[list] = []
+    for r in range(n):
+        order = [(event, x) for event, xs in kinds.items()
+                 for x in (sorted(xs, key=lambda p: (p + r) % n) if event.endswith("_player") else xs)]
+        if order not in orders:
+            orders.append(order)
+    return orders

@@ -9,17 +9,20 @@ checks that need more than weights. All of it is reached through this module, as
 split (the engine and the checks call `symmetry.X`).
 
 Detection (`detect`) is conservative. The group is the rotations p -> p + r (mod n) of the
-seats, used only when the model has no teams and nothing a step, an outcome rule, an `ends`
-condition, an invariant, a procedure, the `active` condition or a `reachable` property reads
-can tell seats apart: no player or team literal, no `seat()`, `player_at()` or `after()`, no
-argmin/argmax over players (ties break by seat order), no `forall ... do` statement over
-players whose turns can see each other (they run in seat order; `_pointwise`), no choice
-(static) variable, only the
-built-ins known to commute with rotation (`left`, `next_in_game`, `dist`, `remaining`...).
-Initial values, `init` and `constraint` may break the symmetry (607.7a puts markers on seats
-0, 4, 8, ...): they only pick the initial states, and the search proves afterwards that the
-reachable set is closed under rotation anyway (`offsets_closed`), or the instance is explored
-without reduction.
+seats, used only when the model has no teams and nothing a step, a trigger, an outcome rule,
+an `ends` condition, an invariant, a procedure, the `active` condition or a `reachable`
+property reads can tell seats apart: no player or team literal, no `seat()`, `player_at()` or
+`after()`, no argmin/argmax over players (ties break by seat order), no `forall ... do`
+statement over players whose turns can see each other (they run in seat order; `_pointwise`),
+no choice (static) variable, only the built-ins known to commute with rotation (`left`,
+`next_in_game`, `dist`, `remaining`...). Triggers that one step fires for several players run
+by seat too, and from a rotated state in a rotated seat order: that is not decided here but
+during the reduced search, which runs every such round in each order a rotation gives it and
+gives way to the full search where the orders end differently (checker.explicit.outcomes,
+`watch_order`). Initial values, `init` and `constraint` may break the symmetry (a ring may put
+markers on seats 0, 4, 8, ...): they only pick the initial states, and the search proves
+afterwards that the reachable set is closed under rotation anyway (`offsets_closed`), or the
+instance is explored without reduction.
 
 Why the reduced search's states and parents are the full search's: checker.explicit.symmetry_search.
 """
@@ -57,11 +60,10 @@ def detect(inst) -> tuple[int, str]:
         return 0, "fewer than two players"
     if m.has_teams:
         return 0, "the model has teams"
-    # not (yet) shown to commute with a rotation: triggers fire in seat order; draws, departures
-    # and wins of some players keep their reasons in bits above the seats' bits of `out`, which
-    # the canonical form does not rotate; loop_draws changes what the cycle checks report
-    if m.triggers:
-        return 0, "the model has triggers (they run in seat order)"
+    # not (yet) shown to commute with a rotation: draws, departures and wins of some players
+    # keep their reasons in bits above the seats' bits of `out`, which the canonical form does
+    # not rotate; loop_draws changes what the cycle checks report. (Triggers run by seat: the
+    # reduced search compares the seat orders a rotation gives them, `Machine.watch_order`.)
     if not m.after_win_ends or m.loop_draws:
         return 0, "after_win plays_on or loop_draws"
     for r in m.outcomes:
@@ -74,6 +76,8 @@ def detect(inst) -> tuple[int, str]:
     for a in m.actions:
         roots += [d for _, d in a.params] + [a.guard, a.body]
     roots += [r.cond for r in m.outcomes]
+    for t in m.triggers:
+        roots += [t.cond, t.body]
     roots += [d.cond for d in m.ends + m.invariants + m.procedures]
     if m.active is not None:
         roots.append(m.active.cond)

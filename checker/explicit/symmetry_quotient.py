@@ -11,12 +11,7 @@ explored again in full (docs/checks.md, "Symmetry").
 from __future__ import annotations
 
 from .explore import rules_of, sccs
-from .symmetry_search import EXTRA, ReducedGraph
-
-
-class Unreduced(Exception):
-    """A check cannot give the unreduced graph's exact finding from the quotient: the instance
-    is explored again without reduction (docs/checks.md, "Symmetry")."""
+from .symmetry_search import EXTRA, ReducedGraph, Unreduced  # noqa: F401 - symmetry.Unreduced is reached from here
 
 
 def lasso(x, nodes, start=None, allowed=None, required=None, per_player: bool = False):

@@ -27,6 +27,13 @@ EXTRA = 1 << 40  # state ids of de-canonicalized trace states (not part of the r
 GAP_KEY = Gap("")  # a gap's end marker in a canonical key: its text dropped (the rest of the state determines it)
 
 
+class Unreduced(Exception):
+    """The unreduced graph's exact finding cannot be told from the quotient (a check on it), or
+    the steps are not shown to commute with the rotations (the reduced search, where triggers
+    run in an order a rotation changes): the instance is explored again without reduction
+    (docs/checks.md, "Symmetry")."""
+
+
 # ---------------------------------------------------------------- rotations of packed states
 
 class Rotation:
@@ -221,7 +228,10 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
                     on_states=None) -> ReducedGraph | None:
     """The reduced breadth-first search (the module doc says why its states and parents are the
     full search's); None when the reachable states are not closed under rotation (an
-    asymmetric setup that the play does not rotate all the way round): explore without it."""
+    asymmetric setup that the play does not rotate all the way round): explore without it.
+    Raises Unreduced when a step met does not commute with the rotations after all (triggers
+    whose seat order matters: `Machine.watch_order`; the initial states are not watched, each
+    setup is resolved for itself and their rotations are compared below)."""
     start = time.perf_counter()
     budget = budget or Budget(limits)
     g = ReducedGraph(machine, rot)
@@ -237,7 +247,11 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
     closed_init = all(len(offs) >= g.orbit[s] for s, offs in init_keys.items())
     if not closed_init and (g.conflicts or g.setup_errors):
         return None  # what the setup reports of one state would not hold of its rotations
-    _search(g, machine, limits, budget, on_states)
+    machine.watch_trigger_order(True)
+    try:
+        _search(g, machine, limits, budget, on_states)
+    finally:
+        machine.watch_trigger_order(False)
     if not closed_init and not g.complete:
         # a limit stopped the search before closure could be shown: every representative is a
         # real reachable state (its parents are real steps), so what it found stands, but an
@@ -306,6 +320,8 @@ def _search(g: ReducedGraph, machine, limits: Limits, budget: Budget, on_states)
             g.complete = False
             g.stop_reason = str(exc)
             break
+        if machine.order_sensitive:  # a step met does not commute with the rotations
+            raise Unreduced(machine.order_sensitive)
         queue_pos += 1
         if on_states is not None and not queue_pos % LIVE_EVERY:
             on_states(len(states))
