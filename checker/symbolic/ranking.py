@@ -221,8 +221,8 @@ def _starvation(prover: horn.Prover, p: int) -> _Claim:
                   for d, ok, post, ended, gap in opts if not d.leave)
     who = prover.inst.players[p]
     return _Claim("starvation", z3.And(_running(f), waits(f.st)), steps, False,
-                  f"while {who} waits, {{r}} is never below 0 where a game action can be taken, no game action raises "
-                  f"it and each `progress` action ({{actions}}) lowers it by at least 1: {who} waits on no cycle "
+                  f"while {who} waits, {{r}} is never below 0 where a game action leaves {who} waiting, no such action "
+                  f"raises it and each `progress` one ({{actions}}) lowers it by at least 1: {who} waits on no cycle "
                   "that makes progress", "no game action can be taken", seats=True)
 
 
