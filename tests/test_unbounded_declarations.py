@@ -18,7 +18,9 @@ from checker.symbolic.outcomes import settle
 from checker.symbolic.terms import concrete, state_to_sym
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "fixtures" / "dead-declaration").glob("*.rw"))
+# (the same_step pair: a `precedence lose over win same_step` that never decides, and its twin)
+FIXTURES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "fixtures" / "dead-declaration").glob("*.rw")) + [
+    "tests/fixtures/unreachable-property/same-step-defect.rw", "tests/fixtures/unreachable-property/same-step-twin.rw"]
 # the spec/ models with a precedence or a "cannot" rule, at their own small numbers, and the test
 # specs that have one (the explorer finishes each instance)
 SPECS = ["spec/mtg-multiplayer-draft-2004-fr.rw", "spec/warhammer-invasion-realm-wars.rw", "spec/yugioh-tag-duel.rw",

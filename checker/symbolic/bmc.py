@@ -76,6 +76,7 @@ class BMC:
         self.solver = self._fresh_solver()
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
+        self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
@@ -112,7 +113,7 @@ class BMC:
         # the explorer settles every setup its init and constraints admit, and notes what the
         # settling decided (`Machine.decided`) even where it then fails: `setup_notes` is asked
         # of these candidates, not of the initial states
-        self.setup_candidates = z3.And(*pre)
+        self.setup_candidates = z3.And(*pre) if pre else TRUE
         self._setup = Option(None, None, None, st, ended, gap, TRUE, raw)
 
     def _bindings(self, params, st, env, conds, failures):
@@ -194,12 +195,16 @@ class BMC:
         a step that fails half way counts with all it would note, so the condition may hold
         for more than the explorer notes, never for less: a proof that it never holds is one
         that the explorer never notes the key. (The setup's settling is `setup_notes`.)"""
-        cases = [z3.And(o.taken, to_term(self._noted(o, key))) for o in self._options(f) if o.post is not None]
-        return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
+        if (id(f), key) not in self._notes:
+            cases = [z3.And(o.taken, to_term(self._noted(o, key))) for o in self._options(f) if o.post is not None]
+            self._notes[id(f), key] = z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
+        return self._notes[id(f), key]
 
     def setup_notes(self, key: tuple):
         """The condition that the settling of a setup candidate (`setup_candidates`) notes `key`."""
-        return to_term(self._noted(self._setup, key))
+        if (None, key) not in self._notes:
+            self._notes[None, key] = to_term(self._noted(self._setup, key))
+        return self._notes[None, key]
 
     def _noted(self, o: Option, key: tuple):
         if key[0] != "cannot":
