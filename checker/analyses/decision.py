@@ -71,13 +71,13 @@ class Questions:
             return self.walk(kind, subject, a, key)
         return decision(kind, subject, a)
 
-    def at_setup(self, cond) -> horn.Answer:
+    def at_setup(self, cond, candidates: bool = False) -> horn.Answer:
         """Whether some setup meets `cond` (`horn.Prover.at_setup`)."""
         seconds = self.seconds()
         if seconds <= 0:
             return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
         try:
-            verdict = self.prover.at_setup(cond, seconds)
+            verdict = self.prover.at_setup(cond, seconds, candidates)
         except Unsupported as exc:
             return horn.Answer(horn.UNKNOWN, why=f"not encoded for the symbolic engine: {exc}")
         return horn.Answer(verdict, why="" if verdict != horn.UNKNOWN else "Z3 could not tell in time",

@@ -10,11 +10,12 @@ in the spec's names). A proof of an unreachable victory, property or rule is its
 (unreachable-outcome, unreachable-property, dead-rule), with the invariant as its evidence.
 
 Asked here: the safety checks and each side's victory; each rule and `reachable` property
-(checker.analyses.unbounded_rules). Of the cycle checks, forced loops, livelocks and unbounded
-procedures are proved absent by a ranking function where one is found
+(checker.analyses.unbounded_rules); each `precedence` and "cannot" rule
+(checker.analyses.unbounded_declarations). Of the cycle checks, forced loops, livelocks and
+unbounded procedures are proved absent by a ranking function where one is found
 (checker.symbolic.ranking); never shown present here. Starvation and the checks over whole
-plays (player-without-outcome, never-active, dead declarations) need the whole graph and stay
-undecided when the explorer stops short.
+plays (player-without-outcome, never-active) need the whole graph and stay undecided when the
+explorer stops short.
 """
 from __future__ import annotations
 
@@ -32,13 +33,13 @@ from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
 from ..symbolic.sides import ended_sides
 from ..symbolic.terms import Unsupported
-from . import consequences, unbounded_rules
+from . import consequences, unbounded_declarations, unbounded_rules
 from .checks import run_checks_within
 from .explored import Explored
 from .decision import SPACER, Decision, Questions, proof_detail
 from .findings import Finding
 from .verdicts import Replay
-from .graph_checks import winners
+from .graph_checks import rule_label, winners
 
 DIRECTED = "explicit (directed search)"  # the engine of a finding a directed search shows
 RANKING = "symbolic (ranking)"
@@ -61,8 +62,9 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
            ) -> tuple[list[Finding], list[Decision]]:
     """Ask Spacer what the partial graphs did not show. `found`: the findings the explorer's
     checks made on them; `reached`: what they reached ({"wins": players mask, "team_wins":
-    teams mask, "rules": rule ids applied, "properties": (name, binding) pairs reached}; the
-    rules and properties a key lacks are all asked). `walk(kind, subject, answer, key)`: the
+    teams mask, "rules": rule ids applied, "properties": (name, binding) pairs reached,
+    "decided": the keys the explorer noted, `Machine.decided`}; the rules, properties and
+    declarations a key lacks are all asked). `walk(kind, subject, answer, key)`: the
     decision on a question Spacer found a path for, once the explorer walked it (None: not
     walked; `Questions.judge`). Returns (new findings, decisions)."""
     q = Questions(horn.Prover(inst), budget, walk)
@@ -116,7 +118,16 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
     decisions += _cycles(prover, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
-    return out + more, decisions + asked
+    verdicts = _rule_verdicts(inst, reached.get("rules", set()), asked)
+    more2, asked2 = unbounded_declarations.decide(inst, q, reached.get("decided", set()), verdicts)
+    return out + more + more2, decisions + asked + asked2
+
+
+def _rule_verdicts(inst: Instance, hit: set, decisions: list[Decision]) -> dict[int, str]:
+    """Each rule id's dead-rule verdict: found where a graph applied it, else its decision's."""
+    by_label = {d.subject: d.verdict for d in decisions if d.check == "dead-rule"}
+    return {rid: "found" if rid in hit else by_label.get(rule_label(r), horn.UNKNOWN)
+            for rid, r in enumerate(inst.model.rules)}
 
 
 def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
@@ -298,6 +309,9 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     undecided)."""
     seen = reached(graph)
     seen["properties"] = unbounded_rules.reached_properties(graph, budget)
+    # the keys the explorer noted while it resolved steps: the machine's own set, which the
+    # directed search and the walks of Spacer's paths add to (each step from a reachable state)
+    seen["decided"] = machine.decided
     goals = _goals(inst, machine, found, seen)
     # then what shows a rule applying or a property reached (after the wins and invariants: the
     # expansions are shared in that order, and a goal met early leaves more to those after it)
@@ -325,7 +339,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     more.append((f, g2))
             r2 = reached(g2)
             seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],
-                    "rules": seen["rules"] | r2["rules"], "properties": seen["properties"]}
+                    "rules": seen["rules"] | r2["rules"], "properties": seen["properties"], "decided": seen["decided"]}
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
 

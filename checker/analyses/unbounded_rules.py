@@ -74,7 +74,14 @@ def goals(machine, graph, seen: dict) -> list[tuple[directed.Goal, tuple]]:
 def not_shown(machine, graph, sid: int, key: tuple) -> str:
     """"" when state `sid` of a graph the explorer walked to it (and expanded) shows what `key`
     asks: ("rule", rule id) a step of the graph applied the rule; ("property", name, binding)
-    the property holds there. Else why Spacer's path may end there all the same."""
+    the property holds there; ("declaration", KEY...) the explorer noted one of the keys
+    (`Machine.decided`, checker.analyses.unbounded_declarations) while it walked there and
+    expanded it. Else why Spacer's path may end there all the same."""
+    if key[0] == "declaration":
+        if any(k in machine.decided for k in key[1:]):
+            return ""
+        return ("Spacer's path, walked by the explorer, ends where no step decides by it (the encoding may count "
+                "more steps as deciding than the explorer notes)")
     if key[0] == "rule":
         if key[1] in graph.hit_rules:
             return ""

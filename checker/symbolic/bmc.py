@@ -4,6 +4,7 @@ reaches within a bound (outcomes, gaps, deadlocks, outcome conflicts) with the e
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import z3
@@ -12,7 +13,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import CITED_KINDS, settle
-from .terms import FALSE, SymState, equal, fresh_value, or2, or_all, solve, to_term
+from .terms import FALSE, TRUE, SymState, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -62,6 +63,7 @@ class Option(NamedTuple):
     ended: object
     gap: object
     taken: object
+    body: SymState | None = None  # the state after the body, before its settling (`notes`)
 
 
 class BMC:
@@ -74,6 +76,7 @@ class BMC:
         self.solver = self._fresh_solver()
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
+        self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
@@ -85,26 +88,33 @@ class BMC:
         enc, inst = self.enc, self.inst
         raw = SymState({v.name: [fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
                        [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
-        s = self.solver
+        pre = []  # what the explorer asks of a setup before settling it
         for v in inst.vars:
             for j, t in enumerate(raw.vals[v.name]):
-                s.add(enc.in_type(v, t))
+                pre.append(enc.in_type(v, t))
                 if v.info.init is not None and not (self.generalized and v.type.kind in ("int", "player")):
                     env = {v.info.index.binder.uid: j + v.index_base} if v.info.index else {}
                     value, err = enc.checked(lambda: enc.expr(v.info.init, raw, env))
-                    s.add(z3.Not(err), equal(t, value))
+                    pre += [z3.Not(err), equal(t, value)]
         for d in inst.model.inits:
             value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
-            s.add(z3.Not(err), value)
+            pre += [z3.Not(err), value]
         # constraints on choices the play never reads are the contradiction check's, as in the explorer
         for d in inst.model.constraints:
             if not any(isinstance(n, T.VarRef) and n.static for n in T.walk(d.cond)):
                 value, err = enc.checked(lambda: enc.expr(d.cond, raw, {}))
-                s.add(z3.Not(err), value)
+                pre += [z3.Not(err), value]
+        s = self.solver
+        s.add(*pre)
         # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
         st, ended, gap = settle(enc, raw.copy())
         s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
         self.setup_hits = st.hits  # the rules the setup's settling applies (outcome rules, triggers)
+        # the explorer settles every setup its init and constraints admit, and notes what the
+        # settling decided (`Machine.decided`) even where it then fails: `setup_notes` is asked
+        # of these candidates, not of the initial states
+        self.setup_candidates = z3.And(*pre) if pre else TRUE
+        self._setup = Option(None, None, None, st, ended, gap, TRUE, raw)
 
     def _bindings(self, params, st, env, conds, failures):
         """(env, conditions) for every binding; a domain that can fail adds (the conditions of
@@ -135,11 +145,13 @@ class BMC:
                                 tuple(getattr(f.st, r) for r in SymState.RESULTS))
                 post = enc.stmts(d.body, base, env)
                 body_fail = z3.Or(post.error, post.overflow)
+                body = post.copy()  # (settle changes its state in place)
                 post, ended, gap = settle(enc, post)
                 body_fail = z3.Or(body_fail, post.overflow)  # a trigger's assignment may overflow too
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
-                out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken))
+                out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken,
+                                  body))
             out.extend(Option(d, FALSE, bad, None, None, None, FALSE) for bad in failures)
         return out
 
@@ -176,6 +188,57 @@ class BMC:
         else:
             return None
         return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
+
+    def notes(self, f: _Frame, key: tuple):
+        """The condition that some step from frame f notes `key` (a key of the explorer's
+        `Machine.decided`: checker.explicit.outcomes) while its settling resolves. As `applies`,
+        a step that fails half way counts with all it would note, so the condition may hold
+        for more than the explorer notes, never for less: a proof that it never holds is one
+        that the explorer never notes the key. (The setup's settling is `setup_notes`.)"""
+        if (id(f), key) not in self._notes:
+            cases = [z3.And(o.taken, to_term(self._noted(o, key))) for o in self._options(f) if o.post is not None]
+            self._notes[id(f), key] = z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all(cases))
+        return self._notes[id(f), key]
+
+    def setup_notes(self, key: tuple):
+        """The condition that the settling of a setup candidate (`setup_candidates`) notes `key`."""
+        if (None, key) not in self._notes:
+            self._notes[None, key] = to_term(self._noted(self._setup, key))
+        return self._notes[None, key]
+
+    def _noted(self, o: Option, key: tuple):
+        if key[0] != "cannot":
+            return o.post.noted.get(key, FALSE)
+        k = next(r for r in self.inst.model.outcomes if r.name == key[1])
+        cited = o.post.hits.get(k.rule, FALSE)
+        return FALSE if z3.is_false(z3.simplify(to_term(cited))) else z3.And(to_term(cited), self.ends_otherwise_without(k, o))
+
+    def ends_otherwise_without(self, k: T.OutcomeRule, o: Option):
+        """Whether the step of option `o` would end otherwise without "cannot" rule `k` (the
+        explorer's `_ends_otherwise_without`: other values, statuses, end marker or conflict, or
+        a failure): its body's state settled again without `k`. Where both settlings have a
+        conflict or a gap it counts as otherwise (the explorer compares their messages, which
+        are no terms here): more than the explorer may count, never less."""
+        enc = self.enc
+        model = enc.model
+        enc.model = replace(model, outcomes=tuple(r for r in model.outcomes if r is not k))
+        try:
+            alt, ended, gap = settle(enc, o.body.copy())
+        finally:
+            enc.model = model
+        st = o.post
+        same = [equal(a, b) for name in st.vals for a, b in zip(st.vals[name], alt.vals[name])]
+        pairs = list(zip(st.out + st.tout, alt.out + alt.tout))
+        for r in SymState.RESULTS:
+            pairs += list(zip(getattr(st, r), getattr(alt, r)))
+        pairs.append((o.ended, ended))
+        # the end marker's winners and draw, where the game ended (a game that goes on has none)
+        pairs += [(z3.And(to_term(o.ended), to_term(a)), z3.And(to_term(ended), to_term(b)))
+                  for a, b in zip([or2(w, r) for w, r in zip(st.wp + st.wt, st.rw + st.trw)] + [st.draw],
+                                  [or2(w, r) for w, r in zip(alt.wp + alt.wt, alt.rw + alt.trw)] + [alt.draw])]
+        same += [to_term(a) == to_term(b) for a, b in pairs]
+        return z3.Or(to_term(alt.error), to_term(alt.overflow), to_term(st.conflict), to_term(alt.conflict),
+                     to_term(o.gap), to_term(gap), z3.Not(z3.And(*same)))
 
     def read(self, f: _Frame) -> SymState:
         """Frame f's state as the checks read it (the explorer's `Machine.reader`): `won()` sees

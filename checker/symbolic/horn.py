@@ -204,14 +204,15 @@ class Prover:
         self._deadline = time.monotonic() + seconds * WALL_SAFETY
         return self._query(True, bad, seconds)
 
-    def at_setup(self, cond, seconds: float) -> str:
+    def at_setup(self, cond, seconds: float, candidates: bool = False) -> str:
         """Whether some setup (an initial state with its settling) meets `cond(bmc)`, a
         condition over the setup's terms (say `setup_hits`): PROVED that none does,
-        REACHABLE, or UNKNOWN. `seconds` of work, as `ask` counts it."""
+        REACHABLE, or UNKNOWN. `seconds` of work, as `ask` counts it. With `candidates`, of
+        every setup the explorer settles, also those whose settling fails (`setup_notes`)."""
         u, _, _, _, init, _ = self.system(False)
         s = z3.Solver()
         limit(s, seconds)
-        s.add(init, to_term(cond(u)))
+        s.add(u.setup_candidates if candidates else init, to_term(cond(u)))
         r = solve(s)
         return REACHABLE if r == z3.sat else PROVED if r == z3.unsat else UNKNOWN
 
@@ -383,6 +384,11 @@ def violated(cond):
 def applies(rid: int):
     """A bad condition: rule `rid` applies in a step from the frame (`BMC.applies`)."""
     return lambda u, f: u.applies(f, rid)
+
+
+def notes(key: tuple):
+    """A bad condition: a step from the frame notes `key` in `Machine.decided` (`BMC.notes`)."""
+    return lambda u, f: u.notes(f, key)
 
 
 def no_step(u: BMC, f: _Frame):

@@ -12,6 +12,14 @@ in the step, as the explorer cites it (`checker.explicit.outcomes`): it derives 
 first round of its stratum it holds for a subject another rule already gave its fact (it
 applies all the same); a "cannot" rule forbids a fact a statement derived, or one a loss or
 win rule would derive. Dead rules are judged by it (checker.symbolic.bmc `applies`).
+
+Beside them, the state's `noted` holds the keys of the explorer's `Machine.decided` (which
+declarations decide something: checker.analyses.declaration_checks) under the condition that a
+round of the step's resolution notes them: ("precedence", WINNER, LOSER) where a precedence of
+kinds drops a fact, or where CANNOT_RULE forbids a subject for whom RULE holds (`precedence
+RULE over CANNOT_RULE`); ("same_step",) where an earlier loser's win stands. ("cannot", NAME)
+asks whether the step would end otherwise without the rule: a second settling, built only when
+asked (checker.symbolic.bmc `notes`, `ends_otherwise_without`).
 """
 from __future__ import annotations
 
@@ -147,8 +155,14 @@ def resolve(enc: Encoder, st: SymState):
         setattr(st, r, before)
     _facts_of_those_in(st, out0, tout0, again)
     for w, l in model.precedence:
+        facts = _proposed(st)
         _precedence(st, w, l)
         _some_draw_precedence(st, w, l)
+        # it picked (the explorer notes it) where it dropped a fact: facts only lose members here
+        _note(enc, st, ("precedence", w, l), or_all([and_(a, not_(b)) for a, b in zip(facts, _proposed(st))
+                                                     if not _same(a, b)]))
+    if again is not None:  # a win of an earlier loser stands (`same_step`)
+        _note(enc, st, ("same_step",), or_all([and_(w, g) for w, g in zip(st.wp + st.wt, again[0] + again[1])]))
     # judged where the explorer judges it: on the facts the precedences left, before `_end`
     # adds to st.draw the draw of a game everyone has left (the end's, no fact of the step; it
     # comes only where nobody won and nothing ended the step, so it could not conflict anyway)
@@ -185,6 +199,24 @@ def _forbidding(model, r) -> list:
             and (r.name, k.name) not in exempt]
 
 
+def _proposed(st: SymState) -> list:
+    """The facts a precedence may drop."""
+    return st.lp + st.lt + st.wp + st.wt + st.dp + st.dt + [st.draw]
+
+
+def _note(enc: Encoder, st: SymState, key: tuple, cond) -> None:
+    """The explorer notes `key` in `Machine.decided` where `cond` holds (besides where it already did)."""
+    if not is_false(cond):
+        st.noted[key] = simp(or_(st.noted.get(key, enc.F), cond))
+
+
+def _exempt(model) -> list:
+    """(rule, "cannot" rule) for each `precedence RULE over CANNOT_RULE`: the pairs whose facts match."""
+    exempt = set(model.exempt)
+    return [(r, k) for r in model.outcomes if r.kind in ("lose", "win") for k in _cannot_rules(model)
+            if k.kind == "cannot_" + r.kind and k.subject == r.subject and (r.name, k.name) in exempt]
+
+
 def _hit(enc: Encoder, st: SymState, rid: int, cond) -> None:
     """Rule `rid` applies in the step where `cond` holds (besides where it already did)."""
     if not is_false(cond):
@@ -216,6 +248,14 @@ def _cite_forbidding(enc: Encoder, st: SymState, masks: dict, out0, tout0, reaso
                 views[r.kind]()
                 cites += [and_(m, _holds(enc, st, r, x)) for x, m in enumerate(masks[k.name]) if not is_false(m)]
         _hit(enc, st, k.rule, or_all(cites))
+    # the explorer's `_note_exempt`: `precedence RULE over CANNOT_RULE` decides where CANNOT_RULE
+    # forbids a subject RULE gave its fact to and for whom RULE holds (its fact stands by it alone)
+    for r, k in _exempt(model):
+        views[r.kind]()
+        facts = getattr(st, FACT[r.kind] + ("t" if r.subject == "team" else "p"))
+        _note(enc, st, ("precedence", r.name, k.name),
+              or_all([and_(m, f, _holds(enc, st, r, x)) for x, (m, f) in enumerate(zip(masks[k.name], facts))
+                      if not is_false(m)]))
     st.out, st.tout = kept[0], kept[1]
     for f, before in zip(SymState.RESULTS, kept[2]):
         setattr(st, f, before)
