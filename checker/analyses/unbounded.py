@@ -9,13 +9,14 @@ verdict (proved, found, unknown), which engine decided it and why (the invariant
 in the spec's names). A proof of an unreachable victory, property or rule is itself a finding
 (unreachable-outcome, unreachable-property, dead-rule), with the invariant as its evidence.
 
-Asked here: the safety checks and each side's victory; each rule and `reachable` property
-(checker.analyses.unbounded_rules); each `precedence` and "cannot" rule
-(checker.analyses.unbounded_declarations). Of the cycle checks, forced loops, livelocks and
-unbounded procedures are proved absent by a ranking function where one is found
-(checker.symbolic.ranking); never shown present here. Starvation and the checks over whole
-plays (player-without-outcome, never-active) need the whole graph and stay undecided when the
-explorer stops short.
+Asked here: the safety checks (a player left without an outcome among them: a question about
+a frame's end, checker.symbolic.sides) and each side's victory; each rule and `reachable`
+property (checker.analyses.unbounded_rules); each `precedence` and "cannot" rule
+(checker.analyses.unbounded_declarations). Of the cycle checks, forced loops, livelocks,
+unbounded procedures and starvation are proved absent by a ranking function where one is found
+(checker.symbolic.ranking); never shown present here. Never-active is decided from the
+explored states where they show every player active and a cycle. An instance with every check
+decided and none unknown is complete (`not_decided`); otherwise what is left is said.
 """
 from __future__ import annotations
 
