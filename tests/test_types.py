@@ -266,6 +266,21 @@ invariant below [2]: points[P1] < 2
     assert j["abstraction"] == f.abstraction
 
 
+def test_a_step_of_1_is_the_number_as_written_and_no_abstraction(tmp_path):
+    res = _check(tmp_path, HEAD + """param HIT [1] in {1, 3}
+players [1] 2
+var life [1]: 0..3 in steps of HIT = 3
+action hit [1] progress when life > 0 do life := life - HIT; end
+invariant alive [2]: life > 0
+""")
+    by_instance = {i: f.abstraction for f in res.findings if f.kind == "invariant" for i in f.instances or [f.instance]}
+    assert by_instance and all("steps of 1 " not in a for a in by_instance.values())
+    from checker.analyses.merging import abstraction_of
+    from checker.engine import load_instances
+    texts = {i.params["HIT"]: abstraction_of(i) for i in load_instances(str(tmp_path / "t.rw"))}
+    assert texts == {1: "", 3: "life in steps of 3 (0..3 checked as 0..1)"}
+
+
 def test_a_possible_reads_the_setup_not_the_play(tmp_path):
     res = _check(tmp_path, DECKS.replace("LIMIT", "4").replace("READS", "").replace(
         "possible five_copies [2]: copies >= 5", "possible five_copies [2]: copies >= 5 and in_game(P1)"))

@@ -286,3 +286,15 @@ def test_what_the_encoding_cannot_express_leaves_each_question_undecided_never_a
     res = engine.check([str(path)], Limits(max_states=3))
     unsure = [w for w in res.incomplete if "not encoded for the symbolic engine" in w]
     assert any("livelock not decided" in w for w in unsure) and res.exit_code() == 3
+
+
+def test_a_question_the_wall_clock_bound_stopped_says_so_not_that_its_work_ran_out(tmp_path):
+    # the work limit gives the same answer on every machine; the wall-clock bound does not,
+    # and the report must not pass one off as the other (Z3 says "canceled" for both)
+    import time
+    inst = instance(ffa_spec(4, 8000, tmp_path))
+    prover = horn.Prover(inst)
+    prover.system(False)
+    prover._deadline = time.monotonic() + 0.002  # a win thousands of steps deep: never in 2 ms
+    a = prover._query(False, unbounded._wins(0, False), 20)
+    assert a.verdict == horn.UNKNOWN and a.why == f"Spacer: {horn.WALL_STOP}"

@@ -98,7 +98,7 @@ def abstraction_of(inst: Instance) -> str:
         if p.abstracts is not None:
             parts.append(f"{p.name}={inst.params.get(p.name)} for the document's {_number(evaluate(p.abstracts, inst.params))}")
     for v in list(inst.vars) + list(inst.static_choices.values()):
-        if v.info.step is not None:
+        if v.info.step is not None and v.step != 1:  # (a step of 1 counts as written: no abstraction)
             lo, hi = v.type.low * v.step, v.type.high * v.step
             parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
                          f"{v.type.low}..{v.type.high})")

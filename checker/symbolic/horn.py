@@ -255,10 +255,15 @@ class Prover:
         fp.rule(reach(*a0), init)
         fp.rule(reach(*a1), [reach(*a0), step])
         fp.rule(bad_rel(), [reach(*a0), condition])
+        began = time.monotonic()
+        wall = min(seconds * WALL_SAFETY, self._deadline - began)  # (the bound `_limit` set)
         try:
             r = fp.query(bad_rel())
         except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
-            return Answer(UNKNOWN, why=f"Spacer: {_reason(exc)}", setup=setup, seconds=time.process_time() - start)
+            # Z3 says "canceled" for its work limit and for the wall-clock bound alike; only
+            # the first is the same on every machine, so the report says which stopped it
+            stopped = WALL_STOP if time.monotonic() - began >= 0.95 * wall else _reason(exc)
+            return Answer(UNKNOWN, why=f"Spacer: {stopped}", setup=setup, seconds=time.process_time() - start)
         took = time.process_time() - start
         if r == z3.unsat:
             names = [z3.Const(n, t.sort()) for n, t in slot_names(self.inst, f0)]
@@ -401,6 +406,10 @@ def failing_step(u: BMC, f: _Frame):
     explorer's failing step says which came first)."""
     # (no step is taken from a game that has ended or must be over, as BMC.extend says)
     return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([o.fails for o in u._options(f)]))
+
+
+WALL_STOP = ("the wall-clock bound stopped it, not its share of work (a loaded machine, or the instance's "
+             "time ran out): another run may decide it")
 
 
 def _reason(exc: z3.Z3Exception) -> str:
