@@ -326,7 +326,7 @@ def show(t, top: bool = True) -> str:
         return "false"
     if k in (z3.Z3_OP_AND, z3.Z3_OP_OR):
         word = " and " if k == z3.Z3_OP_AND else " or "
-        parts = [show(c, False) for c in t.children()]
+        parts = sorted(show(c, False) for c in t.children())  # (Z3's order depends on the process's history)
         text = word.join(parts)
         return text if top or len(parts) == 1 else f"({text})"
     if k == z3.Z3_OP_NOT:
