@@ -44,6 +44,7 @@ from .explicit.explore import Graph, explore
 from .explicit import symmetry
 from .explicit.machine import Machine
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
+from .symbolic import terms
 from .frontend import syntax as ir
 from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.instances import Instance, instantiate
@@ -430,6 +431,7 @@ def check_instance(inst: Instance, task: Task, graphs: dict | None = None) -> Ou
     limits = task.limits
     budget = Budget(limits, why=task.why)
     o = Outcome()
+    terms.fresh_context()  # Z3's choices must not depend on the instances this process checked before
     try:
         return _check_instance(inst, task, graphs, budget, o)
     finally:

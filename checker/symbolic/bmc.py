@@ -13,7 +13,8 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import CITED_KINDS, settle
-from .terms import FALSE, TRUE, SymState, equal, fresh_value, or2, or_all, solve, to_term
+from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
+from .terms import SymState, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -87,7 +88,7 @@ class BMC:
     def _initial(self):
         enc, inst = self.enc, self.inst
         raw = SymState({v.name: [fresh_value(inst, v, f"{v.name}_{j}@init") for j in range(v.count)] for v in inst.vars},
-                       [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
+                       [_terms.FALSE] * inst.nplayers, [_terms.FALSE] * inst.nteams)
         pre = []  # what the explorer asks of a setup before settling it
         for v in inst.vars:
             for j, t in enumerate(raw.vals[v.name]):
@@ -113,8 +114,8 @@ class BMC:
         # the explorer settles every setup its init and constraints admit, and notes what the
         # settling decided (`Machine.decided`) even where it then fails: `setup_notes` is asked
         # of these candidates, not of the initial states
-        self.setup_candidates = z3.And(*pre) if pre else TRUE
-        self._setup = Option(None, None, None, st, ended, gap, TRUE, raw)
+        self.setup_candidates = z3.And(*pre) if pre else _terms.TRUE
+        self._setup = Option(None, None, None, st, ended, gap, _terms.TRUE, raw)
 
     def _bindings(self, params, st, env, conds, failures):
         """(env, conditions) for every binding; a domain that can fail adds (the conditions of
@@ -152,7 +153,7 @@ class BMC:
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
                 out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken,
                                   body))
-            out.extend(Option(d, FALSE, bad, None, None, None, FALSE) for bad in failures)
+            out.extend(Option(d, _terms.FALSE, bad, None, None, None, _terms.FALSE) for bad in failures)
         return out
 
     def extend(self):
@@ -208,10 +209,10 @@ class BMC:
 
     def _noted(self, o: Option, key: tuple):
         if key[0] != "cannot":
-            return o.post.noted.get(key, FALSE)
+            return o.post.noted.get(key, _terms.FALSE)
         k = next(r for r in self.inst.model.outcomes if r.name == key[1])
-        cited = o.post.hits.get(k.rule, FALSE)
-        return FALSE if z3.is_false(z3.simplify(to_term(cited))) else z3.And(to_term(cited), self.ends_otherwise_without(k, o))
+        cited = o.post.hits.get(k.rule, _terms.FALSE)
+        return _terms.FALSE if z3.is_false(z3.simplify(to_term(cited))) else z3.And(to_term(cited), self.ends_otherwise_without(k, o))
 
     def ends_otherwise_without(self, k: T.OutcomeRule, o: Option):
         """Whether the step of option `o` would end otherwise without "cannot" rule `k` (the

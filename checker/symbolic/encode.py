@@ -22,7 +22,8 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .builtins import Builtins
 from .statements import Statements
-from .terms import (FALSE, TRUE, SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_false, is_true, ite,
+from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
+from .terms import (SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_false, is_true, ite,
                     int_val, not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
 
 NEVER_RLIMIT = 2_000_000  # Z3's resource units for one `Encoder.never` (its questions take 100,000 at most in spec/)
@@ -42,7 +43,7 @@ class Encoder(Statements, Builtins):
         # Folded values are Python bools and ints (terms.py): `T`, `F` and `num` give the
         # constants of the encoding in the form its values take.
         self.fold = fold
-        self.T, self.F = (True, False) if fold else (TRUE, FALSE)
+        self.T, self.F = (True, False) if fold else (_terms.TRUE, _terms.FALSE)
         self.num = int if fold else int_val
         self.boolean = bool if fold else z3.BoolVal
         self.model = inst.model
@@ -110,8 +111,8 @@ class Encoder(Statements, Builtins):
         to one; unchanged otherwise."""
         if not self.fold or not isinstance(x, z3.ExprRef):
             return x
-        if x is TRUE or x is FALSE:
-            return x is TRUE
+        if x is _terms.TRUE or x is _terms.FALSE:
+            return x is _terms.TRUE
         s = z3.simplify(x)
         if z3.is_true(s) or z3.is_false(s):
             return z3.is_true(s)

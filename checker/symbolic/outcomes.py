@@ -27,7 +27,8 @@ import z3
 
 from ..frontend import typed as T
 from .encode import Encoder
-from .terms import FACT, FALSE, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
+from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
+from .terms import FACT, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
 
 TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
 # the kinds of rules (typed.Rule.kind) whose applying a step's `SymState.hits` records: tagged
@@ -510,7 +511,7 @@ def _apply_results(st: SymState, plays_on: bool):
     the game by an outcome."""
     st.xp = [and_(x, not_(or_all([a, b, c]))) for x, a, b, c in zip(st.xp, st.lp, st.wp, st.dp)]
     st.xt = [and_(x, not_(or_all([a, b, c]))) for x, a, b, c in zip(st.xt, st.lt, st.wt, st.dt)]
-    false = False if st.folded else FALSE
+    false = False if st.folded else _terms.FALSE
     wp = st.wp if plays_on else [false] * len(st.wp)
     wt = st.wt if plays_on else [false] * len(st.wt)
     st.out = [or_all([o, a, b, c, d]) for o, a, b, c, d in zip(st.out, st.lp, st.dp, st.xp, wp)]

@@ -63,7 +63,8 @@ import z3
 
 from ..frontend.instances import Instance
 from . import horn
-from .terms import TRUE, SymSet, SymState, Unsupported, or_all, solve, to_term
+from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
+from .terms import SymSet, SymState, Unsupported, or_all, solve, to_term
 
 PROVED, UNKNOWN = "proved", "unknown"
 BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable, and a small search)
@@ -365,18 +366,18 @@ def _solver(seconds: float) -> z3.Solver:
 
 def _ranges(prover: horn.Prover):
     """Every variable's slot in its declared range, over frame 0, if that holds on every
-    reachable frame: the setup and each step keep it (checked; else TRUE, nothing assumed)."""
+    reachable frame: the setup and each step keep it (checked; else _terms.TRUE, nothing assumed)."""
     u, reach, a0, a1, init, step = prover.system(False)
     f0, f1 = u.frames[0], u.frames[1]
 
     def within(g):
-        return z3.And(*[u.enc.in_type(v, t) for v in prover.inst.vars for t in g.st.vals[v.name]], TRUE)
+        return z3.And(*[u.enc.in_type(v, t) for v in prover.inst.vars for t in g.st.vals[v.name]], _terms.TRUE)
 
     for premise, frame in ((init, f0), (z3.And(within(f0), step), f1)):
         s = _solver(CHECK_SLICE)
         s.add(premise, z3.Not(within(frame)))
         if solve(s) != z3.unsat:
-            return TRUE
+            return _terms.TRUE
     return within(f0)
 
 
@@ -482,7 +483,7 @@ def _proved(inst: Instance, f, claim: _Claim, c: tuple[int, ...], support: list,
     if needed:
         detail += ("; checked on every state in the declared ranges where these facts Spacer proved of every "
                    f"reachable state hold: {_conjuncts(inst, f, needed)}")
-    elif support[0] is not TRUE:
+    elif support[0] is not _terms.TRUE:
         detail += "; checked on every state in the declared ranges"
     return Ranking(PROVED, text, detail, seconds=time.process_time() - start)
 

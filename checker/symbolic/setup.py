@@ -12,7 +12,8 @@ import z3
 
 from ..frontend.instances import Instance
 from .encode import Encoder
-from .terms import FALSE, SymSet, SymState, Unsupported, concrete, equal, fresh_value, solve, state_to_sym
+from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
+from .terms import SymSet, SymState, Unsupported, concrete, equal, fresh_value, solve, state_to_sym
 
 
 def contradiction(inst: Instance, timeout_ms: int = 10_000):
@@ -91,7 +92,7 @@ def _setup_rules(inst: Instance, enc: Encoder, add) -> SymState:
         enc.static[name] = terms
         for t in terms:
             add(var.info, enc.in_type(var, t), f"the type of {name}")
-    st = SymState({}, [FALSE] * inst.nplayers, [FALSE] * inst.nteams)
+    st = SymState({}, [_terms.FALSE] * inst.nplayers, [_terms.FALSE] * inst.nteams)
     for v in inst.vars:
         terms = [fresh_value(inst, v, f"{v.name}_{j}") for j in range(v.count)]
         st.vals[v.name] = terms
@@ -128,7 +129,7 @@ def setups(inst: Instance, limit: int, timeout_ms: int = 10_000):
         m = s.model()
         values = tuple(_slot_value(m, t) for t in terms)
         out.add(values)
-        s.add(z3.Or(*[z3.Not(equal(t, _slot_term(t, x))) for t, x in zip(terms, values)]) if terms else FALSE)
+        s.add(z3.Or(*[z3.Not(equal(t, _slot_term(t, x))) for t, x in zip(terms, values)]) if terms else _terms.FALSE)
 
 
 def _slot_value(m, t):

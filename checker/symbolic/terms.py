@@ -22,7 +22,22 @@ from z3 import z3core
 
 from ..frontend.instances import Instance, Var
 
-TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
+TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)  # of the current context (`fresh_context`)
+
+
+def fresh_context() -> None:
+    """Start a new Z3 context for what follows (one instance's checks): Z3 numbers its terms in
+    the order a context creates them, and Spacer's invariants and the ranking search's choices
+    among equals follow that order, so an instance checked after others in the same process
+    read otherwise than one checked alone, and a report depended on how instances were spread
+    over the workers. Terms of the previous context stay valid while referenced (each holds
+    its context), but must not be mixed with new ones: no term outlives an instance.
+    TRUE and FALSE are this module's, rebound here: read them as `terms.TRUE`."""
+    global TRUE, FALSE, _TRUE_ID, _FALSE_ID
+    z3.z3._main_ctx = z3.Context()  # what z3.main_ctx() hands every term made without a context
+    TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
+    _TRUE_ID, _FALSE_ID = TRUE.get_id(), FALSE.get_id()
+    _INTS.clear()  # (`int_val`'s terms are the old context's)
 
 
 def solve(s: z3.Solver, *assumptions):
