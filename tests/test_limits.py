@@ -216,7 +216,7 @@ def test_instances_the_run_had_no_time_left_for_are_incomplete_not_forgotten(cap
 
 def test_the_state_limit_applies_to_setup_enumeration(capsys, tmp_path):
     path = spec(tmp_path, "players 12\nvar a(p: player): 0..3 = any\naction go(p: player) when a[p] > 0 do a[p] := a[p] - 1; end\n")
-    code, text, _ = run(capsys, path, "--max-states", "1000")
+    code, text, _ = run(capsys, path, "--max-states", "1000", "--engine", "explicit")
     assert code == 3 and "exploration stopped (more than 1,000 initial states)" in text
 
 
@@ -233,7 +233,7 @@ def test_the_state_limit_stops_one_states_successors_before_they_are_all_built(t
 
 
 def test_a_check_with_max_states_1000_ends_with_what_it_reached_when_one_state_has_a_million_successors(capsys, tmp_path):
-    code, text, _ = run(capsys, spec(tmp_path, JUMP), "--max-states", "1000", "--jobs", "1")
+    code, text, _ = run(capsys, spec(tmp_path, JUMP), "--max-states", "1000", "--jobs", "1", "--engine", "explicit")
     assert code == 3 and "exploration stopped (state limit of 1,000 reached) after 1 states" in text
 
 
@@ -481,7 +481,7 @@ invariant below: x < 900
 def test_an_expectation_of_an_instance_not_checked_to_its_end_is_not_checked_never_unmet(capsys, tmp_path):
     # the violation lies beyond the state limit: the expectation can be neither met nor unmet
     path = spec(tmp_path, COUNTER + 'expect invariant on below "reviewed: x passes 900"\n')
-    code, text, _ = run(capsys, path, "--max-states", "100")
+    code, text, _ = run(capsys, path, "--max-states", "100", "--engine", "explicit")
     assert code == 3 and "expectation-unmet" not in text, text
     assert "not checked: expect `invariant on below` at" in text and "was not checked to its end" in text
     assert "result: incomplete (1 instance(s) not checked to the end, 1 expectation(s) not checked)" in text
@@ -494,7 +494,7 @@ def test_a_baseline_entry_of_an_instance_not_checked_to_its_end_is_not_checked(c
     baseline = tmp_path / "baseline.json"
     assert main(["baseline", path, "-o", str(baseline)]) == 0
     capsys.readouterr()
-    code, text, _ = run(capsys, path, "--baseline", baseline, "--max-states", "100")
+    code, text, _ = run(capsys, path, "--baseline", baseline, "--max-states", "100", "--engine", "explicit")
     assert code == 3 and "expectation-unmet" not in text, text
     assert "not checked: baseline entry `invariant" in text
 
@@ -504,8 +504,8 @@ def test_fail_on_incomplete_makes_a_partly_checked_run_exit_3_even_with_findings
     # decides (1); with `incomplete` in --fail-on, 1 means "checked to its end" and this is 3
     path = spec(tmp_path, "param N in {2, 3}\n" + COUNTER.replace("players 2", "players N")
                 .replace("invariant below: x < 900", "invariant below: N == 3 or x < 50"))
-    assert run(capsys, path, "--max-states", "200")[0] == 1
-    code, text, _ = run(capsys, path, "--max-states", "200", "--fail-on", "warning,incomplete")
+    assert run(capsys, path, "--max-states", "200", "--engine", "explicit")[0] == 1
+    code, text, _ = run(capsys, path, "--max-states", "200", "--fail-on", "warning,incomplete", "--engine", "explicit")
     assert code == 3 and "error[invariant]" in text, text
     assert "result: incomplete (2 instance(s) not checked to the end); 1 unexpected finding(s)" in text
     assert run(capsys, path, "--fail-on", "warning,incomplete")[0] == 1
