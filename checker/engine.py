@@ -488,7 +488,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     # directed search keeps the whole limit); `rulewright diff` compares full explorations
     search_limits = limits
     if graphs is None:
-        limits = replace(limits, max_states=unbounded.explorer_states(inst, limits.max_states))
+        limits = replace(limits, max_states=unbounded.explorer_states(inst, limits.max_states),
+                         max_expansions=unbounded.explorer_expansions(inst))
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
     undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
@@ -550,7 +551,8 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     # the explorer stopped at its state limit: the symbolic engine decides what it can, also
     # when the checks on the unfinished graph ran out of their share of the time
     if symbolic:
-        staged = limits.max_states < search_limits.max_states and unbounded.engine_mode() == "auto"
+        staged = unbounded.engine_mode() == "auto" and (limits.max_states < search_limits.max_states
+                                                        or limits.max_expansions > 0)
         at = len(res.incomplete)
         res.instance.stop_reason = unbounded.stop_why(inst, graph, staged)
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
@@ -574,6 +576,8 @@ def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, bud
     """(graph, the reduction used or why none): the reduced search when the instance has a
     symmetry (checker.explicit.symmetry) and its reachable states are closed under it."""
     why = "off (--symmetry off)" if symmetry.mode() == "off" else "" if allowed else "the full graph is needed"
+    if not why and limits.max_expansions:  # (the reduced search has no such limit)
+        why = "the explorer's first stage expands a few states only"
     n = 0
     if not why:
         n, why = symmetry.detect(inst)

@@ -26,10 +26,11 @@ from dataclasses import replace
 import z3
 
 from ..frontend import syntax as sx
+from ..frontend import typed as T
 from ..frontend.instances import Instance
 from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
-from ..explicit.explore import Graph
+from ..explicit.explore import EXPANSION_LIMIT, Graph
 from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
 from ..symbolic.sides import ended_sides
@@ -212,8 +213,13 @@ def undecided_line(inst: Instance, graph, staged: bool = False, decisions: list[
 
 def stop_why(inst: Instance, graph, staged: bool) -> str:
     """Why the explorer stopped before the symbolic engine took over."""
-    return (f"the first {AUTO_STAGE:,} states under --engine auto: the declared ranges allow about "
-            f"10^{len(str(state_bound(inst))) - 1}" if staged else graph.stop_reason)
+    if not staged:
+        return graph.stop_reason
+    steps, most = step_bound(inst), explorer_expansions(inst)
+    first = f"{most:,} states expanded" if most else f"{AUTO_STAGE:,} states"
+    return (f"the first {first} under --engine auto: the declared ranges allow about "
+            f"10^{len(str(state_bound(inst))) - 1}"
+            + (f" states, with up to {steps:,} steps from each" if steps > STEPS_PER_STATE else ""))
 
 
 def not_decided(inst: Instance, decisions: list[Decision]) -> list[str]:
@@ -265,9 +271,77 @@ def explorer_states(inst: Instance, max_states: int) -> int:
     mode = engine_mode()
     if mode == "symbolic":
         return min(max_states, SYMBOLIC_PREFIX)
-    if mode == "explicit" or state_bound(inst) <= max_states:
+    if mode == "explicit" or state_bound(inst) <= max_states and step_bound(inst) <= STEPS_PER_STATE:
         return max_states
     return min(max_states, AUTO_STAGE)
+
+
+def explorer_expansions(inst: Instance) -> int:
+    """Under auto, how many states the explorer expands at most in its first stage (0: no such
+    limit): where a state has more than STEPS_PER_STATE steps, about STAGE_STEPS steps' worth.
+    The stage's state limit alone would not do: after the first expansions most of such steps
+    lead to states already seen, so AUTO_STAGE states would be billions of steps."""
+    steps = step_bound(inst)
+    if engine_mode() != "auto" or steps <= STEPS_PER_STATE:
+        return 0
+    return max(1, STAGE_STEPS // steps)
+
+
+STAGE_STEPS = 1_000_000
+
+
+def directed_expansions(inst: Instance, max_states: int) -> int:
+    """The directed search's expansions: the state limit, fewer where each state has more than
+    STEPS_PER_STATE steps (about as many steps in all; at least DIRECTED_FEWEST). Spacer's
+    paths, walked, reach the goals such a search would spend its time on."""
+    steps = step_bound(inst)
+    return max_states if steps <= STEPS_PER_STATE else max(DIRECTED_FEWEST, max_states * STEPS_PER_STATE // steps // 100)
+
+
+DIRECTED_FEWEST = 100
+
+
+# Under auto, more steps than this from a state (an amount taken from a range of thousands:
+# "set a player's life to x") sends the explorer to the stage too, however few the states:
+# 10^5 states of 10^4 steps each are 10^9 steps, which no exploration finishes in its time.
+STEPS_PER_STATE = 1_000
+
+
+def step_bound(inst: Instance) -> int:
+    """At most about this many steps from one state: per action, the product of its
+    parameters' domains (a range whose bounds are numbers counts its values; any other
+    domain the players or teams, whichever are more)."""
+    other = max(inst.nplayers, inst.nteams, 1)
+    total = 0
+    for d in inst.model.actions:
+        n = 1
+        for _, dom in d.params:
+            width = _width(inst, dom)
+            n *= other if width is None else max(1, width)
+        total += n
+    return total
+
+
+def _width(inst: Instance, dom) -> int | None:
+    """The number of values of a range whose bounds are numbers (or parameters), else None."""
+    if not isinstance(dom, T.RangeDom):
+        return None
+    bounds = [_number(inst, e) for e in (dom.low, dom.high)]
+    return None if None in bounds else bounds[1] - bounds[0] + 1
+
+
+def _number(inst: Instance, e) -> int | None:
+    if isinstance(e, T.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, T.Param):
+        return inst.params.get(e.name)
+    if isinstance(e, T.Neg):
+        v = _number(inst, e.operand)
+        return None if v is None else -v
+    if isinstance(e, T.Arith) and e.op in ("+", "-", "*"):
+        a, b = _number(inst, e.left), _number(inst, e.right)
+        return None if a is None or b is None else a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
 
 
 def state_bound(inst: Instance) -> int:
@@ -285,7 +359,8 @@ def state_bound(inst: Instance) -> int:
 def takes_over(graph) -> bool:
     """Whether the symbolic engine decides what the explorer left: it stopped at its state
     limit (a time or memory limit leaves nothing to decide with)."""
-    return engine_mode() != "explicit" and not graph.complete and "state limit" in graph.stop_reason
+    return engine_mode() != "explicit" and not graph.complete and (
+        "state limit" in graph.stop_reason or graph.stop_reason.startswith(EXPANSION_LIMIT))
 
 
 def reached(graph) -> dict:
@@ -327,7 +402,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             start = graph if type(graph) is Graph and graph.machine is machine and len(graph.states) <= SYMBOLIC_PREFIX else None
             room = replace(limits, max_states=limits.max_states * DIRECTED_ROOM)
             g2, met = directed.explore_directed(machine, goals, room, share, start=start,
-                                                max_expansions=limits.max_states)
+                                                max_expansions=directed_expansions(inst, limits.max_states))
         except LimitHit:
             g2 = None  # the search keeps what it found unless stopped outside it: nothing then
         if g2 is not None:

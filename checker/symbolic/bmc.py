@@ -14,7 +14,7 @@ from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import CITED_KINDS, settle
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
-from .terms import SymState, equal, fresh_value, or2, or_all, solve, to_term
+from .terms import SymState, Unsupported, concrete, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -24,6 +24,7 @@ class _Frame:
     ended or must be over), so it constrains nothing else here."""
 
     def __init__(self, inst: Instance, i: int):
+        self.i = i
         vals = {v.name: [fresh_value(inst, v, f"{v.name}_{j}@{i}") for j in range(v.count)] for v in inst.vars}
         n, nt = inst.nplayers, inst.nteams
         results = tuple([z3.Bool(f"{r}_{x}@{i}") for x in range(n if r[0] == "r" else nt)] for r in SymState.RESULTS)
@@ -65,6 +66,45 @@ class Option(NamedTuple):
     gap: object
     taken: object
     body: SymState | None = None  # the state after the body, before its settling (`notes`)
+    args: tuple = ()  # the symbols of the arguments taken as one symbol each (SYMBOLIC_ARGUMENT)
+
+    def some(self, cond):
+        """`cond` for some value of the option's symbolic arguments: quantifier-free (Z3's
+        quantifier elimination) so that it may be negated inside a Horn clause or a check;
+        Unsupported where Z3 cannot eliminate them."""
+        return cond if not self.args else eliminated(z3.Exists(list(self.args), cond))
+
+
+# An integer parameter whose declared range has more values than this is one symbol per step,
+# constrained to its range, rather than one option per value: rules texts take amounts from
+# big ranges ("set a player's life to x", X damage), and enumerating them builds an option
+# for each (a range of 10^8 exhausted the memory before any question was asked).
+SYMBOLIC_ARGUMENT = 64
+
+
+def eliminated(formula):
+    """`formula` (an existential over integers) without its quantifier, by Z3's `qe` tactic;
+    Unsupported where one remains."""
+    try:
+        goals = z3.Tactic("qe")(formula)
+    except z3.Z3Exception as exc:
+        raise Unsupported(f"Z3 could not eliminate an argument's quantifier ({exc})") from None
+    out = z3.And(*[z3.And(*g) for g in goals]) if len(goals) else _terms.FALSE
+    if any(z3.is_quantifier(t) for t in _subterms(out)):
+        raise Unsupported("Z3 could not eliminate an argument's quantifier")
+    return out
+
+
+def _subterms(t):
+    todo, seen = [t], set()
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        yield x
+        if z3.is_app(x):
+            todo.extend(x.children())
 
 
 class BMC:
@@ -117,20 +157,40 @@ class BMC:
         self.setup_candidates = z3.And(*pre) if pre else _terms.TRUE
         self._setup = Option(None, None, None, st, ended, gap, _terms.TRUE, raw)
 
-    def _bindings(self, params, st, env, conds, failures):
-        """(env, conditions) for every binding; a domain that can fail adds (the conditions of
-        the arguments bound before it, its error) to `failures`, as the explorer records a
-        failing step for it, and its own values count only where it has one."""
+    def _bindings(self, params, st, env, conds, failures, where: str = "", args: tuple = ()):
+        """(env, conditions, symbolic arguments) for every binding; a domain that can fail adds
+        (the conditions of the arguments bound before it, its error) to `failures`, as the
+        explorer records a failing step for it, and its own values count only where it has
+        one. An integer range wider than SYMBOLIC_ARGUMENT is one symbol (named after `where`
+        and the binder), in its range."""
         if not params:
-            yield dict(env), list(conds)
+            yield dict(env), list(conds), args
             return
         b, dom = params[0]
+        wide = self._wide(dom, st, env)
+        if wide is not None:
+            lo, hi = wide
+            v = z3.Int(f"{where}.{b.name}")
+            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [v >= lo, v <= hi], failures,
+                                      where, args + (v,))
+            return
         cands, err = self.enc.checked(lambda: self.enc.candidates(dom, st, env))
         if not z3.is_false(err):
             failures.append(z3.And(*conds, err))
             conds = conds + [z3.Not(err)]
         for v, c in cands:
-            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c], failures)
+            yield from self._bindings(params[1:], st, {**env, b.uid: v}, conds + [c], failures, where, args)
+
+    def _wide(self, dom, st, env):
+        """(low, high) of an integer range with more than SYMBOLIC_ARGUMENT values whose bounds
+        are numbers (no state, no error): taken as one symbol; None for any other domain."""
+        if not isinstance(dom, T.RangeDom):
+            return None
+        (lo, hi), err = self.enc.checked(lambda: (self.enc.expr(dom.low, st, env), self.enc.expr(dom.high, st, env)))
+        lo, hi = concrete(lo), concrete(hi)
+        if not z3.is_false(z3.simplify(to_term(err))) or not isinstance(lo, int) or not isinstance(hi, int):
+            return None
+        return (lo, hi) if hi - lo + 1 > SYMBOLIC_ARGUMENT else None
 
     def _options(self, f: _Frame) -> list[Option]:
         """An `Option` for every action and binding from frame f."""
@@ -140,7 +200,7 @@ class BMC:
         out = self._cache[id(f)] = []
         for d in self.actions:
             failures: list = []
-            for env, conds in self._bindings(d.params, f.st, {}, [], failures):
+            for env, conds, args in self._bindings(d.params, f.st, {}, [], failures, f"{d.name}@{f.i}"):
                 guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
                 base = SymState(f.st.vals, f.st.out, f.st.tout,  # the same state, no facts of this step yet
                                 tuple(getattr(f.st, r) for r in SymState.RESULTS))
@@ -152,7 +212,7 @@ class BMC:
                 taken = z3.And(*conds, guard, z3.Not(guard_err))
                 fails = z3.And(*conds, z3.Or(guard_err, z3.And(guard, z3.Not(guard_err), z3.Or(body_fail, post.error))))
                 out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken,
-                                  body))
+                                  body, args))
             out.extend(Option(d, _terms.FALSE, bad, None, None, None, _terms.FALSE) for bad in failures)
         return out
 
@@ -167,8 +227,8 @@ class BMC:
     def stuck(self, f: _Frame):
         """No game action goes through and none fails: the explorer's deadlock."""
         opts = self._options(f)
-        moves = or_all([o.ok for o in opts if not o.action.leave])
-        fails = or_all([o.fails for o in opts])
+        moves = or_all([o.some(o.ok) for o in opts if not o.action.leave])
+        fails = or_all([o.some(o.fails) for o in opts])
         return z3.And(z3.Not(f.ended), z3.Not(f.gap), z3.Not(moves), z3.Not(fails))
 
     def applies(self, f: _Frame, rid: int):

@@ -63,6 +63,7 @@ import z3
 
 from ..frontend.instances import Instance
 from . import horn
+from .bmc import eliminated
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
 from .terms import SymSet, SymState, Unsupported, or_all, solve, to_term
 
@@ -99,6 +100,7 @@ class _Step:
     post: tuple
     target: z3.BoolRef
     strict: int
+    args: tuple = ()  # the step's arguments taken as symbols (bmc.SYMBOLIC_ARGUMENT)
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,12 @@ def _options(prover: horn.Prover):
     return u, f, [(o.action, o.ok, o.post, o.ended, o.gap) for o in u._options(f) if o.post is not None]
 
 
+def _arguments(prover: horn.Prover) -> list[tuple]:
+    """The symbolic arguments of each option `_options` lists, in its order."""
+    u, f = prover.frame()
+    return [o.args for o in u._options(f) if o.post is not None]
+
+
 def _running(f) -> z3.BoolRef:
     return z3.And(z3.Not(f.ended), z3.Not(f.gap))
 
@@ -177,8 +185,8 @@ def _livelock(prover: horn.Prover) -> _Claim:
 
 def _forced_loop(prover: horn.Prover) -> _Claim:
     u, f, opts = _options(prover)
-    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.Or(ended, gap), 1)
-                  for d, ok, post, ended, gap in opts if not d.leave)
+    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.Or(ended, gap), 1, args)
+                  for (d, ok, post, ended, gap), args in zip(opts, _arguments(prover)) if not d.leave)
     return _Claim("forced-loop", _running(f), steps, True,
                   "{r} is never below 0 while the game runs, and in every running state some game action ends "
                   "the game or lowers it by at least 1 (the actions that lower it: {actions}): an end can "
@@ -390,11 +398,15 @@ def _rank(c, terms) -> z3.ArithRef:
 def _broken(claim: _Claim, x: tuple, c: tuple[int, ...]) -> z3.BoolRef:
     """The frames of the region where the candidate `c` breaks the claim's conditions."""
     r = _rank(c, x)
-    if claim.existential:
-        some = or_all([z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1)) for s in claim.steps])
+    if claim.existential:  # (some value of a step's symbolic arguments: quantified, then eliminated)
+        some = or_all([_some(s.args, z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1))) for s in claim.steps])
         return z3.And(claim.region, z3.Or(r < 0, z3.Not(some)))
     fails = [z3.And(s.goes, s.target, z3.Or(r < 0, _rank(c, s.post) > r - s.strict)) for s in claim.steps]
     return z3.And(claim.region, or_all(fails))
+
+
+def _some(args: tuple, cond):
+    return cond if not args else eliminated(z3.Exists(list(args), cond))
 
 
 def _excludes(invariant, bad, seconds: float) -> bool:
@@ -420,9 +432,20 @@ def _sample(claim: _Claim, x: tuple, m: z3.ModelRef) -> _Sample:
 
     steps = []
     for s in claim.steps:
+        if s.args and claim.existential:  # the arguments are not in the model: some that go, if any
+            m = _with_arguments(s, x, m)
         goes = yes(s.goes)
         steps.append((goes, goes and yes(s.target), tuple(num(t) for t in s.post) if goes else ()))
     return _Sample(tuple(num(t) for t in x), tuple(steps))
+
+
+def _with_arguments(s: _Step, x: tuple, m: z3.ModelRef) -> z3.ModelRef:
+    """A model of the frame `m` describes (its features) where step `s` goes, for some values
+    of its symbolic arguments; `m` itself where none is found quickly (the sample then says the
+    step does not go: learning is a guide, a proof is checked in full)."""
+    solver = _solver(CHECK_SLICE / 10)
+    solver.add(s.goes, *[t == m.eval(t, model_completion=True) for t in x])
+    return solver.model() if solve(solver) == z3.sat else m
 
 
 def _learn(claim: _Claim, x: tuple, bounds: list[int], samples: list[_Sample], seconds: float):
