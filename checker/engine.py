@@ -40,7 +40,7 @@ from .analyses.merging import abstraction_of, compare_readings, finding_key, gro
 from .analyses.questions import contradiction, cross_check_possibles, explorer_machine, fold_into_contradiction, possibles
 from .analyses.replay import replay_within
 from .analyses.verdicts import Replay
-from .explicit.explore import Graph, explore
+from .explicit.explore import STEP_LIMIT, Graph, explore
 from .explicit import symmetry
 from .explicit.machine import Machine
 from .limits import Budget, LimitHit, Limits, cpu_seconds, watchdog
@@ -489,7 +489,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     search_limits = limits
     if graphs is None:
         limits = replace(limits, max_states=unbounded.explorer_states(inst, limits.max_states),
-                         max_expansions=unbounded.explorer_expansions(inst))
+                         max_steps=unbounded.explorer_steps(inst))
     said = len(res.incomplete)
     out.extend(contradiction(inst, budget, res))
     undecided = len(res.incomplete) > said  # Z3 could not tell whether any setup exists
@@ -552,7 +552,7 @@ def _explore_and_check(inst: Instance, limits: Limits, budget: Budget, replay: b
     # when the checks on the unfinished graph ran out of their share of the time
     if symbolic:
         staged = unbounded.engine_mode() == "auto" and (limits.max_states < search_limits.max_states
-                                                        or limits.max_expansions > 0)
+                                                        or graph.stop_reason.startswith(STEP_LIMIT))
         at = len(res.incomplete)
         res.instance.stop_reason = unbounded.stop_why(inst, graph, staged)
         res.incomplete.append(unbounded.undecided_line(inst, graph, staged))  # said first: a limit may cut what follows
@@ -576,8 +576,8 @@ def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, bud
     """(graph, the reduction used or why none): the reduced search when the instance has a
     symmetry (checker.explicit.symmetry) and its reachable states are closed under it."""
     why = "off (--symmetry off)" if symmetry.mode() == "off" else "" if allowed else "the full graph is needed"
-    if not why and limits.max_expansions:  # (the reduced search has no such limit)
-        why = "the explorer's first stage expands a few states only"
+    if not why and limits.max_steps:  # (the reduced search has no such limit)
+        why = "the explorer's first stage takes a limited number of steps"
     n = 0
     if not why:
         n, why = symmetry.detect(inst)

@@ -68,9 +68,10 @@ class Limits:
     max_seconds: float = 120.0
     max_memory: float = default_memory_mib()  # MiB, for the whole process
     max_wall_seconds: float | None = None
-    # states the breadth-first search expands at most (0: no such limit); set only for the
-    # explorer's first stage under --engine auto (checker.analyses.unbounded.explorer_expansions)
-    max_expansions: int = 0
+    # steps (edges) after which the breadth-first search expands no more states (0: no such
+    # limit); set only for the explorer's first stage under --engine auto, for models with
+    # thousands of steps per state (checker.analyses.unbounded.explorer_steps)
+    max_steps: int = 0
 
     @property
     def wall_seconds(self) -> float:

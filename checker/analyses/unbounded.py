@@ -30,7 +30,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
-from ..explicit.explore import EXPANSION_LIMIT, Graph
+from ..explicit.explore import STEP_LIMIT, Graph
 from ..limits import Budget, LimitHit
 from ..symbolic import horn, ranking
 from ..symbolic.sides import ended_sides
@@ -215,8 +215,8 @@ def stop_why(inst: Instance, graph, staged: bool) -> str:
     """Why the explorer stopped before the symbolic engine took over."""
     if not staged:
         return graph.stop_reason
-    steps, most = step_bound(inst), explorer_expansions(inst)
-    first = f"{most:,} states expanded" if most else f"{AUTO_STAGE:,} states"
+    steps = step_bound(inst)
+    first = f"{len(graph.edges):,} steps" if graph.stop_reason.startswith(STEP_LIMIT) else f"{AUTO_STAGE:,} states"
     return (f"the first {first} under --engine auto: the declared ranges allow about "
             f"10^{len(str(state_bound(inst))) - 1}"
             + (f" states, with up to {steps:,} steps from each" if steps > STEPS_PER_STATE else ""))
@@ -276,15 +276,14 @@ def explorer_states(inst: Instance, max_states: int) -> int:
     return min(max_states, AUTO_STAGE)
 
 
-def explorer_expansions(inst: Instance) -> int:
-    """Under auto, how many states the explorer expands at most in its first stage (0: no such
-    limit): where a state has more than STEPS_PER_STATE steps, about STAGE_STEPS steps' worth.
-    The stage's state limit alone would not do: after the first expansions most of such steps
-    lead to states already seen, so AUTO_STAGE states would be billions of steps."""
-    steps = step_bound(inst)
-    if engine_mode() != "auto" or steps <= STEPS_PER_STATE:
-        return 0
-    return max(1, STAGE_STEPS // steps)
+def explorer_steps(inst: Instance) -> int:
+    """Under auto, after how many steps the explorer expands no more states in its first stage
+    (0: no such limit): STAGE_STEPS where a state may have more than STEPS_PER_STATE steps. The
+    stage's state limit alone would not do: after the first expansions most of such steps lead
+    to states already seen, so AUTO_STAGE states would be billions of steps. (A count of steps,
+    not of expansions: `step_bound` over-estimates, and a domain that turns out empty leaves a
+    model the explorer finishes at once.)"""
+    return STAGE_STEPS if engine_mode() == "auto" and step_bound(inst) > STEPS_PER_STATE else 0
 
 
 STAGE_STEPS = 1_000_000
@@ -360,7 +359,7 @@ def takes_over(graph) -> bool:
     """Whether the symbolic engine decides what the explorer left: it stopped at its state
     limit (a time or memory limit leaves nothing to decide with)."""
     return engine_mode() != "explicit" and not graph.complete and (
-        "state limit" in graph.stop_reason or graph.stop_reason.startswith(EXPANSION_LIMIT))
+        "state limit" in graph.stop_reason or graph.stop_reason.startswith(STEP_LIMIT))
 
 
 def reached(graph) -> dict:

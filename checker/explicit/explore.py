@@ -169,7 +169,7 @@ def path_from(parent, sid: int) -> list[tuple[int, int]]:
 
 
 LIVE_EVERY = 4096  # states expanded between two calls of `on_states`
-EXPANSION_LIMIT = "expansion limit"  # (a stop reason: Limits.max_expansions)
+STEP_LIMIT = "step limit"  # (a stop reason: Limits.max_steps)
 
 
 def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None = None, on_states=None) -> Graph:
@@ -182,14 +182,14 @@ def explore(machine: Machine, limits: Limits = Limits(), budget: Budget | None =
     if seed(g, limits, budget):
         room = Room(g.index, limits.max_states, budget.check)
         queue_pos = 0
-        most = limits.max_expansions or math.inf
-        while queue_pos < len(g.states) and queue_pos < most and expand(g, queue_pos, budget, room, limits.max_states):
+        most, steps = limits.max_steps or math.inf, g.edges.dst
+        while queue_pos < len(g.states) and len(steps) < most and expand(g, queue_pos, budget, room, limits.max_states):
             queue_pos += 1
             if on_states is not None and not queue_pos % LIVE_EVERY:
                 on_states(len(g.states))
-        if g.complete and queue_pos < len(g.states):  # stopped by max_expansions
+        if g.complete and queue_pos < len(g.states):  # stopped by max_steps
             g.complete = False
-            g.stop_reason = f"{EXPANSION_LIMIT} of {most:,} reached"
+            g.stop_reason = f"{STEP_LIMIT} of {most:,} reached"
         g.expanded = queue_pos
     g.seconds = time.perf_counter() - start
     return g
