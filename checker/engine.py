@@ -576,11 +576,11 @@ def _explore_maybe_reduced(inst: Instance, machine: Machine, limits: Limits, bud
     """(graph, the reduction used or why none): the reduced search when the instance has a
     symmetry (checker.explicit.symmetry) and its reachable states are closed under it."""
     why = "off (--symmetry off)" if symmetry.mode() == "off" else "" if allowed else "the full graph is needed"
-    if not why and limits.max_steps:  # (the reduced search has no such limit)
-        why = "the explorer's first stage takes a limited number of steps"
     n = 0
     if not why:
         n, why = symmetry.detect(inst)
+        if n and limits.max_steps:  # (the reduced search has no such limit)
+            n, why = 0, "the explorer's first stage takes a limited number of steps"
         if n and not machine.packed:
             n, why = 0, "the instance runs on the closure successors"
     if n:
