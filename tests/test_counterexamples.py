@@ -32,6 +32,7 @@ def _dump(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+@pytest.mark.slow  # (a whole `check spec/`, about 50 s, for the first of them)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT / "counterexamples")))
 def test_a_committed_counterexample_is_what_the_checker_finds_today(path):
     recorded = json.loads(path.read_text(encoding="utf-8"))

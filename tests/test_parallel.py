@@ -333,6 +333,7 @@ def test_a_worker_that_parsed_a_file_for_an_earlier_run_reads_it_again_when_it_c
         assert any(f.kind == "invariant" for f in outcome.findings) == bool(text)
 
 
+@pytest.mark.slow  # (about 20 s: workers started afresh, each checking with the symbolic engine)
 def test_a_worker_checks_with_the_engine_the_client_chose_whatever_its_own_environment_says(tmp_path, monkeypatch):
     # a cluster's workers have environments of their own: the task carries --engine and --symmetry
     path = tmp_path / "s.rw"

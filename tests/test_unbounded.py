@@ -239,6 +239,7 @@ def test_the_symbolic_engine_decides_even_when_the_checks_on_the_unfinished_grap
     assert {d.check for d in i.decisions if d.verdict == "proved"} >= {"outcome-conflict", "outcome-gap", "overflow"}
 
 
+@pytest.mark.slow  # (about 60 s: Spacer's questions on the wins of five players, at three states)
 def test_a_player_left_without_an_outcome_beyond_the_state_limit_is_walked_and_replayed(monkeypatch):
     monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
     res = engine.check(["tests/fixtures/player-without-outcome/defect.rw"], Limits(max_states=3))

@@ -2,6 +2,8 @@
 engine takes such an argument as one symbol per step instead of one option per value, the
 explorer hands over after a stage sized by the steps per state, and the verdicts stay those
 of the explorer wherever it can finish."""
+import pytest
+
 from checker import engine
 from checker.analyses import unbounded
 from checker.limits import Limits
@@ -93,6 +95,7 @@ def test_auto_hands_over_early_where_each_state_has_thousands_of_steps(tmp_path,
     assert unbounded.explorer_steps(inst) == 0
 
 
+@pytest.mark.slow  # (about 5 s: a million steps of the explorer's stage, then Spacer)
 def test_an_amount_from_a_range_of_thousands_is_checked_as_written(tmp_path):
     path, _ = _instance(tmp_path, HALF)
     res = engine.check([str(path)], Limits(max_states=200_000))
