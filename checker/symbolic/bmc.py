@@ -80,13 +80,16 @@ class Option(NamedTuple):
 # big ranges ("set a player's life to x", X damage), and enumerating them builds an option
 # for each (a range of 10^8 exhausted the memory before any question was asked).
 SYMBOLIC_ARGUMENT = 64
+QE_SECONDS = 10
 
 
 def eliminated(formula):
     """`formula` (an existential over integers) without its quantifier, by Z3's `qe` tactic;
-    Unsupported where one remains."""
+    Unsupported where one remains or it takes over QE_SECONDS. (A wall-clock bound, the only
+    one the tactic takes: it takes milliseconds on the guards of rules texts, so only a
+    pathological spec meets it, and a verdict never hangs on it.)"""
     try:
-        goals = z3.Tactic("qe")(formula)
+        goals = z3.TryFor(z3.Tactic("qe"), QE_SECONDS * 1000)(formula)
     except z3.Z3Exception as exc:
         raise Unsupported(f"Z3 could not eliminate an argument's quantifier ({exc})") from None
     out = z3.And(*[z3.And(*g) for g in goals]) if len(goals) else _terms.FALSE
