@@ -188,6 +188,33 @@ def test_the_report_says_what_each_engine_decided_and_nothing_when_none_decided(
     assert decisions_text(i, verbose=True) == []  # the undecided question is an `incomplete:` line instead
 
 
+# a break 3 steps deep at L = 3, 300 deep at L = 300 behind ten values of y at every depth: the
+# explorer's 1,000 states hold the first, a directed search finds the second
+DEEP_AT_300 = """param L in {3, 300}
+players 2
+var x: 0..L = 0
+var y: 0..9 = 0
+action inc progress when x < L do x := x + 1; end
+action wiggle(k: 0..9) progress when y != k do y := k; end
+invariant below_top: x < L
+"""
+
+
+@pytest.mark.slow  # (about 15 s: Spacer's questions on the instance at 300)
+def test_a_finding_of_several_instances_says_which_engine_found_it_in_each(tmp_path):
+    from checker.outputs.report import as_json, text
+    import json
+    path = tmp_path / "deep.rw"
+    path.write_text(DEEP_AT_300, encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=1_000))
+    (f,) = [f for f in res.findings if f.kind == "invariant"]
+    assert [i.rsplit(" | ", 1)[-1] for i in f.instances] == ["L=3", "L=300"]
+    assert f.engines == ["explicit", unbounded.DIRECTED]
+    assert "  found by: explicit in L=3; explicit (directed search) in L=300" in text(res).splitlines()
+    (j,) = [x for x in json.loads(as_json(res))["findings"] if x["kind"] == "invariant"]
+    assert j["engines"] == ["explicit", "explicit (directed search)"]
+
+
 # ---------------------------------------------------------------- Spacer's paths, walked by the explorer
 
 # a deadlock 9 steps deep behind many orders of the same moves: the explorer's first 20 states

@@ -117,6 +117,9 @@ class Finding:
     # which engine decided it, where not the explorer's own search ("" = EXPLORER): a directed
     # search's play, a Spacer proof (checker.analyses.unbounded)
     engine: str = ""
+    # per instance of `instances` (merging.group), the engine that found it there: a finding of
+    # several parameter values may be the explorer's in one and a directed search's in another
+    engines: list = field(default_factory=list)
 
     @property
     def severity(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..frontend.instances import Instance
 from ..frontend.typed import model_name
-from .findings import KINDS, Finding
+from .findings import EXPLORER, KINDS, Finding
 
 
 def finding_key(f: Finding) -> tuple:
@@ -25,12 +25,14 @@ def group(raw: list[Finding], instances: list[Instance]) -> list[Finding]:
         key = (f.model,) + f.signature()
         if key in groups:
             groups[key].instances.append(f.instance)
+            groups[key].engines.append(f.engine or EXPLORER)
             groups[key].size += f.size  # a size is counted over every instance the finding occurs in
             groups[key].abstraction = _merge_abstractions(groups[key].abstraction, f.abstraction)
             if groups[key].follows != f.follows:  # a consequence only if it is one in every instance
                 groups[key].follows = ()
         else:
             f.instances = [f.instance]
+            f.engines = [f.engine or EXPLORER]
             groups[key] = f
     return list(groups.values())
 

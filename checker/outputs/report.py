@@ -43,6 +43,14 @@ def _instances_line(f: Finding) -> str:
     return f"{first.rsplit(' | ', 1)[0]} | {'; '.join(params)}"
 
 
+def _engines_line(f: Finding) -> str:
+    """Which engine found it in which instances: "explicit in N=2; explicit (directed search) in N=3"."""
+    by: dict[str, list[str]] = {}
+    for label, engine in zip(f.instances, f.engines):
+        by.setdefault(engine, []).append(label.rsplit(" | ", 1)[-1])
+    return "; ".join(f"{engine} in {', '.join(labels)}" for engine, labels in by.items())
+
+
 def status(f: Finding) -> str:
     """new (nobody reviewed it), reviewed, changed (an expectation names it but it grew or
     cites other rules), follows (another finding implies it: shown under that one, never fails a
@@ -93,6 +101,8 @@ def _block(f: Finding, full: bool = False, findings: list[Finding] = ()) -> list
         out.append(f"  {f.detail}")
     if f.abstraction:
         out.append(f"  under the abstraction (the spec's claim, not proven): {f.abstraction}")
+    if len(set(f.engines)) > 1:  # (one engine everywhere: the counterexample's line says which)
+        out.append(f"  found by: {_engines_line(f)}")
     if f.trace:
         out.append(f"  counterexample ({len(f.trace)} steps; Z3 replay: {f.replay or 'not run'}):")
         out.append(narrative(f, full))  # full: every state in full (-v), not only what changed
@@ -249,6 +259,7 @@ def finding_json(f: Finding) -> dict:
         "detail": f.detail,
         "abstraction": f.abstraction or None,
         "engine": f.engine or EXPLORER,
+        "engines": f.engines or [f.engine or EXPLORER],  # per instance of "instances"
         "replay": str(f.replay) if f.replay else "",
         "trace": to_itf(f) if f.trace else None,
         "narrative": narrative(f) if f.trace else None,
@@ -481,7 +492,7 @@ def as_sarif(res: Result, root: Path | None = None) -> str:
              "baselineState": "unchanged" if f.expected else "updated" if f.changed else "new",
              "properties": {"rules": list(f.rules), "subject": list(f.subject), "cause": list(f.cause), "model": f.model,
                             "instances": f.instances or [f.instance], "status": status(f),
-                            "engine": f.engine or EXPLORER,
+                            "engine": f.engine or EXPLORER, "engines": f.engines or [f.engine or EXPLORER],
                             "replay": str(f.replay) if f.replay else ""}}
         if f.kind in MEASURES:
             r["properties"]["size"] = {"count": f.size, "unit": MEASURES[f.kind]}
