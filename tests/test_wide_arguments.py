@@ -116,3 +116,12 @@ def test_a_wide_domain_that_turns_out_empty_leaves_the_explorer_to_finish(tmp_pa
     assert unbounded.explorer_steps(inst) == unbounded.STAGE_STEPS
     res = engine.check([str(path)], Limits(max_states=200_000))
     assert res.instances[0].complete and not res.instances[0].decisions
+
+
+def test_the_replay_reads_a_range_argument_by_its_bounds_and_rejects_one_outside(tmp_path):
+    from checker.symbolic.replay import ReplayStep, replay
+    _, inst = _instance(tmp_path, JUMP)
+    pre = (0, 0, 0)  # x = 0, nobody out, no team out
+    ok = ReplayStep(pre, 0, (999_999,), (999_999, 0, 0))
+    assert replay(inst, [ok]) == ""
+    assert replay(inst, [ReplayStep(pre, 0, (100_000_001,), (0, 0, 0))]) == "step 1 (jump): argument k outside its domain"

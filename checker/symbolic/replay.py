@@ -54,10 +54,12 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     for j, (b, dom) in enumerate(decl.params):
         if isinstance(dom, T.RangeDom) and j < len(step.binding):  # (a range is not listed: it may be 10^8 wide)
             (lo, hi), err = enc.checked(lambda: (enc.expr(dom.low, st, env), enc.expr(dom.high, st, env)))
-            if concrete(err) is True or not concrete(lo) <= step.binding[j] <= concrete(hi):
-                return f"argument {b.name} outside its domain"
-            env[b.uid] = step.binding[j]
-            continue
+            lo, hi = concrete(lo), concrete(hi)
+            if concrete(err) is False and isinstance(lo, int) and isinstance(hi, int):
+                if not lo <= step.binding[j] <= hi:
+                    return f"argument {b.name} outside its domain"
+                env[b.uid] = step.binding[j]
+                continue
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
         if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
             return "" if concrete(err) is True else f"the replay can evaluate the domain of {b.name}"
