@@ -25,6 +25,7 @@ from dataclasses import replace
 
 import z3
 
+from ..frontend import consts
 from ..frontend import syntax as sx
 from ..frontend import typed as T
 from ..frontend.instances import Instance
@@ -322,25 +323,17 @@ def step_bound(inst: Instance) -> int:
 
 
 def _width(inst: Instance, dom) -> int | None:
-    """The number of values of a range whose bounds are numbers (or parameters), else None."""
+    """The number of values of a range whose bounds are constants, else None."""
     if not isinstance(dom, T.RangeDom):
         return None
-    bounds = [_number(inst, e) for e in (dom.low, dom.high)]
-    return None if None in bounds else bounds[1] - bounds[0] + 1
-
-
-def _number(inst: Instance, e) -> int | None:
-    if isinstance(e, T.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, T.Param):
-        return inst.params.get(e.name)
-    if isinstance(e, T.Neg):
-        v = _number(inst, e.operand)
-        return None if v is None else -v
-    if isinstance(e, T.Arith) and e.op in ("+", "-", "*"):
-        a, b = _number(inst, e.left), _number(inst, e.right)
-        return None if a is None or b is None else a + b if e.op == "+" else a - b if e.op == "-" else a * b
-    return None
+    sizes = {"nplayers": inst.nplayers, "nteams": inst.nteams,
+             "team_size": inst.nplayers // inst.nteams if inst.nteams else 1}
+    try:
+        low, high = (consts.evaluate(e, inst.params, sizes) for e in (dom.low, dom.high))
+    except consts.ConstError:
+        return None
+    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high))
+    return high - low + 1 if numbers else None
 
 
 def state_bound(inst: Instance) -> int:

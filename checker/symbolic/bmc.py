@@ -14,7 +14,7 @@ from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import CITED_KINDS, settle
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
-from .terms import SymState, Unsupported, concrete, equal, fresh_value, or2, or_all, solve, to_term
+from .terms import SymState, Unsupported, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -72,7 +72,7 @@ class Option(NamedTuple):
         """`cond` for some value of the option's symbolic arguments: quantifier-free (Z3's
         quantifier elimination) so that it may be negated inside a Horn clause or a check;
         Unsupported where Z3 cannot eliminate them."""
-        return cond if not self.args else eliminated(z3.Exists(list(self.args), cond))
+        return for_some(self.args, cond)
 
 
 # An integer parameter whose declared range has more values than this is one symbol per step,
@@ -81,6 +81,11 @@ class Option(NamedTuple):
 # for each (a range of 10^8 exhausted the memory before any question was asked).
 SYMBOLIC_ARGUMENT = 64
 QE_SECONDS = 10
+
+
+def for_some(args: tuple, cond):
+    """`cond` for some value of the symbols `args`, without a quantifier (`eliminated`)."""
+    return cond if not args else eliminated(z3.Exists(list(args), cond))
 
 
 def eliminated(formula):
@@ -187,13 +192,8 @@ class BMC:
     def _wide(self, dom, st, env):
         """(low, high) of an integer range with more than SYMBOLIC_ARGUMENT values whose bounds
         are numbers (no state, no error): taken as one symbol; None for any other domain."""
-        if not isinstance(dom, T.RangeDom):
-            return None
-        (lo, hi), err = self.enc.checked(lambda: (self.enc.expr(dom.low, st, env), self.enc.expr(dom.high, st, env)))
-        lo, hi = concrete(lo), concrete(hi)
-        if not z3.is_false(z3.simplify(to_term(err))) or not isinstance(lo, int) or not isinstance(hi, int):
-            return None
-        return (lo, hi) if hi - lo + 1 > SYMBOLIC_ARGUMENT else None
+        bounds = self.enc.range_bounds(dom, st, env) if isinstance(dom, T.RangeDom) else None
+        return bounds if bounds is not None and bounds[1] - bounds[0] + 1 > SYMBOLIC_ARGUMENT else None
 
     def _options(self, f: _Frame) -> list[Option]:
         """An `Option` for every action and binding from frame f."""

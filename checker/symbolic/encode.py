@@ -287,6 +287,14 @@ class Encoder(Statements, Builtins):
             return SymSet([t for _, t in picked], "int", [to_term(x) for x, _ in picked])
         return SymSet([or_all([and_(t, x == i) for x, t in picked]) for i in range(self.width(elem))], elem.kind)
 
+    def range_bounds(self, d, st, env) -> tuple[int, int] | None:
+        """(low, high) of a range whose bounds are numbers here and raise no error (the replay
+        and the wide arguments take such a range by its bounds, never listing it); else None."""
+        (lo, hi), err = self.checked(lambda: (self.expr(d.low, st, env), self.expr(d.high, st, env)))
+        lo, hi = concrete(lo), concrete(hi)
+        numbers = isinstance(lo, int) and isinstance(hi, int) and not isinstance(lo, bool) and not isinstance(hi, bool)
+        return (lo, hi) if numbers and concrete(err) is False else None
+
     def candidates(self, d, st, env):
         """[(value, condition)] for a domain, in the explorer's order."""
         if isinstance(d, T.RangeDom):

@@ -63,7 +63,7 @@ import z3
 
 from ..frontend.instances import Instance
 from . import horn
-from .bmc import eliminated
+from .bmc import for_some
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
 from .terms import SymSet, SymState, Unsupported, or_all, solve, to_term
 
@@ -158,15 +158,9 @@ def _vacuous(why: str) -> Ranking:
 # ---------------------------------------------------------------- the claims of each check
 
 def _options(prover: horn.Prover):
-    """(bmc, frame 0, [(action, goes, post state, ended, gap)] of the steps that go through)."""
+    """(bmc, frame 0, the options (`bmc.Option`) of the steps that go through)."""
     u, f = prover.frame()
-    return u, f, [(o.action, o.ok, o.post, o.ended, o.gap) for o in u._options(f) if o.post is not None]
-
-
-def _arguments(prover: horn.Prover) -> list[tuple]:
-    """The symbolic arguments of each option `_options` lists, in its order."""
-    u, f = prover.frame()
-    return [o.args for o in u._options(f) if o.post is not None]
+    return u, f, [o for o in u._options(f) if o.post is not None]
 
 
 def _running(f) -> z3.BoolRef:
@@ -175,8 +169,8 @@ def _running(f) -> z3.BoolRef:
 
 def _livelock(prover: horn.Prover) -> _Claim:
     u, f, opts = _options(prover)
-    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.And(z3.Not(ended), z3.Not(gap)), 1)
-                  for d, ok, post, ended, gap in opts if not d.leave and not d.progress)
+    steps = tuple(_Step(o.action.name, o.ok, features(prover.inst, o.post), z3.And(z3.Not(o.ended), z3.Not(o.gap)), 1)
+                  for o in opts if not o.action.leave and not o.action.progress)
     return _Claim("livelock", _running(f), steps, False,
                   "{r} is never below 0 where a game action that is not `progress` can be taken, and each such "
                   "action ({actions}) lowers it by at least 1: no play repeats them forever",
@@ -185,8 +179,8 @@ def _livelock(prover: horn.Prover) -> _Claim:
 
 def _forced_loop(prover: horn.Prover) -> _Claim:
     u, f, opts = _options(prover)
-    steps = tuple(_Step(d.name, ok, features(prover.inst, post), z3.Or(ended, gap), 1, args)
-                  for (d, ok, post, ended, gap), args in zip(opts, _arguments(prover)) if not d.leave)
+    steps = tuple(_Step(o.action.name, o.ok, features(prover.inst, o.post), z3.Or(o.ended, o.gap), 1, o.args)
+                  for o in opts if not o.action.leave)
     return _Claim("forced-loop", _running(f), steps, True,
                   "{r} is never below 0 while the game runs, and in every running state some game action ends "
                   "the game or lowers it by at least 1 (the actions that lower it: {actions}): an end can "
@@ -203,9 +197,9 @@ def _procedure(prover: horn.Prover, d) -> _Claim:
         value, err = enc.checked(lambda: enc.expr(d.cond, st, {}))
         return z3.Or(value, err)
 
-    steps = tuple(_Step(a.name, ok, features(prover.inst, post), z3.And(z3.Not(ended), z3.Not(gap), inside(post)),
-                        1 if a.progress else 0)
-                  for a, ok, post, ended, gap in opts if not a.leave)
+    steps = tuple(_Step(o.action.name, o.ok, features(prover.inst, o.post),
+                        z3.And(z3.Not(o.ended), z3.Not(o.gap), inside(o.post)), 1 if o.action.progress else 0)
+                  for o in opts if not o.action.leave)
     return _Claim("unbounded-procedure", z3.And(_running(f), inside(f.st)), steps, False,
                   f"within procedure `{d.name}`, {{r}} is never below 0 where a game action can be taken, no game "
                   "action raises it and each `progress` action ({actions}) lowers it by at least 1: no cycle "
@@ -225,9 +219,9 @@ def _starvation(prover: horn.Prover, p: int) -> _Claim:
         value, err = enc.checked(lambda: enc.expr(a.cond, st, {a.binder.uid: p}))
         return z3.And(z3.Not(to_term(st.out[p])), z3.Or(z3.Not(to_term(value)), to_term(err)))
 
-    steps = tuple(_Step(d.name, ok, features(prover.inst, post, True), z3.And(z3.Not(ended), z3.Not(gap), waits(post)),
-                        1 if d.progress else 0)
-                  for d, ok, post, ended, gap in opts if not d.leave)
+    steps = tuple(_Step(o.action.name, o.ok, features(prover.inst, o.post, True),
+                        z3.And(z3.Not(o.ended), z3.Not(o.gap), waits(o.post)), 1 if o.action.progress else 0)
+                  for o in opts if not o.action.leave)
     who = prover.inst.players[p]
     return _Claim("starvation", z3.And(_running(f), waits(f.st)), steps, False,
                   f"while {who} waits, {{r}} is never below 0 where a game action leaves {who} waiting, no such action "
@@ -399,14 +393,10 @@ def _broken(claim: _Claim, x: tuple, c: tuple[int, ...]) -> z3.BoolRef:
     """The frames of the region where the candidate `c` breaks the claim's conditions."""
     r = _rank(c, x)
     if claim.existential:  # (some value of a step's symbolic arguments: quantified, then eliminated)
-        some = or_all([_some(s.args, z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1))) for s in claim.steps])
+        some = or_all([for_some(s.args, z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1))) for s in claim.steps])
         return z3.And(claim.region, z3.Or(r < 0, z3.Not(some)))
     fails = [z3.And(s.goes, s.target, z3.Or(r < 0, _rank(c, s.post) > r - s.strict)) for s in claim.steps]
     return z3.And(claim.region, or_all(fails))
-
-
-def _some(args: tuple, cond):
-    return cond if not args else eliminated(z3.Exists(list(args), cond))
 
 
 def _excludes(invariant, bad, seconds: float) -> bool:

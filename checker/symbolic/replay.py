@@ -52,14 +52,12 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     st = state_to_sym(inst, step.pre, folded=True)
     env: dict = {}
     for j, (b, dom) in enumerate(decl.params):
-        if isinstance(dom, T.RangeDom) and j < len(step.binding):  # (a range is not listed: it may be 10^8 wide)
-            (lo, hi), err = enc.checked(lambda: (enc.expr(dom.low, st, env), enc.expr(dom.high, st, env)))
-            lo, hi = concrete(lo), concrete(hi)
-            if concrete(err) is False and isinstance(lo, int) and isinstance(hi, int):
-                if not lo <= step.binding[j] <= hi:
-                    return f"argument {b.name} outside its domain"
-                env[b.uid] = step.binding[j]
-                continue
+        bounds = enc.range_bounds(dom, st, env) if isinstance(dom, T.RangeDom) else None
+        if bounds is not None and j < len(step.binding):  # (a range is not listed: it may be 10^8 wide)
+            if not bounds[0] <= step.binding[j] <= bounds[1]:
+                return f"argument {b.name} outside its domain"
+            env[b.uid] = step.binding[j]
+            continue
         cands, err = enc.checked(lambda: enc.candidates(dom, st, env))
         if step.where == "domain" and j == len(step.binding):  # the explorer found no value for this domain
             return "" if concrete(err) is True else f"the replay can evaluate the domain of {b.name}"

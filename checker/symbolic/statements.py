@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..frontend import typed as T
 from ..frontend.instances import Var
-from .terms import FACT, SymSet, SymState, Unsupported, and_, concrete, decided, is_false, merge, not_, or_, or_all, sym_if
+from .terms import FACT, SymSet, SymState, and_, concrete, decided, is_false, merge, not_, or_, or_all, sym_if
 
 
 class Statements:
