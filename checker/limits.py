@@ -132,9 +132,12 @@ class Budget:
     def part(self, seconds: float, why: str) -> "Budget":
         if seconds >= self.cpu_left():
             return self
-        # the part's wall-clock bound stretches as the whole budget's does (--max-wall-seconds)
-        stretch = self.wall / self.seconds if self.seconds > 0 else WALL_FACTOR
-        return self._derived(seconds, seconds * stretch, self.memory, why, cpu_seconds(), time.perf_counter())
+        # A part counts CPU time only; its wall-clock bound is the whole budget's. A part's own
+        # bound of a few times its seconds was met by a moment of a busy machine when the part
+        # was short (the directed search's 0.4 s), and the phase then stopped for the load, not
+        # for its work: a report that changed with the machine's load.
+        now = time.perf_counter()
+        return self._derived(seconds, max(0.0, self.wall_deadline - now), self.memory, why, cpu_seconds(), now)
 
     def cpu_left(self) -> float:
         return self.start + self.seconds - cpu_seconds()

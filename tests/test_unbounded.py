@@ -352,3 +352,18 @@ def test_a_proof_reads_the_same_whatever_the_process_checked_before(tmp_path, mo
     _decided(other, limits)
     after = _decided(spec, limits)
     assert (alone == after) == fresh
+
+
+def test_a_directed_search_cut_short_by_time_leaves_the_instance_incomplete(tmp_path, monkeypatch):
+    # Spacer would still find the break, but by another engine than on an idle machine: a
+    # report that depends on speed is incomplete (its share runs out again, with more time)
+    path = tmp_path / "deep.rw"
+    path.write_text(DEEP_AT_300.replace("{3, 300}", "{12}"), encoding="utf-8")
+    res = engine.check([str(path)], Limits(max_states=40))
+    assert [f.engine for f in res.findings if f.kind == "invariant"] == [unbounded.DIRECTED]
+    assert not any("directed search stopped" in w for w in res.incomplete)
+    monkeypatch.setattr(unbounded, "DIRECTED_SHARE", 1e-9)  # the search stops at its first look at the clock
+    res = engine.check([str(path)], Limits(max_states=40))
+    assert any("the directed search stopped (the directed search's share ran out) before its 40 expansions" in w
+               for w in res.incomplete)
+    assert [f.engine for f in res.findings if f.kind == "invariant"] == [unbounded.WALKED] and res.is_incomplete

@@ -386,6 +386,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     keyed = unbounded_rules.goals(machine, graph, seen)
     goals += [g for g, _ in keyed]
     more: list[tuple[Finding, object]] = []
+    cut = ""  # why the directed search stopped short of its own bound: the instance is incomplete
     if goals:
         share = budget.part(max(0.0, budget.cpu_left()) * DIRECTED_SHARE, "the directed search's share ran out")
         try:
@@ -395,9 +396,10 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             room = replace(limits, max_states=limits.max_states * DIRECTED_ROOM)
             g2, met = directed.explore_directed(machine, goals, room, share, start=start,
                                                 max_expansions=directed_expansions(inst, limits.max_states))
-        except LimitHit:
-            g2 = None  # the search keeps what it found unless stopped outside it: nothing then
+        except LimitHit as exc:
+            g2, cut = None, str(exc)  # the search keeps what it found unless stopped outside it: nothing then
         if g2 is not None:
+            cut = g2.limit_hit
             known = {f.signature() for f in found}
             extra, _ = run_checks_within(g2, budget)
             for f in extra:
@@ -435,7 +437,10 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     decisions += _every_player_active(inst, graph, found, budget)
     more += [(f, None) for f in proved]
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
-    lines = []
+    # Spacer may decide what the search did not reach, but which engine shows it would then
+    # depend on the machine's speed: a report is the same on a busy machine or it is incomplete
+    lines = [f"{inst.label}: the directed search stopped ({cut}) before its {directed_expansions(inst, limits.max_states):,} "
+             "expansions"] if cut else []
     for d in decisions:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")

@@ -225,6 +225,8 @@ def explore_directed(machine: Machine, goals: list[Goal], limits: Limits = Limit
                        f"{len(done):,} of {len(out.states):,} states expanded"
                        + (f"; stopped: {stopped}" if stopped else ""))
     out.seconds = time.perf_counter() - began
+    # (the room, the state limit, is the search's own bound; any other stop is its budget's)
+    out.limit_hit = stopped if stopped != search.room.why else ""
     return out, [None if f is None else new[f] for f in found]
 
 

@@ -94,6 +94,9 @@ class Graph:
     # why the initial states may be no setup's ("" when they are the setups): Z3 could not tell
     # whether the choices it alone decides have a value that fits (set by the engine)
     setup_unknown: str = ""
+    # what budget (time, memory) stopped the search that made this graph before its own bounds
+    # did ("" when none): what such a search left out depends on the machine's speed
+    limit_hit: str = ""
 
     def label(self, action: int, binding: tuple, hits: tuple) -> int:
         key = (action, binding, hits)
