@@ -50,6 +50,14 @@ def _quotient_edges(g, nodes, allowed, per_player: bool) -> tuple[dict, dict]:
     leave = [g.is_leave(lid) for lid in range(len(g.labels))]
     adj: dict = {}
     volt: dict = {}
+    seats: dict = {}  # per player: a state's seats that are nodes, each state asked once
+
+    def at(s):
+        r = seats.get(s)
+        if r is None:
+            r = seats[s] = tuple(q for q in range(n) if nodes(s, q))
+        return r
+
     for (u, v, lid), h in zip(g.edges, g.volt):
         if leave[lid] or (allowed is not None and not allowed(lid)):
             continue
@@ -58,11 +66,14 @@ def _quotient_edges(g, nodes, allowed, per_player: bool) -> tuple[dict, dict]:
                 adj.setdefault(u, {}).setdefault(v, []).append(lid)
                 volt[u, v, lid] = h
             continue
-        for q in range(n):  # (u, q) -> (v, q - h): the same real player seen from the target's representative
-            if nodes(u, q):
-                w = (v, (q - h) % n)
-                if nodes(*w):
-                    adj.setdefault((u, q), {}).setdefault(w, []).append(lid)
+        here = at(u)
+        if not here:
+            continue
+        there = at(v)
+        for q in here:  # (u, q) -> (v, q - h): the same real player seen from the target's representative
+            r = (q - h) % n
+            if r in there:
+                adj.setdefault((u, q), {}).setdefault((v, r), []).append(lid)
     return adj, volt
 
 
