@@ -354,6 +354,7 @@ def test_a_proof_reads_the_same_whatever_the_process_checked_before(tmp_path, mo
     assert (alone == after) == fresh
 
 
+@pytest.mark.slow  # (about 3 s: Spacer's questions, twice)
 def test_a_directed_search_cut_short_by_time_leaves_the_instance_incomplete(tmp_path, monkeypatch):
     # Spacer would still find the break, but by another engine than on an idle machine: a
     # report that depends on speed is incomplete (its share runs out again, with more time)

@@ -387,6 +387,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     goals += [g for g, _ in keyed]
     more: list[tuple[Finding, object]] = []
     cut = ""  # why the directed search stopped short of its own bound: the instance is incomplete
+    expansions = directed_expansions(inst, limits.max_states)
     if goals:
         share = budget.part(max(0.0, budget.cpu_left()) * DIRECTED_SHARE, "the directed search's share ran out")
         try:
@@ -395,7 +396,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             start = graph if type(graph) is Graph and graph.machine is machine and len(graph.states) <= SYMBOLIC_PREFIX else None
             room = replace(limits, max_states=limits.max_states * DIRECTED_ROOM)
             g2, met = directed.explore_directed(machine, goals, room, share, start=start,
-                                                max_expansions=directed_expansions(inst, limits.max_states))
+                                                max_expansions=expansions)
         except LimitHit as exc:
             g2, cut = None, str(exc)  # the search keeps what it found unless stopped outside it: nothing then
         if g2 is not None:
@@ -439,8 +440,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
     # Spacer may decide what the search did not reach, but which engine shows it would then
     # depend on the machine's speed: a report is the same on a busy machine or it is incomplete
-    lines = [f"{inst.label}: the directed search stopped ({cut}) before its {directed_expansions(inst, limits.max_states):,} "
-             "expansions"] if cut else []
+    lines = [f"{inst.label}: the directed search stopped ({cut}) before its {expansions:,} expansions"] if cut else []
     for d in decisions:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")
