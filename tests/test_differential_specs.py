@@ -393,7 +393,8 @@ class Writer:
                 out.append(f"outcome o{i}: {kind} {b} when {self.bool_(3, {kind.split()[-1]: [b]}, 1)}")
                 rules.append((f"o{i}", kind))
             self.phase, self.safe = "", False
-        events = ["lose player", "win player", "draw", "finish"] + (["lose team", "win team"] if self.teams else [])
+        events = ["lose player", "win player", "draw player", "leave player", "draw", "finish"] + (
+            ["lose team", "win team", "draw team", "leave team"] if self.teams else [])
         # triggers on outcome events (docs/language.md)
         for i in range(self.pick([0, 0, 1, 2])):
             event = self.pick(events)

@@ -1129,6 +1129,53 @@ def _settled_generated(inst, out):
             "rules": _tags(inst, [r for r in hits if inst.model.rules[r].kind in ("statement", "trigger")])}
 
 
+# Leaving by any way but a win, and a player's own draw, are events too: `on leave player p`
+# ("if a player leaves the game", MTG 800.4a) and `on draw player p`.
+LEAVE_MODEL = """
+players 4
+var turn: player = P1
+var life(p: player): 0..3 = 1
+var gone: 0..9999 = 0
+var tied: 0..9999 = 0
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+trigger skip [T1] on leave player p when turn == p do turn := next_in_game(p); end
+trigger gone_log [T2] on leave player p do gone := gone * 10 + seat(p) + 1; end
+trigger tie_log [T3] on draw player p do tied := tied * 10 + seat(p) + 1; end
+"""
+
+LEAVE_ROWS = [
+    # a player's own draw: the draw event, then the leave event (the turn moves on past him)
+    ("start", "turn := P2; draw P2;", {"turn": "P3", "gone": 2, "tied": 2, "out": {"P2"}, "rules": {"T1", "T2", "T3"}}),
+    # leaving with no result is a leave event
+    ("start", "leave P3;", {"gone": 3, "out": {"P3"}, "rules": {"T2"}}),
+    # a loss is one too; several leave in seat order, whatever the way
+    ("start", "leave P4; life[P2] := 0;", {"life[P2]": 0, "gone": 24, "out": {"P2", "P4"}, "rules": {"T2"}}),
+    ("start", "draw P3; draw P2;", {"gone": 23, "tied": 23, "out": {"P2", "P3"}, "rules": {"T2", "T3"}}),
+    # leaving gives way to a loss of the same step: one event
+    ("start", "leave P2; lose P2;", {"gone": 2, "out": {"P2"}, "rules": {"T2"}}),
+    # the winner does not leave: only the losers' events fire
+    ("P3 out", "life[P2] := 0; life[P4] := 0;",
+     {"life[P2]": 0, "life[P4]": 0, "gone": 24, "out": {"P2", "P3", "P4"}, "end": "P1", "rules": {"T2"}}),
+    ("start", "turn := P3;", {"turn": "P3"}),
+]
+
+
+@pytest.fixture(scope="module")
+def leave_probe(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("leaving")
+    cache: dict = {}
+
+    def typed(text: str):
+        if text not in cache:
+            path = folder / f"step{len(cache)}.rw"
+            path.write_text(LEAVE_MODEL + f"action probe do {text} end\n", encoding="utf-8")
+            (inst,) = load_instances(str(path))
+            cache[text] = inst
+        return cache[text]
+    return typed
+
+
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
 def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
@@ -1145,3 +1192,16 @@ def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, st
     assert explicit == want, f"explicit engine: {explicit!r}"
     assert generated == want, f"generated successors: {generated!r}"
     assert symbolic == want, f"Z3 engine: {symbolic!r}"
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
+@pytest.mark.parametrize("state, text, expected", LEAVE_ROWS, ids=[f"{s}|{t}" for s, t, _ in LEAVE_ROWS])
+def test_every_engine_fires_leave_and_draw_events_as_documented(leave_probe, state, text, expected, fold):
+    inst = leave_probe(text)
+    out = _masks(inst, EVENT_STATES[state])[0]
+    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
+    want = {**state_in_words(inst, slots), "out": set(EVENT_STATES[state]), "end": "running", "rules": set()}
+    want.update(expected)
+    assert _settled_explicit(inst, out) == want, "explicit engine"
+    assert _settled_generated(inst, out) == want, "generated successors"
+    assert _settled_symbolic(inst, out, fold) == want, "Z3 engine"

@@ -83,8 +83,8 @@ class OutcomeRule:
 
 @dataclass
 class Trigger:
-    """A trigger, compiled: run for an event of its kind (`event`: lose_player, lose_team,
-    win_player, win_team, draw, finish), its subject bound in `cell`."""
+    """A trigger, compiled: run for an event of its kind (`event`: one of EVENTS), its subject
+    bound in `cell`."""
     decl: T.Trigger
     rid: int
     event: str
@@ -94,7 +94,8 @@ class Trigger:
 
 
 # The order in which the events of one round fire their triggers (subjects by seat or team)
-EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")
+EVENTS = ("lose_player", "lose_team", "draw_player", "draw_team", "leave_player", "leave_team",
+          "win_player", "win_team", "draw", "finish")
 
 
 @dataclass

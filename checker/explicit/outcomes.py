@@ -167,11 +167,14 @@ class OutcomeResolution:
 
     def _events(self, c: Ctx, wp: int, wt: int, draw: bool, fin: bool, fired: set) -> list:
         """The events of the round just resolved that have triggers not yet run for them, in
-        the order they fire: losses of players by seat, of teams, wins, a draw, a finish."""
+        the order they fire (EVENTS): losses of players by seat, of teams, draws of some players
+        and teams, departures of players and teams by any way but a win (a loss, a draw of
+        their own, leaving with no result), wins, a draw of the game, a finish."""
         on = self.triggers
         out = []
-        for event, mask in (("lose_player", c.lp), ("lose_team", c.lt), ("win_player", c.wp & ~wp),
-                            ("win_team", c.wt & ~wt)):
+        for event, mask in (("lose_player", c.lp), ("lose_team", c.lt), ("draw_player", c.dp), ("draw_team", c.dt),
+                            ("leave_player", c.lp | c.dp | c.xp & ~c.wp), ("leave_team", c.lt | c.dt | c.xt & ~c.wt),
+                            ("win_player", c.wp & ~wp), ("win_team", c.wt & ~wt)):
             if event in on:
                 out += [(event, x) for x in range(mask.bit_length()) if mask >> x & 1 and (event, x) not in fired]
         for event, now, before in (("draw", c.draw, draw), ("finish", c.fin, fin)):

@@ -375,7 +375,7 @@ class TriggerDecl:
     subject and step, after the outcomes of a step are settled (docs/language.md, "Events and
     triggers")."""
     name: str
-    event: str  # lose | win | draw | finish
+    event: str  # lose | win | draw | leave | finish (draw: of the game without a subject, of some with one)
     subject_kind: str | None  # player | team | None (draw, finish)
     var: str | None
     cond: Expr

@@ -143,6 +143,12 @@ class Rules(SyntaxBuilder):
     def event_win(self, meta, c):
         return ("win",) + c[0]
 
+    def event_draw_some(self, meta, c):
+        return ("draw",) + c[0]
+
+    def event_leave(self, meta, c):
+        return ("leave",) + c[0]
+
     def event_draw(self, meta, c):
         return ("draw", None, None)
 

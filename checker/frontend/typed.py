@@ -401,7 +401,7 @@ class Trigger:
     the round of outcome resolution that settled the event (docs/language.md, "Events and
     triggers"); its statements may change the state and derive outcomes for the next round."""
     name: str
-    event: str  # lose | win | draw | finish
+    event: str  # lose | win | draw | leave | finish (draw: of the game without a subject, of some with one)
     subject: str | None  # player | team | None for a draw or a finish
     binder: Binder | None
     cond: Expr

@@ -30,7 +30,8 @@ from .encode import Encoder
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
 from .terms import FACT, SymState, and_, is_false, ite, lost, merge, not_, or2, or_, or_all, simp, sum_, sym_if
 
-TRIGGER_EVENTS = ("lose_player", "lose_team", "win_player", "win_team", "draw", "finish")  # the order they fire
+TRIGGER_EVENTS = ("lose_player", "lose_team", "draw_player", "draw_team", "leave_player", "leave_team",
+                  "win_player", "win_team", "draw", "finish")  # the order they fire (the explorer's EVENTS)
 # the kinds of rules (typed.Rule.kind) whose applying a step's `SymState.hits` records: tagged
 # statements, routines, phases and a match's game results (they run as statements, statements.py),
 # triggers and outcome rules (here). The replay compares them with the explorer's, step by
@@ -68,8 +69,10 @@ def settle(enc: Encoder, st: SymState):
     # values (`never`), a tighter bound is fewer rounds of terms to build
     pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
     for _ in range(pairs):
-        now = {"lose_player": st.lp, "lose_team": st.lt, "win_player": st.wp, "win_team": st.wt,
-               "draw": [draw], "finish": [st.fin]}
+        now = {"lose_player": st.lp, "lose_team": st.lt, "draw_player": st.dp, "draw_team": st.dt,
+               "leave_player": _departures(st.lp, st.dp, st.xp, st.wp),
+               "leave_team": _departures(st.lt, st.dt, st.xt, st.wt),
+               "win_player": st.wp, "win_team": st.wt, "draw": [draw], "finish": [st.fin]}
         events = _events(on, now, seen, fired, go, enc.F)
         if not events:
             break
@@ -88,6 +91,12 @@ def settle(enc: Encoder, st: SymState):
         ended, gap = sym_if(ran, ended2, ended), sym_if(ran, gap2, gap)
         go = ran
     return st, ended, gap
+
+
+def _departures(lost, drew, left, won) -> list:
+    """Who leaves in the round by any way but a win: a loss, a draw of their own, or leaving
+    with no result (that gives way to a win of the same step, as in the explorer)."""
+    return [or_all([a, b, and_(c, not_(d))]) for a, b, c, d in zip(lost, drew, left, won)]
 
 
 def _events(on, now, seen, fired, go, false) -> list:
