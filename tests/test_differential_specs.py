@@ -410,6 +410,8 @@ class Writer:
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
             scope = " same_step" if (w, l) == ("lose", "win") and self.chance(0.3) else ""
+            if not scope and {w, l} == {"lose", "win"} and self.chance(0.4):  # for players or teams only
+                scope = self.pick([" for players"] + ([" for teams"] if self.teams else []))
             out.append(f"precedence {w} over {l}{scope}")
         exempt = [(a, b) for a, ka in rules for b, kb in rules if kb == "cannot " + ka]
         if exempt and self.chance(0.5):

@@ -8,6 +8,8 @@ checks the whole pipeline (compiled successors, checks, Z3 replay of every repor
 the graphs of the closures and the compiled successors are compared state for state."""
 from __future__ import annotations
 
+import pytest
+
 from checker import engine
 from checker.engine import load_instances
 from checker.explicit.compiled import CompiledMachine
@@ -233,6 +235,50 @@ def test_only_lose_over_win_has_a_scope(tmp_path):
     spec.write_text("players 2\nprecedence win over lose same_step\n", encoding="utf-8")
     res = engine.check([str(spec)])
     assert [d.code for d in res.diagnostics] == ["E013"]
+
+
+# ---------------------------------------------------------------- precedence for players or for teams
+
+CLASH = """teams A, B size 2
+var done: bool = false
+action clash progress when not done do done := true; win A1; lose A1; win B; lose B; end
+"""
+
+
+def test_a_precedence_for_players_settles_players_and_leaves_teams_in_conflict(tmp_path):
+    res, _ = _check(tmp_path, CLASH + "precedence lose over win for players\n")
+    (f,) = [f for f in res.findings if f.kind == "outcome-conflict"]
+    assert f.message == "team B both wins and loses" and f.replay.status == "confirmed"
+
+
+def test_a_precedence_for_teams_settles_teams_and_leaves_players_in_conflict(tmp_path):
+    res, _ = _check(tmp_path, CLASH + "precedence lose over win for teams\n")
+    (f,) = [f for f in res.findings if f.kind == "outcome-conflict"]
+    assert f.message == "A1 both win and lose" and f.replay.status == "confirmed"
+
+
+def test_a_precedence_for_everyone_settles_both(tmp_path):
+    res, _ = _check(tmp_path, CLASH + "precedence lose over win\n")
+    assert "outcome-conflict" not in _kinds(res)
+
+
+def test_a_precedence_for_players_that_never_decides_is_a_dead_declaration_of_its_own(tmp_path):
+    res, _ = _check(tmp_path, CLASH.replace("win A1; lose A1; ", "") + "precedence lose over win for players\n"
+                    "precedence lose over win for teams\n")
+    (f,) = [f for f in res.findings if f.kind == "dead-declaration"]
+    assert f.message.startswith("`precedence lose over win for players` never decides")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("players 2\nprecedence draw over win for players\n", "only `lose over win` and `win over lose`"),
+    ("players 2\nprecedence lose over win for teams\n", "needs teams"),
+    ("teams A, B size 2\nprecedence lose over win for players same_step\n", "cannot be combined"),
+])
+def test_only_lose_and_win_are_restricted_to_players_or_teams_and_teams_need_teams(tmp_path, text, why):
+    spec = tmp_path / "bad.rw"
+    spec.write_text(text, encoding="utf-8")
+    res = engine.check([str(spec)])
+    assert [d.code for d in res.diagnostics] == ["E013"] and why in res.diagnostics[0].message
 
 
 # ---------------------------------------------------------------- a loop that is a draw

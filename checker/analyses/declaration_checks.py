@@ -62,8 +62,9 @@ def declarations(model: T.Model) -> list[Declaration]:
     for d in model.decls:
         if not isinstance(d, sx.PrecedenceDecl):
             continue
-        text = f"precedence {d.winner} over {d.loser}" + (" same_step" if d.same_step else "")
-        keys: tuple[tuple, ...] = (("precedence", d.winner, d.loser),)
+        text = (f"precedence {d.winner} over {d.loser}" + (f" for {d.who}" if d.who else "")
+                + (" same_step" if d.same_step else ""))
+        keys: tuple[tuple, ...] = (T.precedence_key(d.winner, d.loser, d.who),)
         if d.winner in by_name:  # a rule over a "cannot" rule (the resolve pass checked the pair)
             rule, cannot = by_name[d.winner], by_name[d.loser]
             rules = (rule.rule, cannot.rule)

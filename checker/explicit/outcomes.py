@@ -22,6 +22,7 @@ resolution the compiled machine caches was noted when it was computed: the set i
 from __future__ import annotations
 
 from ..frontend.ends import RUNNING, Ended, Gap
+from ..frontend.typed import precedence_key
 from .compile import DREW, WON, Ctx, EvalError, Overflow, result_mask, with_results
 from .compile import lost_mask as bi_lost_mask
 
@@ -31,7 +32,7 @@ class OutcomeResolution:
 
     def _init_decided(self) -> None:
         """What `decided` starts from (called once the machine's outcome rules are compiled).
-        Its keys: ("precedence", WINNER, LOSER) for a precedence of kinds or of a rule over a
+        Its keys: ("precedence", WINNER, LOSER) for a precedence of kinds (`precedence_key`) or of a rule over a
         "cannot" rule, ("same_step",) for `lose over win same_step` letting an earlier loser win,
         ("cannot", NAME) for a "cannot" rule."""
         self.decided: set = set()
@@ -218,16 +219,20 @@ class OutcomeResolution:
         c.wt &= ~tout0 | again[1]
         self._drop_known_results(c, out0, tout0)
         for pair in self.precedence:
-            winner, loser = pair
+            winner, loser, who = pair
             watch = pair in self._undecided and not self._what_if  # once it has decided, no more cost
             if watch:
                 facts = (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw)
             if (winner, loser) == ("lose", "win"):
-                c.wp &= ~c.lp
-                c.wt &= ~c.lt
+                if who != "teams":
+                    c.wp &= ~c.lp
+                if who != "players":
+                    c.wt &= ~c.lt
             elif (winner, loser) == ("win", "lose"):
-                c.lp &= ~c.wp
-                c.lt &= ~c.wt
+                if who != "teams":
+                    c.lp &= ~c.wp
+                if who != "players":
+                    c.lt &= ~c.wt
             elif (winner, loser) == ("draw", "win") and c.draw:
                 c.wp = c.wt = 0
             elif (winner, loser) == ("win", "draw") and (c.wp or c.wt):
@@ -238,7 +243,7 @@ class OutcomeResolution:
                 c.draw = False
             self._some_draw_precedence(c, winner, loser)
             if watch and facts != (c.lp, c.lt, c.wp, c.wt, c.dp, c.dt, c.draw):
-                self.decided.add(("precedence", winner, loser))  # it picked: both sides were proposed
+                self.decided.add(precedence_key(winner, loser, who))  # it picked: both sides were proposed
                 self._undecided.discard(pair)
         if (again[0] or again[1]) and (c.wp & again[0] or c.wt & again[1]) and not self._what_if:
             self.decided.add(("same_step",))  # a win of an earlier loser stands (`same_step`)

@@ -391,6 +391,7 @@ class PrecedenceDecl:
     tags: tuple[str, ...]
     span: Span = _span()
     same_step: bool = False  # `... same_step`: only this step's facts compete (docs/language.md)
+    who: str | None = None  # `... for players` / `for teams`: only those subjects' facts compete
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ class Expressions(SyntaxBuilder):
     winners_kind = quant
     last_side_kind = quant
     prec_scope = quant
+
+    def prec_who(self, meta, c):
+        return "for " + str(c[1])
     comp_op = quant
 
     def quantified(self, meta, c):

@@ -157,7 +157,9 @@ class Rules(SyntaxBuilder):
 
     def precedence_decl(self, meta, children):
         tags, rest = self._split(children)
-        return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta), same_step=len(rest) > 2)
+        who = next((x[4:] for x in rest[2:] if str(x).startswith("for ")), None)
+        return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta), same_step="same_step" in rest[2:],
+                                 who=who)
 
     def winners_decl(self, meta, children):
         tags, rest = self._split(children)

@@ -513,7 +513,8 @@ class Model:
     vars: tuple[VarInfo, ...]
     actions: tuple[Action, ...]
     outcomes: tuple[OutcomeRule, ...]
-    precedence: tuple[tuple[str, str], ...]
+    # (winner kind, loser kind, "players" | "teams" | None: whose facts compete; None: everyone's)
+    precedence: tuple[tuple[str, str, str | None], ...]
     winners_many: bool
     last_side_ends: bool  # a game with one side left must be over
     active: Active | None
@@ -558,3 +559,10 @@ class Model:
 def model_name(path: str, fmt: str = "", reading: str = "") -> str:
     """How reports name a model: its file, then its format and reading if it has them."""
     return path + (f" | {fmt}" if fmt else "") + (f" | reading {reading}" if reading else "")
+
+
+def precedence_key(winner: str, loser: str, who: str | None = None) -> tuple:
+    """The key under which the engines note that `precedence WINNER over LOSER [for WHO]`
+    decided a step (`Machine.decided`, the symbolic state's `noted`) and the dead-declaration
+    check looks for it: one per declaration, `for players` and `for teams` apart."""
+    return ("precedence", winner, loser) + ((who,) if who else ())

@@ -164,12 +164,12 @@ def resolve(enc: Encoder, st: SymState):
     for r, before in zip(SymState.RESULTS, reasons0):
         setattr(st, r, before)
     _facts_of_those_in(st, out0, tout0, again)
-    for w, l in model.precedence:
+    for w, l, who in model.precedence:
         facts = _proposed(st)
-        _precedence(st, w, l)
+        _precedence(st, w, l, who)
         _some_draw_precedence(st, w, l)
         # it picked (the explorer notes it) where it dropped a fact: facts only lose members here
-        _note(enc, st, ("precedence", w, l), or_all([and_(a, not_(b)) for a, b in zip(facts, _proposed(st))
+        _note(enc, st, T.precedence_key(w, l, who), or_all([and_(a, not_(b)) for a, b in zip(facts, _proposed(st))
                                                      if not _same(a, b)]))
     if again is not None:  # a win of an earlier loser stands (`same_step`)
         _note(enc, st, ("same_step",), or_all([and_(w, g) for w, g in zip(st.wp + st.wt, again[0] + again[1])]))
@@ -328,14 +328,18 @@ def _facts_of_those_in(st: SymState, out0, tout0, again) -> None:
         setattr(st, f, [and_(a, not_(o)) for a, o in zip(getattr(st, f), o0)])
 
 
-def _precedence(st: SymState, w: str, l: str) -> None:
-    """`precedence w over l`: the facts of l that w's facts (or the draw) drop."""
+def _precedence(st: SymState, w: str, l: str, who: str | None = None) -> None:
+    """`precedence w over l [for who]`: the facts of l that w's facts (or the draw) drop."""
     if (w, l) == ("lose", "win"):
-        st.wp = [and_(a, not_(b)) for a, b in zip(st.wp, st.lp)]
-        st.wt = [and_(a, not_(b)) for a, b in zip(st.wt, st.lt)]
+        if who != "teams":
+            st.wp = [and_(a, not_(b)) for a, b in zip(st.wp, st.lp)]
+        if who != "players":
+            st.wt = [and_(a, not_(b)) for a, b in zip(st.wt, st.lt)]
     elif (w, l) == ("win", "lose"):
-        st.lp = [and_(a, not_(b)) for a, b in zip(st.lp, st.wp)]
-        st.lt = [and_(a, not_(b)) for a, b in zip(st.lt, st.wt)]
+        if who != "teams":
+            st.lp = [and_(a, not_(b)) for a, b in zip(st.lp, st.wp)]
+        if who != "players":
+            st.lt = [and_(a, not_(b)) for a, b in zip(st.lt, st.wt)]
     elif (w, l) == ("draw", "win"):
         st.wp = [and_(a, not_(st.draw)) for a in st.wp]
         st.wt = [and_(a, not_(st.draw)) for a in st.wt]

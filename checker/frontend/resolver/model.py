@@ -66,7 +66,7 @@ class ModelMixin:
             team_names=td.names if td is not None else None, team_count=team_count, team_size=team_size,
             seating=seating.kind if seating else "alternate", seating_order=seating.order if seating else (),
             vars=vars_, actions=actions, outcomes=outcomes,
-            precedence=tuple((d.winner, d.loser) for d in of(sx.PrecedenceDecl)
+            precedence=tuple((d.winner, d.loser, d.who) for d in of(sx.PrecedenceDecl)
                              if d.winner in OUTCOME_KINDS and d.loser in OUTCOME_KINDS),
             exempt=exempt,
             winners_many=bool(winners and winners[-1].many),
@@ -122,6 +122,19 @@ class ModelMixin:
                 self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser} same_step`: only `lose over win` has a "
                            "scope", d.span, "a loss in an earlier step is the only fact that can outlast a step; "
                            "drop `same_step`")
+        for d in decls:
+            if d.who is None:
+                continue
+            if {d.winner, d.loser} != {"lose", "win"}:
+                self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser} for {d.who}`: only `lose over win` "
+                           "and `win over lose` may be restricted to players or teams", d.span,
+                           "a draw of the game concerns everyone: drop `for ...`")
+            elif d.same_step:
+                self.error(Code.TYPE_MISMATCH, "`same_step` and `for ...` cannot be combined", d.span,
+                           "`same_step` already lets an earlier loser win with their team: drop `for ...`")
+            elif d.who == "teams" and not self.has_teams:
+                self.error(Code.TYPE_MISMATCH, f"`precedence {d.winner} over {d.loser} for teams` needs teams, and this "
+                           "format has none", d.span, "declare `teams ... size ...`, or drop `for teams`")
         exempt = []
         by_name = {o.name: o for o in outcomes}
         for d in decls:
