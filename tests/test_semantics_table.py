@@ -1068,19 +1068,23 @@ STEP_ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def event_probe(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("events")
+def _step_probe(folder, model: str):
+    """The instance of `model` with one action, `probe`, whose body is the row's statements."""
     cache: dict = {}
 
     def typed(text: str):
         if text not in cache:
             path = folder / f"step{len(cache)}.rw"
-            path.write_text(EVENTS_MODEL + f"action probe do {text} end\n", encoding="utf-8")
+            path.write_text(model + f"action probe do {text} end\n", encoding="utf-8")
             (inst,) = load_instances(str(path))
             cache[text] = inst
         return cache[text]
     return typed
+
+
+@pytest.fixture(scope="module")
+def event_probe(tmp_path_factory):
+    return _step_probe(tmp_path_factory.mktemp("events"), EVENTS_MODEL)
 
 
 def _settled_explicit(inst, out):
@@ -1163,23 +1167,17 @@ LEAVE_ROWS = [
 
 @pytest.fixture(scope="module")
 def leave_probe(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("leaving")
-    cache: dict = {}
-
-    def typed(text: str):
-        if text not in cache:
-            path = folder / f"step{len(cache)}.rw"
-            path.write_text(LEAVE_MODEL + f"action probe do {text} end\n", encoding="utf-8")
-            (inst,) = load_instances(str(path))
-            cache[text] = inst
-        return cache[text]
-    return typed
+    return _step_probe(tmp_path_factory.mktemp("leaving"), LEAVE_MODEL)
 
 
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
 def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
-    inst = event_probe(text)
+    _settled_by_every_engine(event_probe(text), state, expected, fold)
+
+
+def _settled_by_every_engine(inst, state, expected, fold):
+    """The three engines settle the row's step from `state` into `expected` (the changes)."""
     out = _masks(inst, EVENT_STATES[state])[0]
     explicit, symbolic = _settled_explicit(inst, out), _settled_symbolic(inst, out, fold)
     generated = _settled_generated(inst, out)
@@ -1197,11 +1195,4 @@ def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, st
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", LEAVE_ROWS, ids=[f"{s}|{t}" for s, t, _ in LEAVE_ROWS])
 def test_every_engine_fires_leave_and_draw_events_as_documented(leave_probe, state, text, expected, fold):
-    inst = leave_probe(text)
-    out = _masks(inst, EVENT_STATES[state])[0]
-    slots = [_initial(inst, var, j) for var in inst.vars for j in range(var.count)]
-    want = {**state_in_words(inst, slots), "out": set(EVENT_STATES[state]), "end": "running", "rules": set()}
-    want.update(expected)
-    assert _settled_explicit(inst, out) == want, "explicit engine"
-    assert _settled_generated(inst, out) == want, "generated successors"
-    assert _settled_symbolic(inst, out, fold) == want, "Z3 engine"
+    _settled_by_every_engine(leave_probe(text), state, expected, fold)
