@@ -405,7 +405,8 @@ class Writer:
                 b = self.binder()
                 sc, head = {event.split()[-1]: [b]}, f"{event} {b}"
             when = f" when {self.bool_(2, sc, 0)}" if self.chance(0.6) else ""
-            out.append(f"trigger tr{i} on {head}{when} do {self.stmts(1, sc)} end")
+            once = " once" if self.chance(0.3) else ""
+            out.append(f"trigger tr{i} on {head}{once}{when} do {self.stmts(1, sc)} end")
             self.phase = ""
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):

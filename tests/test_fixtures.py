@@ -151,6 +151,11 @@ CASES = [
          "a_trigger_on_elimination_heals_beyond_the_most_life",
          "the_trigger_heals_up_to_the_most_life",
          defect="trigger-defect.rw", twin="trigger-twin.rw"),
+    case("overflow", {"R4"},
+         "a_consequence_the_text_states_once_per_step_runs_once_per_eliminated_player",
+         "a_once_trigger_runs_at_most_once_per_step",
+         defect="once-defect.rw", twin="once-twin.rw",
+         also=frozenset({"unreachable-outcome"})),  # every step that ends the game fails
     case("deadlock", {"P2", "P3"},
          "a_phase_ends_when_players_who_are_out_have_passed_too",
          "a_phase_ends_when_the_players_in_the_game_have_passed",

@@ -1170,6 +1170,38 @@ def leave_probe(tmp_path_factory):
     return _step_probe(tmp_path_factory.mktemp("leaving"), LEAVE_MODEL)
 
 
+# `once`: a trigger runs at most once per step, for the first subject (in firing order) its
+# condition holds for, also across rounds
+ONCE_MODEL = """
+players 4
+var life(p: player): 0..3 = 1
+var first: 0..4 = 0
+var log: 0..9999 = 0
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+trigger note_first [T1] on lose player p once when seat(p) > 1 do first := seat(p) + 1; end
+trigger note_all [T2] on lose player p do log := log * 10 + seat(p) + 1; end
+trigger domino [T3] on lose player p when p == P4 do life[P3] := 0; end
+"""
+
+ONCE_ROWS = [
+    # three losses in one round: asked for P2 (no), runs for P3, not asked for P4
+    ("start", "life[P2] := 0; life[P3] := 0; life[P4] := 0;",
+     {"life[P2]": 0, "life[P3]": 0, "life[P4]": 0, "first": 3, "log": 234, "out": {"P2", "P3", "P4"}, "end": "P1",
+      "rules": {"T1", "T2", "T3"}}),
+    # its condition never holds: it never runs
+    ("start", "life[P2] := 0;", {"life[P2]": 0, "log": 2, "out": {"P2"}, "rules": {"T2"}}),
+    # it ran in the first round: the loss of the next round does not run it again
+    ("start", "life[P4] := 0;", {"life[P3]": 0, "life[P4]": 0, "first": 4, "log": 43, "out": {"P3", "P4"},
+                                  "rules": {"T1", "T2", "T3"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def once_probe(tmp_path_factory):
+    return _step_probe(tmp_path_factory.mktemp("once"), ONCE_MODEL)
+
+
 @pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
 @pytest.mark.parametrize("state, text, expected", STEP_ROWS, ids=[f"{s}|{t}" for s, t, _ in STEP_ROWS])
 def test_every_engine_settles_a_step_with_triggers_as_documented(event_probe, state, text, expected, fold):
@@ -1196,3 +1228,9 @@ def _settled_by_every_engine(inst, state, expected, fold):
 @pytest.mark.parametrize("state, text, expected", LEAVE_ROWS, ids=[f"{s}|{t}" for s, t, _ in LEAVE_ROWS])
 def test_every_engine_fires_leave_and_draw_events_as_documented(leave_probe, state, text, expected, fold):
     _settled_by_every_engine(leave_probe(text), state, expected, fold)
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
+@pytest.mark.parametrize("state, text, expected", ONCE_ROWS, ids=[f"{s}|{t}" for s, t, _ in ONCE_ROWS])
+def test_every_engine_runs_a_once_trigger_at_most_once_per_step(once_probe, state, text, expected, fold):
+    _settled_by_every_engine(once_probe(text), state, expected, fold)

@@ -98,6 +98,7 @@ class OutcomeResolution:
         if not self.triggers:
             return end, conflict
         fired: set = set()
+        spent: set = set()  # the `once` triggers that ran in this step
         wp = wt = 0  # the wins whose events were already seen
         draw = fin = False
         while True:
@@ -111,22 +112,28 @@ class OutcomeResolution:
             c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = 0
             if self.watch_order:
                 if not self.order_sensitive:
-                    self._compare_seat_orders(c, events)
+                    self._compare_seat_orders(c, events, spent)
             elif len(events) > 1:
                 self.orders_unchecked = True  # a resolution cached now was not compared
-            if not self._run_triggers(c, events):
+            if not self._run_triggers(c, events, spent):
                 return end, conflict  # nothing changed since the round: resolving again would give the same
             end, more = self.resolve(c)
             conflict = conflict or more
 
-    def _run_triggers(self, c: Ctx, events: list) -> bool:
-        """Run the triggers of `events`, in that order, on `c`; whether any of them ran."""
+    def _run_triggers(self, c: Ctx, events: list, spent: set) -> bool:
+        """Run the triggers of `events`, in that order, on `c`; whether any of them ran. A
+        `once` trigger that ran in this step (its rule in `spent`, which this adds to) is skipped."""
         ran = False
         for event, x in events:
             for t in self.triggers[event]:
+                once = t.decl.once
+                if once and t.rid in spent:
+                    continue
                 if t.cell is not None:
                     t.cell[0] = x
                 if t.cond(c):
+                    if once:
+                        spent.add(t.rid)
                     c.hits.append(t.rid)
                     t.body(c)
                     ran = True
@@ -143,24 +150,24 @@ class OutcomeResolution:
     order_sensitive = ""
     orders_unchecked = False  # a round for two events or more ran while not watched
 
-    def _compare_seat_orders(self, c: Ctx, events: list) -> None:
+    def _compare_seat_orders(self, c: Ctx, events: list, spent: set) -> None:
         orders = _seat_orders(events, self.n)
         if len(orders) < 2:
             return
-        ends = {self._round_in_order(c, order) for order in orders}
+        ends = {self._round_in_order(c, order, set(spent)) for order in orders}
         if len(ends) > 1 or None in ends:
             names = sorted({t.decl.name for event, _ in events for t in self.triggers[event]})
             self.order_sensitive = (f"the triggers {', '.join(names)} end otherwise when the players they fire for "
                                     "take their turns in another seat order")
 
-    def _round_in_order(self, c: Ctx, order: list) -> tuple | None:
+    def _round_in_order(self, c: Ctx, order: list, spent: set) -> tuple | None:
         """What the round's triggers leave when run in `order` on a copy of `c` (None: one failed)."""
         d = Ctx(list(c.vals), c.out, c.tout)
         d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt = (
             c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
         d.over, d.out0, d.tout0 = c.over, c.out0, c.tout0
         try:
-            self._run_triggers(d, order)
+            self._run_triggers(d, order, spent)
         except (EvalError, Overflow):
             return None
         return (tuple(d.vals), d.out, d.tout, d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt,

@@ -382,6 +382,7 @@ class TriggerDecl:
     body: tuple[Stmt, ...]
     tags: tuple[str, ...]
     span: Span = _span()
+    once: bool = False  # `once`: at most once per step, whichever subject it runs for
 
 
 @dataclass(frozen=True)

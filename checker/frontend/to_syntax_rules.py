@@ -26,6 +26,9 @@ class _Edge(str):
     """`ends` or `starts` in `when PHASE, ... ends do`: marks where the phase names stop."""
 
 
+ONCE = object()  # `once` after a trigger's event: told apart from its condition and statements
+
+
 @v_args(meta=True)
 class Rules(SyntaxBuilder):
     # --- actions
@@ -132,10 +135,15 @@ class Rules(SyntaxBuilder):
     def trigger_decl(self, meta, children):
         tags, rest = self._split(children[1:])
         (event, subject_kind, var), rest = rest[0], rest[1:]
+        once = bool(rest) and rest[0] is ONCE
+        rest = rest[1:] if once else rest
         cond: ir.Expr = ir.Bool(True, self.sp(meta))
         if rest and not isinstance(rest[0], _STMTS):
             cond, rest = rest[0], rest[1:]
-        return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta))
+        return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta), once)
+
+    def once(self, meta, c):
+        return ONCE
 
     def event_lose(self, meta, c):
         return ("lose",) + c[0]

@@ -409,6 +409,7 @@ class Trigger:
     rule: int
     tags: tuple[str, ...]
     span: Span = _span()
+    once: bool = False  # `once`: at most once per step, whichever subject it runs for
 
 
 @dataclass(frozen=True)

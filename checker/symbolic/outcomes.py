@@ -61,6 +61,7 @@ def settle(enc: Encoder, st: SymState):
         on.setdefault(t.event + ("_" + t.subject if t.subject else ""), []).append(t)
     n, nt = enc.n, enc.nt
     fired: dict = {}
+    spent: dict = {}  # per `once` trigger: where it ran in this step (a term)
     seen = {"win_player": [enc.F] * n, "win_team": [enc.F] * nt, "draw": [enc.F], "finish": [enc.F]}
     go = enc.T
     # a round that runs a trigger fired an (event, subject) that had not fired (each fires once
@@ -79,7 +80,7 @@ def settle(enc: Encoder, st: SymState):
         for event, x, happens in events:
             fired[(event, x)] = simp(or_(fired.get((event, x), enc.F), happens))
         seen = {"win_player": list(st.wp), "win_team": list(st.wt), "draw": [draw], "finish": [st.fin]}
-        cur, ran = _run_triggers(enc, st, draw, on, events)
+        cur, ran = _run_triggers(enc, st, draw, on, events, spent)
         if enc.never(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
             st.error = simp(or_(st.error, cur.error))
             break
@@ -114,9 +115,10 @@ def _events(on, now, seen, fired, go, false) -> list:
     return events
 
 
-def _run_triggers(enc: Encoder, st: SymState, draw, on, events):
+def _run_triggers(enc: Encoder, st: SymState, draw, on, events, spent: dict):
     """The triggers of a round's events run on the state without this step's losses, draws of
-    some and leaving (those are the next resolution's): (the state after them, whether any ran)."""
+    some and leaving (those are the next resolution's): (the state after them, whether any ran).
+    A `once` trigger runs only where it has not run in this step (`spent`, which this adds to)."""
     n, nt = enc.n, enc.nt
     cur = st.copy()
     cur.draw = draw
@@ -126,10 +128,16 @@ def _run_triggers(enc: Encoder, st: SymState, draw, on, events):
     for event, x, happens in events:
         for t in on[event]:
             env = {t.binder.uid: x} if t.binder is not None else {}
-            cond = enc.errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), happens)
-            fire = simp(and_(happens, cond))
+            # (a `once` trigger that ran is not even asked, as in the explorer: no error of its condition)
+            asked = simp(and_(happens, not_(spent.get(t.name, enc.F)))) if t.once else happens
+            if is_false(asked):
+                continue
+            cond = enc.errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), asked)
+            fire = simp(and_(asked, cond))
             if is_false(fire):
                 continue
+            if t.once:
+                spent[t.name] = simp(or_(spent.get(t.name, enc.F), fire))
             body = enc.stmts(t.body, cur, env)
             if body is cur:  # an empty body: the trigger's hit is under `fire`, not on `cur` itself
                 body = cur.copy()

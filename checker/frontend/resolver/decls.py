@@ -168,4 +168,4 @@ class DeclsMixin:
         cond = self.cond(d.cond, scope, ctx)
         rid = self.rule("trigger", d.name, d.tags, d.span)
         body = self.stmts(d.body, scope, ctx)
-        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span)
+        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span, d.once)
