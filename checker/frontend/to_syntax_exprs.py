@@ -13,6 +13,10 @@ from . import syntax as ir
 from .to_syntax_base import SyntaxBuilder
 
 
+class PrecWho(str):
+    """`players` or `teams` in `precedence lose over win for players`: told apart from `same_step`."""
+
+
 @v_args(meta=True)
 class Expressions(SyntaxBuilder):
     def dom_range(self, meta, c):
@@ -30,10 +34,10 @@ class Expressions(SyntaxBuilder):
     winners_kind = quant
     last_side_kind = quant
     prec_scope = quant
+    comp_op = quant
 
     def prec_who(self, meta, c):
-        return "for " + str(c[1])
-    comp_op = quant
+        return PrecWho(c[1])
 
     def quantified(self, meta, c):
         return ir.Quant(str(c[0]), str(c[1]), c[2], c[3], self.sp(meta))

@@ -11,6 +11,7 @@ from lark import v_args
 
 from . import syntax as ir
 from .to_syntax_base import SyntaxBuilder, Tags, unquote
+from .to_syntax_exprs import PrecWho
 
 
 # the statement nodes a body is made of (an action, a trigger or a game start tells its
@@ -165,7 +166,7 @@ class Rules(SyntaxBuilder):
 
     def precedence_decl(self, meta, children):
         tags, rest = self._split(children)
-        who = next((x[4:] for x in rest[2:] if str(x).startswith("for ")), None)
+        who = next((str(x) for x in rest[2:] if isinstance(x, PrecWho)), None)
         return ir.PrecedenceDecl(str(rest[0]), str(rest[1]), tags, self.sp(meta), same_step="same_step" in rest[2:],
                                  who=who)
 
