@@ -199,7 +199,7 @@ _SAFE = tuple(os.path.join("checker", *parts) for parts in (
     ("analyses", "checks.py"), ("analyses", "traces.py"), ("analyses", "paths.py"),
     ("analyses", "explored.py"), ("analyses", "state_checks.py"), ("analyses", "cycle_checks.py"),
     ("analyses", "graph_checks.py"), ("analyses", "story.py"), ("analyses", "causes.py"), ("analyses", "consequences.py"),
-    ("analyses", "declaration_checks.py")))
+    ("analyses", "declaration_checks.py"), ("analyses", "phase_checks.py")))
 TICK = 0.1  # seconds between the watchdog's looks
 RETRY = 0.005  # once the budget is spent, how soon to look again for a frame it may raise in
 GRACE = 0.5  # how far past the deadline it lets the cooperative checks stop things first

@@ -2,7 +2,7 @@
 the explorer finishes (random specs, and the bundled specs at their small numbers), each
 safety question Spacer answers gets the explorer's answer. A proof (no reachable frame is bad)
 is a check the complete graph does not fail; "reachable" is one it fails; a side proved never
-to win is one the graph never shows winning. Unknown answers are allowed (Spacer's time is
+to win is one the graph never shows winning, a phase proved never entered one no state is in. Unknown answers are allowed (Spacer's time is
 bounded), but the tests count the answers and fail if there are none to compare."""
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, assume, example, given, note, settings
 
 from checker.analyses import unbounded
 from checker.analyses.checks import run_checks_within
+from checker.analyses.explored import Explored
 from checker.analyses.graph_checks import winners
+from checker.analyses.phase_checks import phases_entered
 from checker.engine import load_instances
 from checker.explicit.compiled import machine_for
 from checker.explicit.explore import explore
@@ -46,6 +48,10 @@ def explorer_answers(inst) -> dict | None:
     for d in inst.model.invariants:
         answers["invariant " + d.name] = any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject
                                              for f in found)
+    entered = phases_entered(Explored(graph))
+    for cyc in inst.model.phases:
+        for p in cyc.phases:
+            answers[f"in phase {p.name}"] = (cyc.name, p.index) in entered
     wp, wt = winners(graph)
     for x in range(inst.nplayers):
         answers[f"{inst.players[x]} wins"] = bool(wp >> x & 1)
@@ -59,6 +65,8 @@ def spacer_answers(inst) -> dict[str, str]:
     prover = horn.Prover(inst)
     bads = dict(unbounded.SAFETY)
     bads.update({"invariant " + d.name: horn.violated(d.cond) for d in inst.model.invariants})
+    bads.update({f"in phase {p.name}": horn.holds(unbounded._in_phase(inst, cyc, p), {})
+                 for cyc in inst.model.phases for p in cyc.phases})
     bads.update({f"{inst.players[x]} wins": unbounded._wins(x, False) for x in range(inst.nplayers)})
     bads.update({f"team {inst.teams[x]} wins": unbounded._wins(x, True) for x in range(inst.nteams)})
     out = {}

@@ -22,6 +22,7 @@ from .cycle_checks import check_forced_loop, check_livelock, check_starvation, c
 from .declaration_checks import check_dead_declarations
 from .explored import Explored
 from .findings import Finding
+from .phase_checks import check_vacuous_properties
 from . import consequences, story
 from .graph_checks import (check_dead_rules, check_never_active, check_player_without_outcome,
                            check_reachable_properties, check_unreachable_outcome)
@@ -45,6 +46,7 @@ CHECKS = (
     check_never_active,
     check_unreachable_outcome,
     check_reachable_properties,
+    check_vacuous_properties,
     check_dead_rules,
     check_dead_declarations,
 )

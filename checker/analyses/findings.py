@@ -39,6 +39,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "dead-declaration": ("warning", "a precedence that never picks, or a cannot rule that never changes how a step ends"),
     "invariant": ("error", "a reachable state violates a declared invariant"),
     "unreachable-property": ("error", "a state the spec says is reachable is not"),
+    "vacuous-property": ("warning", "an invariant speaks of a phase that no reachable state is in, so what it says "
+                                    "of that phase is never tested"),
     "overflow": ("error", "a step gives a variable a value outside its declared type"),
     "evaluation-error": ("error", "a step or the setup evaluates an expression that has no value (division by zero, "
                                   "an index outside its range, none where a player is needed)"),

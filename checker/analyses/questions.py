@@ -27,7 +27,8 @@ CONTRADICTION_SHARE, CONTRADICTION_SECONDS = 0.25, 10.0  # at most, for the Z3 c
 
 # What an instance without any initial state shows of every rule and property: nothing is
 # reachable, so each is "dead" or "never reached". One finding (the contradiction) says it all.
-FOLLOW_ON = ("dead-rule", "dead-declaration", "unreachable-outcome", "unreachable-property", "never-active")
+FOLLOW_ON = ("dead-rule", "dead-declaration", "unreachable-outcome", "unreachable-property", "vacuous-property",
+             "never-active")
 
 
 def fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Graph) -> list[Finding]:

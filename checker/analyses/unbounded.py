@@ -28,6 +28,7 @@ import z3
 from ..frontend import consts
 from ..frontend import syntax as sx
 from ..frontend import typed as T
+from ..frontend.types import BOOL
 from ..frontend.instances import Instance
 from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
@@ -43,6 +44,7 @@ from .decision import SPACER, Decision, Questions, proof_detail
 from .findings import Finding
 from .verdicts import Replay
 from .graph_checks import rule_label, winners
+from .phase_checks import phase_mentions, phases_entered, vacuous_property
 
 DIRECTED = "explicit (directed search)"  # the engine of a finding a directed search shows
 RANKING = "symbolic (ranking)"
@@ -118,6 +120,15 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
                                tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
                                detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
                                subject=(r.name,), size=len(never), engine=SPACER))
+    for d, cyc, p in phase_mentions(inst.model):
+        subject = f"{d.name} (phase {p.name})"
+        if (cyc.name, p.index) in reached.get("phases", set()):
+            decisions.append(Decision("vacuous-property", subject, "found", "explicit"))
+            continue
+        a = ask(horn.holds(_in_phase(inst, cyc, p), {}))
+        decisions.append(judge("vacuous-property", subject, a))
+        if a.verdict == horn.PROVED:
+            out.append(replace(vacuous_property(inst, d, cyc, p, proof_detail(a)), engine=SPACER))
     decisions += _cycles(prover, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
@@ -196,6 +207,12 @@ def _not_encoded(prover: horn.Prover, bad) -> str:
     return ""
 
 
+def _in_phase(inst: Instance, cyc: T.PhaseCycle, p: T.Phase) -> T.Expr:
+    """`cyc == p`: a frame is in phase `p` (a question for Spacer like a `reachable` property)."""
+    ty = next(v.type for v in inst.model.vars if v.name == cyc.name)
+    return T.Compare("==", T.VarRef(cyc.name, None, ty, False), T.Const(p.index, ty), BOOL)
+
+
 def _wins(x: int, team: bool):
     def bad(u, f):
         return z3.And(f.ended, (f.wt if team else f.wp)[x])
@@ -237,7 +254,8 @@ def undecided(inst: Instance) -> tuple[str, ...]:
     reached. `beyond` asks each rule and property binding (unbounded_rules), so those two are
     left out of the line once it has decisions about them, each not decided with a line of
     its own; they stay in it where a limit cut the symbolic engine short."""
-    return UNDECIDED + (("unreachable-property",) if inst.model.reachables else ())
+    return (UNDECIDED + (("unreachable-property",) if inst.model.reachables else ())
+            + (("vacuous-property",) if phase_mentions(inst.model) else ()))
 
 
 # ---------------------------------------------------------------- choosing and running the engine
@@ -377,6 +395,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     undecided)."""
     seen = reached(graph)
     seen["properties"] = unbounded_rules.reached_properties(graph, budget)
+    seen["phases"] = _phases_entered(graph, budget)
     # the keys the explorer noted while it resolved steps: the machine's own set, which the
     # directed search and the walks of Spacer's paths add to (each step from a reachable state)
     seen["decided"] = machine.decided
@@ -410,7 +429,8 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     more.append((f, g2))
             r2 = reached(g2)
             seen = {"wins": seen["wins"] | r2["wins"], "team_wins": seen["team_wins"] | r2["team_wins"],
-                    "rules": seen["rules"] | r2["rules"], "properties": seen["properties"], "decided": seen["decided"]}
+                    "rules": seen["rules"] | r2["rules"], "properties": seen["properties"], "decided": seen["decided"],
+                    "phases": seen["phases"] | _phases_entered(g2, budget)}
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
 
@@ -445,6 +465,17 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
         if d.verdict == horn.UNKNOWN:
             lines.append(f"{inst.label}: {d.check}{' (' + d.subject + ')' if d.subject else ''} not decided: {d.detail}")
     return more, decisions, lines
+
+
+def _phases_entered(graph, budget: Budget) -> set[tuple[str, int]]:
+    """The phases some state of a partial graph is in (phase_checks); none where the budget
+    runs out (Spacer is then asked)."""
+    if not graph.machine.inst.model.phases:
+        return set()
+    try:
+        return phases_entered(Explored(graph, budget))
+    except LimitHit:
+        return set()
 
 
 WALKED = "symbolic (Spacer), walked by the explorer"
