@@ -211,6 +211,27 @@ format shielded {
     assert outcomes(models[("shielded", "")]) == ["zero", "last", "shield"]
 
 
+def test_one_block_declares_an_action_or_an_outcome_rule_once(tmp_path):
+    # a layer replaces what is beneath it; within one block, both declarations used to stay
+    # (two `pass` actions, and a `remove action pass` removed both)
+    path = _spec(tmp_path, BASE + "outcome zero [3]: lose player p when life[p] < 0\n"
+                                  "action hit(q: player) [2] progress when false do end\n")
+    assert _errors(path) == [("E011", "outcome rule zero is declared twice"), ("E011", "action hit is declared twice")]
+
+
+def test_an_included_declaration_and_the_formats_own_are_one_block(tmp_path):
+    path = _spec(tmp_path, BASE + 'format f {\n  include "more.rwi"\n  winners many\n}\n', more__rwi="winners many\n")
+    (d,) = engine.check([path]).diagnostics
+    assert (d.code, d.message, d.span.line) == ("E011", "`winners` is declared twice", 19)
+    assert "more.rwi:1:1" in d.hint
+
+
+def test_a_format_replaces_a_declaration_of_the_file_and_a_precedence_for_players_is_its_own(tmp_path):
+    path = _spec(tmp_path, BASE + "precedence lose over win\nprecedence lose over win for players\n"
+                                  "format f {\n  action hit(q: player) [2] progress when false do end\n}\n")
+    assert _errors(path) == []
+
+
 def test_an_include_inside_a_format_stays_inside_the_spec_tree(tmp_path):
     inner = tmp_path / "specs"
     inner.mkdir()

@@ -89,6 +89,7 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
         self.match_decl = lower_match.declare(self, decls)  # first: a game's initial values may read them
         self.phase_chain: tuple = ()  # the lowered ends of every step (`run` sets them)
         self.game_end: tuple = ()
+        self._once(decls)
         for d in decls:
             if isinstance(d, (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl)):
                 self.not_reserved(d.name, d.span)

@@ -687,8 +687,8 @@ def decl_name(d: Decl) -> str | None:
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl, AfterWinDecl,
                       LoopDrawsDecl, OpponentsDecl)):
         return type(d).__name__
-    if isinstance(d, PrecedenceDecl):
-        return f"PrecedenceDecl:{d.winner}:{d.loser}"
+    if isinstance(d, PrecedenceDecl):  # `for players` and `for teams` settle different clashes: two declarations
+        return f"PrecedenceDecl:{d.winner}:{d.loser}" + (f":{d.who}" if d.who else "")
     return None
 
 

@@ -35,6 +35,24 @@ class NamesMixin:
         table[d.name] = d
         return True
 
+    def _once(self, decls) -> None:
+        """E011 for a declaration of a model that another of the same kind and name already is
+        (two `action pass`, two `players`). A format or reading replaces a declaration beneath it
+        (checker.frontend.compose); within one block both stayed, and a `remove` or a reading
+        then changed both. Variables, lets, routines, parameters and triggers are checked where
+        they are declared; phases, by their variable."""
+        seen: dict[str, sx.Decl] = {}
+        for d in decls:
+            key = sx.decl_name(d)
+            if key is None or isinstance(d, _DECLARED_ELSEWHERE):
+                continue
+            if key in seen:
+                self.error(Code.DEFINED_TWICE, f"{_declaration(d)} is declared twice", d.span,
+                           f"the first declaration is at {seen[key].span}; a format or a reading replaces a "
+                           "declaration of the file, but one block declares it once")
+            else:
+                seen[key] = d
+
     def declare_var(self, d: sx.VarDecl) -> bool:
         """Declare variable `d` (in the order variables are numbered), unless its name is taken."""
         if not self._unique(self.var_decls, d, "variable"):
@@ -146,3 +164,22 @@ def _builtin(name: str) -> str:
     if name in bi.FUNCTIONS:
         return f"a function: {bi.FUNCTIONS[name][0].meaning}"
     return ""
+
+
+_DECLARED_ELSEWHERE = (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl, sx.TriggerDecl, sx.PhasesDecl, sx.MatchDecl)
+_WORDS = {"ActionDecl": "action", "OutcomeDecl": "outcome rule", "InitDecl": "init", "ConstraintDecl": "constraint",
+          "ProcedureDecl": "procedure", "EndsDecl": "ends condition", "InvariantDecl": "invariant",
+          "ReachableDecl": "reachable property", "PossibleDecl": "possible property"}
+_UNNAMED = {"PlayersDecl": "players", "TeamsDecl": "teams", "SeatingDecl": "seating", "WinnersDecl": "winners",
+            "ActiveDecl": "active", "LastSideDecl": "last_side", "AfterWinDecl": "after_win",
+            "LoopDrawsDecl": "loop_draws", "OpponentsDecl": "opponents"}
+
+
+def _declaration(d) -> str:
+    """A declaration in the words that declare it: "action pass", "`players`", "`precedence lose over win`"."""
+    kind = type(d).__name__
+    if kind in _WORDS:
+        return f"{_WORDS[kind]} {d.name}"
+    if isinstance(d, sx.PrecedenceDecl):
+        return f"`precedence {d.winner} over {d.loser}{' for ' + d.who if d.who else ''}`"
+    return f"`{_UNNAMED.get(kind, kind)}`"
