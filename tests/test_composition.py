@@ -232,6 +232,51 @@ def test_a_format_replaces_a_declaration_of_the_file_and_a_precedence_for_player
     assert _errors(path) == []
 
 
+VARIANT = """
+format classic [1] "the format" {
+  action concede [1] leave when in_game(turn) do lose turn; end
+}
+format quick [2] "a variant of the format: one life, no concession" extends classic {
+  var life(p: player) [2]: 0..1 = 1
+  remove action concede
+  reading as_written { }
+  reading slow { var life(p: player) [2]: 0..2 = 2 }
+}
+format quicker [2] "a variant of the variant" extends quick {
+  replace hit.pass do end
+}
+"""
+
+
+def test_a_format_that_extends_another_is_that_format_with_its_changes(tmp_path):
+    models = _models(_spec(tmp_path, BASE + VARIANT))
+    life = lambda decls: [d.init.value for d in decls if isinstance(d, sx.VarDecl) and d.name == "life"]  # noqa: E731
+    actions = lambda decls: [d.name for d in decls if isinstance(d, sx.ActionDecl)]  # noqa: E731
+    assert sorted(models) == [("classic", ""), ("quick", "as_written"), ("quick", "slow"), ("quicker", "")]
+    assert actions(models[("classic", "")]) == ["hit", "concede"] and life(models[("classic", "")]) == [2]
+    assert actions(models[("quick", "as_written")]) == ["hit"] and life(models[("quick", "as_written")]) == [1]
+    assert life(models[("quick", "slow")]) == [2]
+    # a variant of a variant: the declarations of the format it extends, not its readings
+    quicker = models[("quicker", "")]
+    assert actions(quicker) == ["hit"] and life(quicker) == [1]
+    assert [type(s).__name__ for s in _action(quicker, "hit").body] == ["Assign"]  # `pass` replaced by nothing
+
+
+def test_extending_an_unknown_format_or_a_loop_of_formats_is_an_error(tmp_path):
+    path = _spec(tmp_path, BASE + VARIANT + "format b extends c { }\nformat c extends b { }\n"
+                                            "format d extends d { }\nformat e extends quik { }\n")
+    assert _errors(path) == [
+        ("E040", "`format c extends b` closes a loop: b extends c extends b"),
+        ("E040", "`format d extends d` closes a loop: d extends d"),
+        ("E040", "`format e extends quik`: the file has no format quik")]
+    assert "did you mean `quick`?" in engine.check([path]).diagnostics[-1].hint
+
+
+def test_extends_is_still_a_name(tmp_path):
+    path = _spec(tmp_path, BASE + "var extends [1]: 0..1 = 0\nformat f extends g { }\nformat g { }\n")
+    assert _errors(path) == []
+
+
 def test_an_include_inside_a_format_stays_inside_the_spec_tree(tmp_path):
     inner = tmp_path / "specs"
     inner.mkdir()

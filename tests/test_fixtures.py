@@ -156,6 +156,10 @@ CASES = [
          "a_once_trigger_runs_at_most_once_per_step",
          defect="once-defect.rw", twin="once-twin.rw",
          also=frozenset({"unreachable-outcome"})),  # every step that ends the game fails
+    case("overflow", {"L2"},
+         "a_variant_changes_the_starting_life_that_its_formats_healing_rule_repeats",
+         "the_starting_life_is_named_once_and_the_variant_replaces_it",
+         defect="variant-defect.rw", twin="variant-twin.rw"),
     case("deadlock", {"P2", "P3"},
          "a_phase_ends_when_players_who_are_out_have_passed_too",
          "a_phase_ends_when_the_players_in_the_game_have_passed",

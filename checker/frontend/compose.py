@@ -85,6 +85,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                     f"did you mean `{close[0]}`?" if close else
                     ("its formats are " + ", ".join(sorted(known_formats)) if known_formats else "the file declares no format"))
     top, _ = _layer((), spec.decls, err, "", key)
+    bases = _bases(spec.formats, top, err, key)
     out = []
     for fmt in spec.formats or (sx.FormatBlock("", "", (), ()),):
         ctx = f"format {fmt.name}" if fmt.name else ""
@@ -92,7 +93,7 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
             for name, span in _for_names(d):
                 err(Code.NOTHING_THERE, f"`for {name}` inside format {fmt.name}", span,
                     "a reading inside a format applies to that format only; declare it at the top level to share it")
-        base, _ = _layer(top, fmt.decls, err, ctx, key)
+        base = bases.get(fmt.name, top) if fmt.name else top
         groups = _groups(spec.decls, fmt) + _groups(fmt.decls, fmt)
         _names_once(groups, err, ctx)
         if not groups:
@@ -112,6 +113,38 @@ def compose(spec: sx.SpecFile) -> tuple[list[tuple[str, str, tuple]], list[Diagn
                 decls, _ = _layer(decls, r.decls, err, where, key)
             out.append((fmt.name, name, _finish(decls, err, where)))
     return out, err.diags
+
+
+def _bases(formats, top: tuple, err, key) -> dict[str, tuple]:
+    """Each format's declarations before its readings: the file's top level with the format's
+    block applied, or, for `format F extends G`, G's with F's block applied (G's readings stay
+    G's). An unknown G, and a chain that comes back to F, are `E040`; such a format is then
+    composed on the top level alone, so the rest of its errors are still found."""
+    by_name = {f.name: f for f in formats}
+    done: dict[str, tuple] = {}
+
+    def of(f: sx.FormatBlock, chain: tuple[str, ...]) -> tuple:
+        if f.name in done:
+            return done[f.name]
+        beneath = top
+        if f.base:
+            g = by_name.get(f.base)
+            if g is None:
+                close = difflib.get_close_matches(f.base, sorted(by_name), n=1)
+                err(Code.NOTHING_THERE, f"`format {f.name} extends {f.base}`: the file has no format {f.base}", f.span,
+                    f"did you mean `{close[0]}`?" if close else "a format extends another format of the same file")
+            elif g.name in chain + (f.name,):
+                loop = " extends ".join(chain[chain.index(g.name):] + (f.name, g.name)) if g.name in chain else f"{f.name} extends {f.name}"
+                err(Code.NOTHING_THERE, f"`format {f.name} extends {f.base}` closes a loop: {loop}", f.span,
+                    "a variant extends the format it changes, which extends none of its variants")
+            else:
+                beneath = of(g, chain + (f.name,))
+        done[f.name] = _layer(beneath, f.decls, err, f"format {f.name}", key)[0]
+        return done[f.name]
+
+    for f in formats:
+        of(f, ())
+    return done
 
 
 def _for_names(d) -> list[tuple[str, sx.Span]]:

@@ -619,6 +619,7 @@ class FormatBlock:
     decls: tuple[Decl, ...]
     tags: tuple[str, ...]
     span: Span = _span()
+    base: str = ""  # `extends F`: the format whose model this one changes ("": the file's top level)
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,15 @@ class Declarations(SyntaxBuilder):
         title = ""
         if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
             title = unquote(rest.pop(0))
-        formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] == "for" else ()
+        formats = rest.pop(0)[1] if rest and isinstance(rest[0], tuple) and rest[0][0] in ("for", "extends") else ()
         return str(children[0]), tags, title, formats, tuple(rest)
 
     def format_block(self, meta, children):
-        name, tags, title, _, decls = self._titled(children)  # (a format has no `for`)
-        return ir.FormatBlock(name, title, decls, tags, self.sp(meta))
+        name, tags, title, base, decls = self._titled(children)  # (a format has no `for`; `extends F` stands there)
+        return ir.FormatBlock(name, title, decls, tags, self.sp(meta), base[0] if base else "")
+
+    def format_base(self, meta, children):
+        return ("extends", (str(children[0]),))
 
     def reading(self, meta, children):
         name, tags, title, formats, decls = self._titled(children)
