@@ -20,7 +20,7 @@ sees the model, so both must agree on the composed one), numbers counted in step
 0..30 in steps of 10`, which the front end lowers to plain numbers, so the engines must agree on
 the lowered model), lets that name a place (`hp0_at(p) := ...`) and `possible` properties
 (Z3's verdict against the explored initial states), cycles of phases with end conditions and
-`when PHASE ends/starts` blocks, and matches of games.
+`when PHASE ends/starts` blocks, `state_based` rules, and matches of games.
 Left out of the grammar so far, because the engines disagreed there when this module was
 written (each disagreement is fixed and pinned by a test now; the constructs can come back in):
 - sets of numbers (an `if` between two of them disagreed; fixed, tests/test_semantics_table.py);
@@ -408,6 +408,10 @@ class Writer:
             once = " once" if self.chance(0.3) else ""
             out.append(f"trigger tr{i} on {head}{once}{when} do {self.stmts(1, sc)} end")
             self.phase = ""
+        # state-based rules (docs/language.md): after every step's statements, before its phases
+        for i in range(self.pick([0, 0, 0, 1, 2])):
+            when = f" when {self.bool_(2, {}, 0)}" if self.chance(0.7) else ""
+            out.append(f"state_based sb{i}{when} do {self.stmts(1, {'player': []})} end")
         pairs = [("lose", "win"), ("win", "lose"), ("draw", "win"), ("win", "draw"), ("draw", "lose"), ("lose", "draw")]
         for w, l in self.draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
             scope = " same_step" if (w, l) == ("lose", "win") and self.chance(0.3) else ""

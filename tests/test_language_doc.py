@@ -28,7 +28,7 @@ CONSTRUCTS = ["spec", "document", "out_of_scope", "include", "format", "reading"
               "trigger", "lost_now(",
               "phases", "match", "game won by", "game drawn", "game starts",
               # outcomes for some players while the game goes on
-              "drew(", "after_win", "same_step", "loop_draws"]
+              "drew(", "after_win", "same_step", "loop_draws", "state_based", "extends"]
 
 
 @pytest.mark.parametrize("keyword", CONSTRUCTS)

@@ -39,7 +39,7 @@ from checker.frontend import builtins as bi
 from checker.frontend import typed as T
 from checker.frontend.ends import has_ended
 from checker.symbolic.encode import Encoder
-from checker.symbolic.outcomes import settle
+from checker.symbolic.outcomes import CITED_KINDS, settle
 from checker.symbolic.replay import statement_hits
 from checker.symbolic.terms import SymSet, concrete, state_to_sym
 
@@ -1099,7 +1099,7 @@ def _settled_explicit(inst, out):
         return OVERFLOW
     won = {p for i, p in enumerate(inst.players) if has_ended(end) and end.players >> i & 1}
     return {**state_in_words(inst, c.vals), "out": _names(inst, c.out, 0), "end": ",".join(sorted(won)) or "running",
-            "rules": _tags(inst, [r for r in c.hits if inst.model.rules[r].kind in ("statement", "trigger")])}
+            "rules": _tags(inst, [r for r in c.hits if inst.model.rules[r].kind in CITED_KINDS])}
 
 
 def _settled_symbolic(inst, out, fold):
@@ -1130,7 +1130,7 @@ def _settled_generated(inst, out):
     end = vals[-1]
     won = {p for i, p in enumerate(inst.players) if has_ended(end) and end.players >> i & 1}
     return {**state_in_words(inst, vals[:-3]), "out": _names(inst, vals[-3], 0), "end": ",".join(sorted(won)) or "running",
-            "rules": _tags(inst, [r for r in hits if inst.model.rules[r].kind in ("statement", "trigger")])}
+            "rules": _tags(inst, [r for r in hits if inst.model.rules[r].kind in CITED_KINDS])}
 
 
 # Leaving by any way but a win, and a player's own draw, are events too: `on leave player p`
@@ -1234,3 +1234,51 @@ def test_every_engine_fires_leave_and_draw_events_as_documented(leave_probe, sta
 @pytest.mark.parametrize("state, text, expected", ONCE_ROWS, ids=[f"{s}|{t}" for s, t, _ in ONCE_ROWS])
 def test_every_engine_runs_a_once_trigger_at_most_once_per_step(once_probe, state, text, expected, fold):
     _settled_by_every_engine(once_probe(text), state, expected, fold)
+
+
+# ---- state-based rules (docs/language.md, "State-based rules"): after the step's statements, in
+# the order written, each at most once, before the phases end and the outcomes are settled
+STATE_MODEL = """
+players 3
+var life(p: player): 0..3 = 2
+var poison(p: player): 0..2 = 0
+var log: 0..999 = 0
+phases weather { calm [S3] ends when log > 0
+                 storm }
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+state_based venom [S1] when exists p in players: poison[p] == 2 do
+  forall p in players do
+    if poison[p] == 2 then poison[p] := 0; life[p] := life[p] - 1; end
+  end
+  log := log * 10 + 1;
+end
+state_based weak [S2] when life[P1] == 1 do log := log * 10 + 2; poison[P3] := 2; end
+"""
+
+STATE_ROWS = [
+    # a rule's condition holds after the statements: it runs, and its effect ends a phase in that step
+    ("start", "poison[P2] := 2;", {"poison[P2]": 0, "life[P2]": 1, "log": 1, "weather": "storm", "rules": {"S1", "S3"}}),
+    # a rule written later sees what an earlier one did, in the same step
+    ("start", "poison[P1] := 2;", {"poison[P1]": 0, "life[P1]": 1, "log": 12, "poison[P3]": 2, "weather": "storm",
+                                   "rules": {"S1", "S2", "S3"}}),
+    # ... an earlier one does not run again for what a later one did (poison[P3] stays 2)
+    ("start", "life[P1] := 1;", {"life[P1]": 1, "log": 2, "poison[P3]": 2, "weather": "storm", "rules": {"S2", "S3"}}),
+    # the outcomes are settled after the rules: the poison's last life is a loss in this step
+    ("start", "poison[P2] := 2; life[P2] := 1;", {"poison[P2]": 0, "life[P2]": 0, "log": 1, "weather": "storm",
+                                                   "out": {"P2"}, "rules": {"S1", "S3"}}),
+    # no condition holds: nothing runs, the phase stays
+    ("start", "poison[P2] := 1;", {"poison[P2]": 1}),
+]
+
+
+@pytest.fixture(scope="module")
+def state_probe(tmp_path_factory):
+    return _step_probe(tmp_path_factory.mktemp("state"), STATE_MODEL)
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
+@pytest.mark.parametrize("state, text, expected", STATE_ROWS, ids=[f"{s}|{t}" for s, t, _ in STATE_ROWS])
+def test_every_engine_runs_state_based_rules_after_the_statements_and_before_the_phases(state_probe, state, text,
+                                                                                         expected, fold):
+    _settled_by_every_engine(state_probe(text), state, expected, fold)

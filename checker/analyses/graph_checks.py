@@ -79,7 +79,7 @@ def dead_rule(rule) -> tuple[str, str, str]:
 def rule_label(rule) -> str:
     """A rule in a few words: "action `attack`", "tagged statement at 12:3", "phase `main`"."""
     what = {"action": "action", "outcome": "outcome rule", "statement": "tagged statement", "routine": "routine",
-            "trigger": "trigger", "phase": "phase", "game": "game result"}[rule.kind]
+            "trigger": "trigger", "phase": "phase", "state": "state-based rule", "game": "game result"}[rule.kind]
     if rule.kind == "statement":
         return f"{what} at {rule.span.line}:{rule.span.col}"
     return f"`{rule.name}`" if rule.kind == "phase" and rule.name.startswith("when ") else f"{what} `{rule.name}`"

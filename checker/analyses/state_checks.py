@@ -28,7 +28,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
         msg = g.conflicts[sid]
         rules = x.last_rules(sid)
         # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-        spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "game")) + x.step_action_span(sid)
+        spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "state", "game")) + x.step_action_span(sid)
         out.append(x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                              detail=_counted(x, sids, "reachable state(s) with conflicting outcomes", groups),
                              key=_key("conflict", cause), cause=_entry_subject(cause), size=x.weight(sids)))

@@ -63,7 +63,7 @@ class Change:
 @dataclass(frozen=True)
 class Fired:
     """A rule that applied in a step, in the order it did: `kind` is the rule's (action,
-    statement, routine, phase, trigger, outcome), `subject` the player or team a trigger ran for
+    statement, routine, phase, state, trigger, outcome), `subject` the player or team a trigger ran for
     or an outcome rule decided about ("" if none), `decided` what the outcome rule decided for
     it ("loses", "wins", "draws", "ends the game"...; "" for other rules, and for an outcome
     rule whose fact a precedence or a `cannot` rule overrode: it applied but decided nothing)."""
@@ -76,7 +76,7 @@ class Fired:
 
     def text(self, place: bool = True) -> str:
         """`trigger skip for P3 [K5] at x.rw:31` (without ` at ...` where the place is given apart)."""
-        kind = {"statement": "tagged statement"}.get(self.kind, self.kind)
+        kind = {"statement": "tagged statement", "state": "state-based rule"}.get(self.kind, self.kind)
         name = f" {self.name}" if self.kind != "statement" else ""
         if self.kind == "phase" and not self.name.startswith("when "):
             name += " ends"  # a phase is cited by the step that ends it; `when X ends` blocks name themselves

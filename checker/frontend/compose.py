@@ -36,7 +36,7 @@ REMOVABLE = {
     "constraint": "ConstraintDecl", "action": "ActionDecl", "routine": "RoutineDecl", "outcome": "OutcomeDecl",
     "procedure": "ProcedureDecl", "ends": "EndsDecl", "invariant": "InvariantDecl", "reachable": "ReachableDecl",
     "players": "PlayersDecl", "teams": "TeamsDecl", "seating": "SeatingDecl", "winners": "WinnersDecl",
-    "active": "ActiveDecl", "last_side": "LastSideDecl", "trigger": "TriggerDecl", "possible": "PossibleDecl",
+    "active": "ActiveDecl", "last_side": "LastSideDecl", "trigger": "TriggerDecl", "state_based": "StateBasedDecl", "possible": "PossibleDecl",
     "phases": "PhasesDecl", "opponents": "OpponentsDecl",
 }
 _UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side", "opponents"}
@@ -229,7 +229,7 @@ def _kind_matches(d, kind: str) -> bool:
 
 # the declarations whose statements may carry labels; the first three have a name that a
 # `replace OWNER.LABEL` can qualify a label with
-_NAMED = (sx.ActionDecl, sx.RoutineDecl, sx.TriggerDecl)
+_NAMED = (sx.ActionDecl, sx.RoutineDecl, sx.TriggerDecl, sx.StateBasedDecl)
 _HOLDERS = _NAMED + (sx.WhenPhaseDecl, sx.GameResultDecl, sx.GameStartDecl)
 
 

@@ -386,6 +386,18 @@ class TriggerDecl:
 
 
 @dataclass(frozen=True)
+class StateBasedDecl:
+    """`state_based NAME [tags] when COND do ... end`: statements run in every step where COND
+    holds once the action's statements ran, before its phases end (docs/language.md,
+    "State-based rules"); lowered into the end of every action's body."""
+    name: str
+    cond: Expr
+    body: tuple[Stmt, ...]
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class PrecedenceDecl:
     winner: str
     loser: str
@@ -601,7 +613,7 @@ class ReadingDecl:
 Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, InitDecl,
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
-             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl,
+             OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, StateBasedDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl,
              OpponentsDecl]
 
 
@@ -683,7 +695,8 @@ Decl = Union[Decl, AmbiguityDecl, ReplaceDecl, RemoveDecl]  # noqa: F811 (the co
 def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
-                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl)):
+                      OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl,
+                      StateBasedDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl, AfterWinDecl,
                       LoopDrawsDecl, OpponentsDecl)):

@@ -118,13 +118,13 @@ def _pretty_terminal(name: str) -> str:
 # construct: an opener still there is a block still open.
 _CLOSER = {"DO": "end", "THEN": "end", "ELSE": "end", "LBRACE": "}"}
 _HEADS = {
-    "DO": ("action", "routine", "trigger", "forall", "game", "replace"),
+    "DO": ("action", "routine", "trigger", "state_based", "forall", "game", "replace"),
     "THEN": ("if", "elif"),
     "ELSE": ("if",),
     "LBRACE": ("document", "format", "reading", "ambiguity", "phases", "match"),
 }
-# between a block's head and its `{` stand only its name, tags, title and `for` list
-_BEFORE_BRACE = ("tags", "reading_for", "_name")
+# between a block's head and its `{` stand only its name, tags, title, `for` list and `extends`
+_BEFORE_BRACE = ("tags", "reading_for", "format_base", "_name")
 
 
 @lru_cache(maxsize=1)

@@ -143,6 +143,13 @@ class Rules(SyntaxBuilder):
             cond, rest = rest[0], rest[1:]
         return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta), once)
 
+    def state_based_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        cond: ir.Expr = ir.Bool(True, self.sp(meta))
+        if rest and not isinstance(rest[0], _STMTS):
+            cond, rest = rest[0], rest[1:]
+        return ir.StateBasedDecl(str(children[0]), cond, tuple(rest), tags, self.sp(meta))
+
     def once(self, meta, c):
         return ONCE
 

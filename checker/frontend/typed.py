@@ -339,7 +339,7 @@ def walk(node):
 @dataclass(frozen=True)
 class Rule:
     """A declaration or tagged statement that traces cite and dead-rule judges."""
-    kind: str  # action | outcome | statement | routine | trigger
+    kind: str  # action | outcome | statement | routine | trigger | phase | state (a state-based rule) | game
     name: str
     tags: tuple[str, ...]
     span: Span = _span()

@@ -36,7 +36,7 @@ TRIGGER_EVENTS = ("lose_player", "lose_team", "draw_player", "draw_team", "leave
 # statements, routines, phases and a match's game results (they run as statements, statements.py),
 # triggers and outcome rules (here). The replay compares them with the explorer's, step by
 # step; a rule of another kind is never in `hits`, so nothing may be concluded from its absence.
-CITED_KINDS = ("statement", "routine", "phase", "game", "trigger", "outcome")
+CITED_KINDS = ("statement", "routine", "phase", "state", "game", "trigger", "outcome")
 
 
 

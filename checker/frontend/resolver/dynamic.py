@@ -22,7 +22,7 @@ def dynamic_names(decls, lets) -> set[str]:
     roots = [d for d in decls if isinstance(d, (sx.ActionDecl, sx.OutcomeDecl, sx.TriggerDecl, sx.ActiveDecl,
                                                 sx.ProcedureDecl, sx.EndsDecl, sx.InvariantDecl, sx.ReachableDecl,
                                                 sx.InitDecl, sx.PhasesDecl, sx.WhenPhaseDecl, sx.OpponentsDecl,
-                                                sx.MatchDecl))]  # (these run in play too)
+                                                sx.MatchDecl, sx.StateBasedDecl))]  # (these run in play too)
     roots += [d.init for d in decls if isinstance(d, sx.VarDecl) and d.init is not None]
     found = names_read(roots, lets)
     choices = {d.name for d in decls if isinstance(d, sx.VarDecl) and d.is_choice}

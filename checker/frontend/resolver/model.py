@@ -16,6 +16,7 @@ from .. import syntax as sx
 from .. import typed as T
 from ..lower import match as lower_match
 from ..lower import phases as lower_phases
+from ..lower import state_based as lower_state_based
 from ..types import PLAYER
 from .context import Ctx
 from ..diagnostics import Code
@@ -38,6 +39,7 @@ class ModelMixin:
         for r in self.routines.values():  # a routine no action runs is still a rule, and dead
             self.rule("routine", r.name, r.tags, r.span)
         self.phase_chain, cycles = lower_phases.lower(self, decls)
+        self.phase_chain = lower_state_based.lower(self, of(sx.StateBasedDecl)) + self.phase_chain
         self.game_end, match = lower_match.game_results(self, vars_)
         actions = tuple(self.action(d) for d in of(sx.ActionDecl)) + lower_match.actions(self, vars_)
         outcomes = tuple(o for o in (self.outcome(d) for d in of(sx.OutcomeDecl)) if o is not None)

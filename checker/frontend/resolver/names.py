@@ -169,7 +169,8 @@ def _builtin(name: str) -> str:
 _DECLARED_ELSEWHERE = (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl, sx.TriggerDecl, sx.PhasesDecl, sx.MatchDecl)
 _WORDS = {"ActionDecl": "action", "OutcomeDecl": "outcome rule", "InitDecl": "init", "ConstraintDecl": "constraint",
           "ProcedureDecl": "procedure", "EndsDecl": "ends condition", "InvariantDecl": "invariant",
-          "ReachableDecl": "reachable property", "PossibleDecl": "possible property"}
+          "ReachableDecl": "reachable property", "PossibleDecl": "possible property",
+          "StateBasedDecl": "state-based rule"}
 _UNNAMED = {"PlayersDecl": "players", "TeamsDecl": "teams", "SeatingDecl": "seating", "WinnersDecl": "winners",
             "ActiveDecl": "active", "LastSideDecl": "last_side", "AfterWinDecl": "after_win",
             "LoopDrawsDecl": "loop_draws", "OpponentsDecl": "opponents"}
