@@ -69,8 +69,12 @@ class Writer:
     def __init__(self, draw):
         self.draw = draw
         self.fresh = 0
-        layout = draw(st.sampled_from(["solo2", "solo3", "solo4", "teams2x1", "teams2x2", "teams3x1"]))
-        if layout.startswith("solo"):
+        layout = draw(st.sampled_from(["solo2", "solo3", "solo4", "teams2x1", "teams2x2", "teams3x1", "sizes1+2"]))
+        if layout == "sizes1+2":  # teams of different sizes, seated alternately while a team has players
+            self.header = "teams count 2 sizes 1, 2\n"
+            self.teams = ["A", "B"]
+            self.players = ["A1", "B1", "B2"]
+        elif layout.startswith("solo"):
             n = int(layout[-1])
             self.header = f"players {n}\n"
             self.players = [f"P{i}" for i in range(1, n + 1)]

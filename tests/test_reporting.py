@@ -402,6 +402,7 @@ def handed_over(tmp_path_factory):
     return res
 
 
+@pytest.mark.slow  # the symbolic engine's whole run (4 s), as the next
 def test_every_output_says_which_engine_decided_a_finding_and_what_the_symbolic_engine_decided(handed_over):
     never = next(f for f in handed_over.findings if f.kind == "unreachable-outcome")
     assert "P2 can never win" in never.message
@@ -424,6 +425,7 @@ def test_the_explorers_own_findings_name_it_as_their_engine():
     assert {report.finding_json(f)["engine"] for f in res.findings} == {"explicit"}
 
 
+@pytest.mark.slow
 def test_the_language_server_says_what_the_symbolic_engine_decided(tmp_path):
     from checker.lsp.problems import check_problems
     path = tmp_path / "counting.rw"

@@ -320,20 +320,28 @@ def _seats(model: T.Model, params, fail) -> tuple[tuple, tuple, tuple] | None:
             return None
         return tuple(f"P{i + 1}" for i in range(n)), (), tuple(-1 for _ in range(n))
     count = evaluate(model.team_count, params) if model.team_count is not None else None
-    size = evaluate(model.team_size, params)
     if count is not None and not 1 <= count <= 26:
         fail(Code.OUT_OF_RANGE, f"{count} teams: between 1 and 26 teams are supported", model.team_count.span)
         return None
     names = _team_names(model, count)
-    if size < 1 or not names:
-        fail(Code.OUT_OF_RANGE, "teams need at least one team and one player each", model.team_size.span)
+    where = model.team_sizes[0].span if model.team_sizes else model.team_size.span
+    if model.team_sizes:
+        sizes = [evaluate(x, params) for x in model.team_sizes]
+        if len(sizes) != len(names):  # (named teams: the resolver checks it; counted ones: here)
+            fail(Code.OUT_OF_RANGE, f"{len(names)} teams but {len(sizes)} sizes", where,
+                 "give one size per team, in the order the teams are named")
+            return None
+    else:
+        sizes = [evaluate(model.team_size, params)] * len(names)
+    if not names or min(sizes) < 1:
+        fail(Code.OUT_OF_RANGE, "teams need at least one team and one player each", where)
         return None
-    if size * len(names) > MAX_PLAYERS:
-        fail(Code.OUT_OF_RANGE, f"{size * len(names)} players: at most {MAX_PLAYERS} are supported", model.team_size.span)
+    if sum(sizes) > MAX_PLAYERS:
+        fail(Code.OUT_OF_RANGE, f"{sum(sizes)} players: at most {MAX_PLAYERS} are supported", where)
         return None
-    members = {t: [f"{t}{i + 1}" for i in range(size)] for t in names}
-    if model.seating == "alternate":
-        order = [members[t][i] for i in range(size) for t in names]
+    members = {t: [f"{t}{i + 1}" for i in range(k)] for t, k in zip(names, sizes)}
+    if model.seating == "alternate":  # round the teams, one seat each, while a team has players left
+        order = [members[t][i] for i in range(max(sizes)) for t in names if i < len(members[t])]
     elif model.seating == "blocks":
         order = [m for t in names for m in members[t]]
     else:

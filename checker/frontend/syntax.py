@@ -294,9 +294,10 @@ class PlayersDecl:
 class TeamsDecl:
     names: tuple[str, ...] | None  # None: generated A, B, C, ...
     count: Expr | None
-    size: Expr
+    size: Expr | None  # `size S`: every team's (None with `sizes`)
     tags: tuple[str, ...]
     span: Span = _span()
+    sizes: tuple[Expr, ...] = ()  # `sizes 1, 3`: each team's, in the order the teams are named
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,14 @@ class Declarations(SyntaxBuilder):
     def teams_decl(self, meta, children):
         tags, rest = self._split(children)
         names, count = rest[0]
-        return ir.TeamsDecl(names, count, rest[1], tags, self.sp(meta))
+        size, sizes = rest[1]
+        return ir.TeamsDecl(names, count, size, tags, self.sp(meta), sizes)
+
+    def one_size(self, meta, children):
+        return (children[0], ())
+
+    def team_sizes(self, meta, children):
+        return (None, tuple(children))
 
     def named_teams(self, meta, children):
         return (tuple(str(c) for c in children), None)

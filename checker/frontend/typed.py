@@ -508,7 +508,7 @@ class Model:
     players: Expr | None  # the number of players, if declared
     team_names: tuple[str, ...] | None  # named teams
     team_count: Expr | None  # counted teams (A, B, ...)
-    team_size: Expr | None
+    team_size: Expr | None  # `size S` (None with `sizes`)
     seating: str  # alternate | blocks | list
     seating_order: tuple[str, ...]
     vars: tuple[VarInfo, ...]
@@ -547,6 +547,7 @@ class Model:
     past_losers_win: bool = False  # `precedence lose over win same_step`: who lost earlier may still win
     loop_draws: bool = False  # `loop_draws`: a loop no game action can leave is a draw, not a forced-loop
     opponents: Opponents | None = None  # who is an opponent of whom, if declared (else: other teams, or others)
+    team_sizes: tuple[Expr, ...] = ()  # `sizes 1, 3`: each team's size, in the order named (teams of different sizes)
 
     @property
     def has_teams(self) -> bool:

@@ -80,6 +80,10 @@ class CallsMixin:
             self.error(Code.TYPE_MISMATCH, f"{entry.name}() needs teams, and this format has none" if entry.params
                        else f"`{entry.name}` needs teams, and this format has none", span, "declare `teams ... size ...`")
             return T.Const(0, ERROR, span)
+        if entry.key == "team_size" and self.teams_decl is not None and self.teams_decl.sizes:
+            self.error(Code.TYPE_MISMATCH, "`team_size` is not one number: the teams are declared with `sizes`", span,
+                       "count a team's players with `size(teammates(p)) + 1`, or name the size")
+            return T.Const(0, ERROR, span)
         if ctx.const and not (entry.key in ("abs", "min", "max") or ctx.const == "sizes" and entry.key in ("nplayers", "nteams", "team_size")):
             return self.not_const(entry.name + ("()" if entry.params else ""), span)
         if entry.reads == "outcome":

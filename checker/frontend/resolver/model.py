@@ -66,6 +66,7 @@ class ModelMixin:
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
             params=params, players=players,
             team_names=td.names if td is not None else None, team_count=team_count, team_size=team_size,
+            team_sizes=self.team_sizes,
             seating=seating.kind if seating else "alternate", seating_order=seating.order if seating else (),
             vars=vars_, actions=actions, outcomes=outcomes,
             precedence=tuple((d.winner, d.loser, d.who) for d in of(sx.PrecedenceDecl)
@@ -100,7 +101,12 @@ class ModelMixin:
         players = self.const(players_d[-1].count, "params") if players_d else None
         td = self.teams_decl
         team_count = self.const(td.count, "params") if td is not None and td.count is not None else None
-        team_size = self.const(td.size, "params") if td is not None else None
+        team_size = self.const(td.size, "params") if td is not None and td.size is not None else None
+        if td is not None and td.sizes:
+            self.team_sizes = tuple(self.const(x, "params") for x in td.sizes)
+            if td.names is not None and len(td.sizes) != len(td.names):
+                self.error(Code.OUT_OF_RANGE, f"{len(td.names)} teams are named but {len(td.sizes)} sizes are given", td.span,
+                           "give one size per team, in the order the teams are named (`teams A, B sizes 1, 3`)")
         return players, team_count, team_size
 
     def reachable(self, d, ctx: Ctx) -> T.Reachable:
