@@ -254,7 +254,7 @@ def test_a_precedence_for_players_settles_players_and_leaves_teams_in_conflict(t
 def test_a_precedence_for_teams_settles_teams_and_leaves_players_in_conflict(tmp_path):
     res, _ = _check(tmp_path, CLASH + "precedence lose over win for teams\n")
     (f,) = [f for f in res.findings if f.kind == "outcome-conflict"]
-    assert f.message == "A1 both win and lose" and f.replay.status == "confirmed"
+    assert f.message == "A1 both wins and loses" and f.replay.status == "confirmed"
 
 
 def test_a_precedence_for_everyone_settles_both(tmp_path):

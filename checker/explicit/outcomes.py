@@ -464,9 +464,9 @@ class OutcomeResolution:
         both_p = c.wp & c.lp
         both_t = c.wt & c.lt
         if both_p:
-            return f"{_names_of(inst.players, both_p)} both win and lose"
+            return f"{_names_of(inst.players, both_p)} both {_verbs(both_p)}"
         if both_t:
-            return f"team {_names_of(inst.teams, both_t)} both wins and loses"
+            return f"team{'s' if both_t & both_t - 1 else ''} {_names_of(inst.teams, both_t)} both {_verbs(both_t)}"
         if c.draw and (c.wp or c.wt):
             return "the game is both drawn and won"
         if c.fin and (c.draw or c.wp or c.wt):
@@ -505,6 +505,11 @@ def _holds_at(r, x: int, c: Ctx) -> bool:
 
 def _names_of(names, mask) -> str:
     return ", ".join(names[i] for i in range(len(names)) if mask >> i & 1)
+
+
+def _verbs(mask: int) -> str:
+    """"wins and loses" for one player or team, "win and lose" for several."""
+    return "win and lose" if mask & mask - 1 else "wins and loses"
 
 
 def _seat_orders(events: list, n: int) -> list[list]:

@@ -328,7 +328,7 @@ def _seats(model: T.Model, params, fail) -> tuple[tuple, tuple, tuple] | None:
     if model.team_sizes:
         sizes = [evaluate(x, params) for x in model.team_sizes]
         if len(sizes) != len(names):  # (named teams: the resolver checks it; counted ones: here)
-            fail(Code.OUT_OF_RANGE, f"{len(names)} teams but {len(sizes)} sizes", where,
+            fail(Code.OUT_OF_RANGE, f"{len(names)} team{'s' if len(names) > 1 else ''} but {len(sizes)} size{'s' if len(sizes) > 1 else ''}", where,
                  "give one size per team, in the order the teams are named")
             return None
     else:

@@ -105,7 +105,7 @@ class ModelMixin:
         if td is not None and td.sizes:
             self.team_sizes = tuple(self.const(x, "params") for x in td.sizes)
             if td.names is not None and len(td.sizes) != len(td.names):
-                self.error(Code.OUT_OF_RANGE, f"{len(td.names)} teams are named but {len(td.sizes)} sizes are given", td.span,
+                self.error(Code.OUT_OF_RANGE, f"{len(td.names)} teams are named but {len(td.sizes)} size{'s are' if len(td.sizes) > 1 else ' is'} given", td.span,
                            "give one size per team, in the order the teams are named (`teams A, B sizes 1, 3`)")
         return players, team_count, team_size
 
