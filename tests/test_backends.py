@@ -21,8 +21,18 @@ from checker.limits import Budget, Limits
 from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
-SPECS = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))
-               + [p for p in (ROOT / "tests" / "fixtures").rglob("*.rw") if "bugs" not in p.parts])
+
+
+def _tiered(paths: list[str]) -> list:
+    """`paths` as test parameters: each fixture pair's first defect (`defect.rw`) and the files
+    outside tests/fixtures in the fast tier, the other fixtures in the slow one (every fixture
+    pair adds a second to each comparison; the slow tier, which CI runs, compares them all)."""
+    return [pytest.param(p, marks=pytest.mark.slow)
+            if p.startswith("tests/fixtures/") and not p.endswith("/defect.rw") else p for p in paths]
+
+
+SPECS = _tiered(sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))
+                       + [p for p in (ROOT / "tests" / "fixtures").rglob("*.rw") if "bugs" not in p.parts]))
 DEPTH = 4
 
 
@@ -159,8 +169,8 @@ def test_bmc_meets_the_harmony_conflict_at_its_depth_and_none_in_the_clean_twin(
 
 
 # every spec of spec/ and every fixture, the ones that reproduce bugs included
-EVERY_SPEC = sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "spec").glob("*.rw"))
-                    + list((ROOT / "tests" / "fixtures").rglob("*.rw")))
+EVERY_SPEC = _tiered(sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "spec").glob("*.rw"))
+                            + list((ROOT / "tests" / "fixtures").rglob("*.rw"))))
 SETUPS_LISTED = 2_000  # more setups than this are compared by existence only
 
 
