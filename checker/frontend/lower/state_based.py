@@ -1,10 +1,10 @@
 """State-based rules (docs/language.md, "State-based rules") lowered into plain statements.
 
-"Whenever ... the next time a player would receive priority" (MTG 704, 904.10) is a rule
-checked after every step, not an outcome and not an event: written into every action, it is
-copied, and an action that forgets it drops the rule. A `state_based` declaration says it once;
-like a phase's end, it is lowered once into typed statements that end every action's body,
-before the phase chain, so the closures, the compiled successors and Z3 run one definition:
+A rule a text says is checked whenever a step is over is neither an outcome nor an event:
+written into every action, it is copied, and an action that forgets it drops the rule. A
+`state_based` declaration says it once; like a phase's end, it is lowered once into typed
+statements that end every action's body, before the phase chain, so the closures, the
+compiled successors and Z3 run one definition:
 
   if COND1 then [rule1] BODY1 end
   if COND2 then [rule2] BODY2 end
@@ -13,7 +13,7 @@ before the phase chain, so the closures, the compiled successors and Z3 run one 
 Each rule is judged once per step, in the order written, in the state the statements (and the
 rules before it) left; a rule whose body makes another's condition hold lets that one run in
 the same step only if it is written after. Why once and in order rather than "until none
-applies" (MTG 704.3): a bound the writer can read, and a step that always ends. Why before the
+applies": a bound the writer can read, and a step that always ends. Why before the
 phases: a rule's effect may end a phase in the same step (its end condition reads it), which
 is what "state-based" means for a phase that ends "when no player has ...".
 """
