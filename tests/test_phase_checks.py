@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from checker import engine
-from checker.analyses import unbounded
-from checker.analyses.phase_checks import phase_mentions
+from checker.analyses.phase_checks import in_phase, phase_mentions
 from checker.limits import Limits
 from checker.symbolic import horn
 
@@ -67,10 +66,10 @@ def test_a_set_of_phases_names_each_of_them(tmp_path):
 def test_spacer_proves_that_no_frame_is_in_a_phase_that_ends_as_it_starts(tmp_path):
     inst = engine.load_instances(_spec(tmp_path, "invariant b: step != bonus or rounds > 0", top=100_000))[0]
     (_, cyc, bonus), = phase_mentions(inst.model)
-    a = horn.Prover(inst).ask(horn.holds(unbounded._in_phase(inst, cyc, bonus), {}), 20)
+    a = horn.Prover(inst).ask(horn.holds(in_phase(inst, cyc, bonus), {}), 20)
     assert a.verdict == horn.PROVED
     play = cyc.phases[0]
-    assert horn.Prover(inst).ask(horn.holds(unbounded._in_phase(inst, cyc, play), {}), 20).verdict == horn.REACHABLE
+    assert horn.Prover(inst).ask(horn.holds(in_phase(inst, cyc, play), {}), 20).verdict == horn.REACHABLE
 
 
 @pytest.mark.slow  # the whole symbolic run (20 s): every other question is asked too

@@ -16,7 +16,7 @@ from checker.analyses import unbounded
 from checker.analyses.checks import run_checks_within
 from checker.analyses.explored import Explored
 from checker.analyses.graph_checks import winners
-from checker.analyses.phase_checks import phases_entered
+from checker.analyses.phase_checks import in_phase, phases_entered
 from checker.engine import load_instances
 from checker.explicit.compiled import machine_for
 from checker.explicit.explore import explore
@@ -65,7 +65,7 @@ def spacer_answers(inst) -> dict[str, str]:
     prover = horn.Prover(inst)
     bads = dict(unbounded.SAFETY)
     bads.update({"invariant " + d.name: horn.violated(d.cond) for d in inst.model.invariants})
-    bads.update({f"in phase {p.name}": horn.holds(unbounded._in_phase(inst, cyc, p), {})
+    bads.update({f"in phase {p.name}": horn.holds(in_phase(inst, cyc, p), {})
                  for cyc in inst.model.phases for p in cyc.phases})
     bads.update({f"{inst.players[x]} wins": unbounded._wins(x, False) for x in range(inst.nplayers)})
     bads.update({f"team {inst.teams[x]} wins": unbounded._wins(x, True) for x in range(inst.nteams)})

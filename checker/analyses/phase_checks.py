@@ -17,6 +17,7 @@ Part of the ordered tuple `checker.analyses.checks.CHECKS`.
 from __future__ import annotations
 
 from ..frontend import typed as T
+from ..frontend.types import BOOL
 from .explored import Explored
 from .findings import Finding
 
@@ -36,6 +37,12 @@ def phase_mentions(model: T.Model) -> list[tuple[T.Condition, T.PhaseCycle, T.Ph
                      and n.type.members == members}
             out.extend((d, cyc, p) for p in cyc.phases if p.index in named)
     return out
+
+
+def in_phase(inst, cyc: T.PhaseCycle, p: T.Phase) -> T.Expr:
+    """`cyc == p`: a state is in phase `p` (what Spacer is asked, as of a `reachable` property)."""
+    ty = next(v.type for v in inst.model.vars if v.name == cyc.name)
+    return T.Compare("==", T.VarRef(cyc.name, None, ty, False), T.Const(p.index, ty), BOOL)
 
 
 def phases_entered(x: Explored) -> set[tuple[str, int]]:

@@ -28,7 +28,6 @@ import z3
 from ..frontend import consts
 from ..frontend import syntax as sx
 from ..frontend import typed as T
-from ..frontend.types import BOOL
 from ..frontend.instances import Instance
 from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
@@ -44,7 +43,7 @@ from .decision import SPACER, Decision, Questions, proof_detail
 from .findings import Finding
 from .verdicts import Replay
 from .graph_checks import rule_label, winners
-from .phase_checks import phase_mentions, phases_entered, vacuous_property
+from .phase_checks import in_phase, phase_mentions, phases_entered, vacuous_property
 
 DIRECTED = "explicit (directed search)"  # the engine of a finding a directed search shows
 RANKING = "symbolic (ranking)"
@@ -125,7 +124,7 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
         if (cyc.name, p.index) in reached.get("phases", set()):
             decisions.append(Decision("vacuous-property", subject, "found", "explicit"))
             continue
-        a = ask(horn.holds(_in_phase(inst, cyc, p), {}))
+        a = ask(horn.holds(in_phase(inst, cyc, p), {}))
         decisions.append(judge("vacuous-property", subject, a))
         if a.verdict == horn.PROVED:
             out.append(replace(vacuous_property(inst, d, cyc, p, proof_detail(a)), engine=SPACER))
@@ -205,12 +204,6 @@ def _not_encoded(prover: horn.Prover, bad) -> str:
     except Unsupported as exc:
         return f"not encoded for the symbolic engine: {exc}"
     return ""
-
-
-def _in_phase(inst: Instance, cyc: T.PhaseCycle, p: T.Phase) -> T.Expr:
-    """`cyc == p`: a frame is in phase `p` (a question for Spacer like a `reachable` property)."""
-    ty = next(v.type for v in inst.model.vars if v.name == cyc.name)
-    return T.Compare("==", T.VarRef(cyc.name, None, ty, False), T.Const(p.index, ty), BOOL)
 
 
 def _wins(x: int, team: bool):
@@ -468,9 +461,10 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
 
 
 def _phases_entered(graph, budget: Budget) -> set[tuple[str, int]]:
-    """The phases some state of a partial graph is in (phase_checks); none where the budget
-    runs out (Spacer is then asked)."""
-    if not graph.machine.inst.model.phases:
+    """The phases some state of a partial graph is in (phase_checks), where an invariant speaks
+    of one (else no pass over the states is owed); none where the budget runs out (Spacer is
+    then asked)."""
+    if not phase_mentions(graph.machine.inst.model):
         return set()
     try:
         return phases_entered(Explored(graph, budget))

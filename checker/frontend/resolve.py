@@ -109,7 +109,6 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
         seating = [d for d in decls if isinstance(d, sx.SeatingDecl)]
         self.seating = seating[-1] if seating else None
         self.has_teams = self.teams_decl is not None
-        self.team_sizes: tuple = ()  # `teams ... sizes 1, 3` (table_sizes types them)
         opponents = [d for d in decls if isinstance(d, sx.OpponentsDecl)]
         self.opponents_decl = opponents[-1] if opponents else None
         if self.opponents_decl is not None:  # `opponents(x)` expands through it (calls.py)

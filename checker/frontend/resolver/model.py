@@ -31,7 +31,7 @@ class ModelMixin:
         decls = self.decls
         of = lambda cls: [d for d in decls if isinstance(d, cls)]  # noqa: E731
         params = tuple(self.param_info(d) for d in of(sx.ParamDecl))
-        players, team_count, team_size = self.table_sizes(of(sx.PlayersDecl))
+        players, team_count, team_size, team_sizes = self.table_sizes(of(sx.PlayersDecl))
         # variable types before anything reads a variable
         for d in self.var_decls.values():
             self.var_types[d.name] = self.type_of(d)
@@ -66,7 +66,7 @@ class ModelMixin:
             path=self.spec.path, format=self.fmt, reading=self.reading, spec=self.spec, decls=decls,
             params=params, players=players,
             team_names=td.names if td is not None else None, team_count=team_count, team_size=team_size,
-            team_sizes=self.team_sizes,
+            team_sizes=team_sizes,
             seating=seating.kind if seating else "alternate", seating_order=seating.order if seating else (),
             vars=vars_, actions=actions, outcomes=outcomes,
             precedence=tuple((d.winner, d.loser, d.who) for d in of(sx.PrecedenceDecl)
@@ -95,19 +95,19 @@ class ModelMixin:
         return T.ParamInfo(d.name, vals, is_range, d.tags, d.span, abstracts=abstracts)
 
     def table_sizes(self, players_d) -> tuple:
-        """(the number of players, of teams, the size of a team), each None if not declared."""
+        """(the number of players, of teams, the size of a team, each None if not declared; the
+        sizes of the teams with `sizes`, else ())."""
         if not players_d and self.teams_decl is None:
             self.error(Code.MISSING_DECLARATION, "the model declares no players", self.spec.span, "add `players N` or `teams A, B size S`")
         players = self.const(players_d[-1].count, "params") if players_d else None
         td = self.teams_decl
         team_count = self.const(td.count, "params") if td is not None and td.count is not None else None
         team_size = self.const(td.size, "params") if td is not None and td.size is not None else None
-        if td is not None and td.sizes:
-            self.team_sizes = tuple(self.const(x, "params") for x in td.sizes)
-            if td.names is not None and len(td.sizes) != len(td.names):
-                self.error(Code.OUT_OF_RANGE, f"{len(td.names)} teams are named but {len(td.sizes)} size{'s are' if len(td.sizes) > 1 else ' is'} given", td.span,
-                           "give one size per team, in the order the teams are named (`teams A, B sizes 1, 3`)")
-        return players, team_count, team_size
+        team_sizes = tuple(self.const(x, "params") for x in td.sizes) if td is not None else ()
+        if td is not None and td.sizes and td.names is not None and len(td.sizes) != len(td.names):
+            self.error(Code.OUT_OF_RANGE, f"{len(td.names)} teams are named but {len(td.sizes)} size{'s are' if len(td.sizes) > 1 else ' is'} given", td.span,
+                       "give one size per team, in the order the teams are named (`teams A, B sizes 1, 3`)")
+        return players, team_count, team_size, team_sizes
 
     def reachable(self, d, ctx: Ctx) -> T.Reachable:
         """A `reachable` (or `possible`) property: its parameters bound, its condition typed."""

@@ -171,9 +171,6 @@ _WORDS = {"ActionDecl": "action", "OutcomeDecl": "outcome rule", "InitDecl": "in
           "ProcedureDecl": "procedure", "EndsDecl": "ends condition", "InvariantDecl": "invariant",
           "ReachableDecl": "reachable property", "PossibleDecl": "possible property",
           "StateBasedDecl": "state-based rule"}
-_UNNAMED = {"PlayersDecl": "players", "TeamsDecl": "teams", "SeatingDecl": "seating", "WinnersDecl": "winners",
-            "ActiveDecl": "active", "LastSideDecl": "last_side", "AfterWinDecl": "after_win",
-            "LoopDrawsDecl": "loop_draws", "OpponentsDecl": "opponents"}
 
 
 def _declaration(d) -> str:
@@ -183,4 +180,5 @@ def _declaration(d) -> str:
         return f"{_WORDS[kind]} {d.name}"
     if isinstance(d, sx.PrecedenceDecl):
         return f"`precedence {d.winner} over {d.loser}{' for ' + d.who if d.who else ''}`"
-    return f"`{_UNNAMED.get(kind, kind)}`"
+    # a declaration without a name is its keyword: the class's name (LastSideDecl: `last_side`)
+    return "`" + re.sub(r"(?<!^)(?=[A-Z])", "_", kind.removesuffix("Decl")).lower() + "`"
