@@ -275,8 +275,13 @@ class Writer:
     # ---------------------------------------------------------- statements
     def stmt(self, d, sc):
         forms = ["assign"] * 3 + ["lose", "win", "draw", "finish", "at_once", "draw_some", "leave"] + (
-            ["if", "forall"] if d > 0 else [])
+            ["if", "forall"] if d > 0 else []) + (["signal"] * 2 if getattr(self, "events", None) else [])
         form = self.pick(forms)
+        if form == "signal":
+            name, subject = self.pick(self.events)
+            if subject is None:
+                return f"signal {name};"
+            return f"signal {name}({self.team(1, sc) if subject == 'team' else self.player(1, sc)});"
         if form == "assign":
             return self.assign(sc)
         if form == "at_once":  # two places at once: `a, b := x, y;` (values read the state before)
@@ -358,6 +363,12 @@ class Writer:
             out.append(f"init start: {self.bool_(1, {}, 0)}")
         for i in range(self.pick([0, 0, 1, 2])):
             out.append(f"possible pos{i}: {self.setup_bool(2)}")
+        # declared events (docs/language.md, "Declared events"): raised by `signal`, heard by triggers
+        self.events = []
+        for i in range(self.pick([0, 0, 0, 1, 2])):
+            subject = self.pick(["player", None] + (["team"] if self.teams else []))
+            self.events.append((f"ev{i}", subject))
+            out.append(f"event ev{i}" + (f"(q: {subject})" if subject else ""))
         replaced, actions = None, 0
         for i in range(self.draw(st.integers(1, 4))):
             params, sc = [], {"player": []}
@@ -399,12 +410,20 @@ class Writer:
             self.phase, self.safe = "", False
         events = ["lose player", "win player", "draw player", "leave player", "draw", "finish"] + (
             ["lose team", "win team", "draw team", "leave team"] if self.teams else [])
+        events += [f"signal {name} {subject or ''}".strip() for name, subject in self.events] * 2
         # triggers on outcome events (docs/language.md)
         for i in range(self.pick([0, 0, 1, 2])):
             event = self.pick(events)
             self.phase = "trigger"
             if event in ("draw", "finish"):
                 sc, head = {}, event
+            elif event.startswith("signal "):  # a declared event: `on ev0(q)`, `on ev1`
+                _, name, *subject = event.split()
+                if not subject:
+                    sc, head = {}, name
+                else:
+                    b = self.binder()
+                    sc, head = {subject[0]: [b]}, f"{name}({b})"
             else:
                 b = self.binder()
                 sc, head = {event.split()[-1]: [b]}, f"{event} {b}"

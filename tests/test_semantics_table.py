@@ -1009,8 +1009,10 @@ def test_every_builtin_of_the_table_is_a_row(probe):
     assert {b.key for b in bi.TABLE} - used == set()
 
 
-def test_every_typed_node_kind_is_in_a_row(probe):
+def test_every_typed_node_kind_is_in_a_row(probe, signal_probe):
     seen = {type(n) for tree in _typed_trees(probe) for n in T.walk(tree)}
+    # a `signal` does nothing until the step settles: its rows are the settled steps' (SIGNAL_ROWS)
+    seen |= {type(n) for _, text, _ in SIGNAL_ROWS for n in T.walk(signal_probe(text).model.actions[0].body)}
     assert set(T.KINDS) - seen == set()
 
 
@@ -1234,6 +1236,55 @@ def test_every_engine_fires_leave_and_draw_events_as_documented(leave_probe, sta
 @pytest.mark.parametrize("state, text, expected", ONCE_ROWS, ids=[f"{s}|{t}" for s, t, _ in ONCE_ROWS])
 def test_every_engine_runs_a_once_trigger_at_most_once_per_step(once_probe, state, text, expected, fold):
     _settled_by_every_engine(once_probe(text), state, expected, fold)
+
+
+# ---- declared events (docs/language.md, "Declared events"): `signal` raises one; its triggers run
+# when the step settles, after the outcome events of the same round, by seat, each (event,
+# subject) once per step; an event a trigger raises fires in the next round
+SIGNAL_MODEL = """
+players 4
+var life(p: player): 0..3 = 1
+var log: 0..9999 = 0
+var rounds: 0..9 = 0
+event takes(q: player)
+event tick
+outcome dead: lose player p when life[p] == 0
+outcome last: win player p when in_game(p) and forall q in opponents(p): lost(q)
+trigger heard [T1] on takes(q) do log := log * 10 + seat(q) + 1; end
+trigger chain [T2] on takes(q) when q == P2 do signal takes(P3); end
+trigger ticked [T3] on tick do rounds := rounds + 1; end
+trigger after_loss [T4] on lose player p do signal tick; log := log * 10 + 9; end
+"""
+
+SIGNAL_ROWS = [
+    ("start", "signal takes(P4);", {"log": 4, "rules": {"T1"}}),
+    # several subjects of one event: by seat, whatever the order raised
+    ("start", "signal takes(P4); signal takes(P1);", {"log": 14, "rules": {"T1"}}),
+    # a trigger's signal fires in the next round
+    ("start", "signal takes(P2);", {"log": 23, "rules": {"T1", "T2"}}),
+    # ... unless that (event, subject) already fired in this step: once per subject and step
+    ("start", "signal takes(P2); signal takes(P3);", {"log": 23, "rules": {"T1", "T2"}}),
+    ("start", "signal tick; signal tick;", {"rounds": 1, "rules": {"T3"}}),
+    # the outcome events of a round fire before its declared events
+    ("start", "life[P2] := 0; signal tick;", {"life[P2]": 0, "log": 9, "rounds": 1, "out": {"P2"}, "rules": {"T3", "T4"}}),
+    ("start", "life[P2] := 0;", {"life[P2]": 0, "log": 9, "rounds": 1, "out": {"P2"}, "rules": {"T3", "T4"}}),
+    # an event about a player out of the game fires all the same (a trigger's condition may ask)
+    ("P3 out", "signal takes(P3);", {"log": 3, "rules": {"T1"}}),
+    ("start", "rounds := 2;", {"rounds": 2}),
+    # a trigger's assignment out of its type fails the step
+    ("start", "rounds := 9; signal tick;", OVERFLOW),
+]
+
+
+@pytest.fixture(scope="module")
+def signal_probe(tmp_path_factory):
+    return _step_probe(tmp_path_factory.mktemp("signals"), SIGNAL_MODEL)
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
+@pytest.mark.parametrize("state, text, expected", SIGNAL_ROWS, ids=[f"{s}|{t}" for s, t, _ in SIGNAL_ROWS])
+def test_every_engine_fires_declared_events_as_documented(signal_probe, state, text, expected, fold):
+    _settled_by_every_engine(signal_probe(text), state, expected, fold)
 
 
 # ---- state-based rules (docs/language.md, "State-based rules"): after the step's statements, in

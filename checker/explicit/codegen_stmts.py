@@ -122,3 +122,10 @@ class StatementSource:
         line = f"{pad}{fact} |= 1 << {self.expr(s.subject)}"
         self.wrote(fact)
         return [line]
+
+    def s_SignalStmt(self, s, pad):
+        at = self.comp.signals[s.event][0]
+        self.wrote("sg")
+        if s.subject is None:
+            return [f"{pad}sg |= {1 << at}"]
+        return [f"{pad}sg |= 1 << ({at} + {self.expr(s.subject)})"]

@@ -43,6 +43,7 @@ class Compiler(BuiltinClosures, StatementClosures):
         self.all = (1 << self.n) - 1
         self.members = [inst.members_mask(t) for t in range(inst.nteams)]
         self.cells: dict[int, list] = {}  # binder uid -> the cell its closures read
+        self.signals = T.signal_slots(inst.model.events, inst.nplayers, inst.nteams)
 
     def cell(self, b: T.Binder) -> list:
         return self.cells.setdefault(b.uid, [None])

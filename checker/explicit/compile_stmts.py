@@ -103,3 +103,17 @@ class StatementClosures:
         def outcome(c):
             setattr(c, attr, getattr(c, attr) | (1 << f(c)))
         return outcome
+
+    def s_SignalStmt(self, s):
+        at = self.signals[s.event][0]
+        if s.subject is None:
+            bit = 1 << at
+
+            def signal(c):
+                c.sg |= bit
+            return signal
+        f = self.expr(s.subject)
+
+        def signal_of(c):
+            c.sg |= 1 << (at + f(c))
+        return signal_of

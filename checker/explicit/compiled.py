@@ -114,7 +114,7 @@ class CompiledMachine(Machine):
         # resolved alike for every binding: looked up once per state
         same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
         if same_resolution:
-            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0)", f"{PAD}known = RESOLVED.get(key)"]
+            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0, 0)", f"{PAD}known = RESOLVED.get(key)"]
         if not decl.params:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
@@ -208,8 +208,8 @@ class CompiledMachine(Machine):
         text = "\n".join(body)
         fixed_hits = "hits.append" not in text
         start = [f"{pad}hits = ({_lit(a.rid)},)" if fixed_hits else f"{pad}hits = [{_lit(a.rid)}]"]
-        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin|dp|dt|xp|xt)\b", text):
-            start += [f"{pad}lp = lt = wp = wt = dp = dt = xp = xt = 0", f"{pad}draw = fin = False"]
+        if not same_resolution or re.search(r"\b(lp|lt|wp|wt|draw|fin|dp|dt|xp|xt|sg)\b", text):
+            start += [f"{pad}lp = lt = wp = wt = dp = dt = xp = xt = sg = 0", f"{pad}draw = fin = False"]
         lines[0:0] = start
         lines += [f"{pad}except Overflow as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), "
@@ -231,7 +231,7 @@ class CompiledMachine(Machine):
         if same_resolution:
             lines = [f"{pad}done = known"]
         else:
-            lines = [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt)",
+            lines = [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg)",
                      f"{pad}done = RESOLVED.get(key)"]
         lines += [f"{pad}if done is None:",
                   f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
@@ -303,10 +303,10 @@ class CompiledMachine(Machine):
         self._resolved_packed.clear()  # (in place: the generated successors hold it as RESOLVED)
 
     def _resolve_packed(self, key, hits, vals):
-        seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = key
+        seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg = key
         c = Ctx(list(self.unpack(vals + (out, tout, RUNNING))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
-        c.dp, c.dt, c.xp, c.xt = dp, dt, xp, xt
+        c.dp, c.dt, c.xp, c.xt, c.sg = dp, dt, xp, xt, sg
         c.hits = list(hits)
         before = len(c.hits)
         try:
@@ -457,8 +457,8 @@ def _hoistable(decl, conjuncts: list) -> list:
 
 
 def _derives_facts(body) -> bool:
-    """Whether a body has an outcome statement (lose, win, draw, finish)."""
-    return any(isinstance(n, T.OutcomeStmt) for n in T.walk(list(body)))
+    """Whether a body has an outcome statement (lose, win, draw, finish) or raises an event."""
+    return any(isinstance(n, (T.OutcomeStmt, T.SignalStmt)) for n in T.walk(list(body)))
 
 
 def _marker_terms(gen: Generator, b: T.Binder, values, conjuncts: list) -> list:

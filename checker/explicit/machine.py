@@ -216,6 +216,8 @@ class Machine(OutcomeResolution):
             self.var_inits.append((v, cell, comp.expr(info.init)))
         self.rules = model.rules
         self.triggers = self._triggers(model)
+        # (event key, first bit, size) of each declared event some trigger hears, in the order declared
+        self.signal_events = [(e.key, *self.comp.signals[e.name]) for e in model.events if e.key in self.triggers]
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
         self._resolved: dict[tuple, tuple] = {}
         self._masks: dict[int, int] = {}  # while a step is resolved: "cannot" rule -> the subjects it forbids
@@ -384,7 +386,7 @@ class Machine(OutcomeResolution):
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
                 done = self._resolved.get(key)
                 if done is None:
                     before = len(c.hits)
@@ -428,7 +430,7 @@ class Machine(OutcomeResolution):
         """The triggers of each event kind, in the order written."""
         on: dict[str, list[Trigger]] = {}
         for t in model.triggers:
-            event = t.event + ("_" + t.subject if t.subject else "")
+            event = t.key
             cell = self.comp.cell(t.binder) if t.binder else None
             on.setdefault(event, []).append(Trigger(t, t.rule, event, cell, self.comp.expr(t.cond), self.comp.stmts(t.body)))
         return on

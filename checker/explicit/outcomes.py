@@ -52,7 +52,7 @@ class OutcomeResolution:
         resolved without again, so the cost is one more resolution per such step until then."""
         if not self._unproven or self._what_if:
             return self._settle(c)
-        before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
+        before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
         start = len(c.hits)
         done = self._settle(c)
         cited = set(c.hits[start:])
@@ -65,9 +65,9 @@ class OutcomeResolution:
     def _ends_otherwise_without(self, k, before: tuple, after: tuple) -> bool:
         """Whether the step that began with the facts `before` would end otherwise than `after`
         without "cannot" rule `k` (machine attributes restored whatever happens)."""
-        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt = before
+        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg = before
         d = Ctx(list(vals), out, tout)
-        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt = lp, lt, wp, wt, draw, fin, dp, dt, xp, xt
+        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt, d.sg = lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg
         rules = self.loss_rules + self.win_rules
         saved = self.cannot_rules, [r.cannot for r in rules]
         self.cannot_rules = [j for j in self.cannot_rules if j is not k]
@@ -108,8 +108,8 @@ class OutcomeResolution:
             fired.update(events)
             wp, wt, draw, fin = c.wp, c.wt, c.draw, c.fin
             # the triggers see the statuses after the round and this step's wins, draw and finish;
-            # a loss or a win they state is a fact of the next round
-            c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = 0
+            # a loss or a win they state, or an event they raise, is a fact of the next round
+            c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = c.sg = 0
             if self.watch_order:
                 if not self.order_sensitive:
                     self._compare_seat_orders(c, events, spent)
@@ -163,21 +163,22 @@ class OutcomeResolution:
     def _round_in_order(self, c: Ctx, order: list, spent: set) -> tuple | None:
         """What the round's triggers leave when run in `order` on a copy of `c` (None: one failed)."""
         d = Ctx(list(c.vals), c.out, c.tout)
-        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt = (
-            c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt)
+        d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt, d.sg = (
+            c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
         d.over, d.out0, d.tout0 = c.over, c.out0, c.tout0
         try:
             self._run_triggers(d, order, spent)
         except (EvalError, Overflow):
             return None
-        return (tuple(d.vals), d.out, d.tout, d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt,
+        return (tuple(d.vals), d.out, d.tout, d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt, d.sg,
                 tuple(d.hits))
 
     def _events(self, c: Ctx, wp: int, wt: int, draw: bool, fin: bool, fired: set) -> list:
         """The events of the round just resolved that have triggers not yet run for them, in
         the order they fire (EVENTS): losses of players by seat, of teams, draws of some players
         and teams, departures of players and teams by any way but a win (a loss, a draw of
-        their own, leaving with no result), wins, a draw of the game, a finish."""
+        their own, leaving with no result), wins, a draw of the game, a finish; then the declared
+        events raised, in the order declared, each by seat or team."""
         on = self.triggers
         out = []
         for event, mask in (("lose_player", c.lp), ("lose_team", c.lt), ("draw_player", c.dp), ("draw_team", c.dt),
@@ -188,6 +189,10 @@ class OutcomeResolution:
         for event, now, before in (("draw", c.draw, draw), ("finish", c.fin, fin)):
             if event in on and now and not before and (event, 0) not in fired:
                 out.append((event, 0))
+        if c.sg:
+            for event, at, size in self.signal_events:
+                raised = c.sg >> at
+                out += [(event, x) for x in range(size) if raised >> x & 1 and (event, x) not in fired]
         return out
 
     # ------------------------------------------------------------ outcome resolution

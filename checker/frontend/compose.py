@@ -37,6 +37,7 @@ REMOVABLE = {
     "procedure": "ProcedureDecl", "ends": "EndsDecl", "invariant": "InvariantDecl", "reachable": "ReachableDecl",
     "players": "PlayersDecl", "teams": "TeamsDecl", "seating": "SeatingDecl", "winners": "WinnersDecl",
     "active": "ActiveDecl", "last_side": "LastSideDecl", "trigger": "TriggerDecl", "state_based": "StateBasedDecl", "possible": "PossibleDecl",
+    "event": "EventDecl",
     "phases": "PhasesDecl", "opponents": "OpponentsDecl",
 }
 _UNNAMED = {"players", "teams", "seating", "winners", "active", "last_side", "opponents"}

@@ -252,7 +252,16 @@ class RunStmt:
     span: Span = _span()
 
 
-Stmt = Union[Assign, MultiAssign, If, ForallStmt, OutcomeStmt, LocalLet, RunStmt]
+@dataclass(frozen=True)
+class SignalStmt:
+    """`signal takes_marker(q);`: the step raises declared event `event` (for `subject`)."""
+    event: str
+    subject: Expr | None
+    tags: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+Stmt = Union[Assign, MultiAssign, If, ForallStmt, OutcomeStmt, LocalLet, RunStmt, SignalStmt]
 
 
 # ---------------------------------------------------------------- declarations
@@ -376,14 +385,26 @@ class TriggerDecl:
     subject and step, after the outcomes of a step are settled (docs/language.md, "Events and
     triggers")."""
     name: str
-    event: str  # lose | win | draw | leave | finish (draw: of the game without a subject, of some with one)
-    subject_kind: str | None  # player | team | None (draw, finish)
+    event: str  # lose | win | draw | leave | finish (draw: of the game without a subject, of some with one) | signal
+    subject_kind: str | None  # player | team | None (draw, finish); for "signal", set by the resolver
     var: str | None
     cond: Expr
     body: tuple[Stmt, ...]
     tags: tuple[str, ...]
     span: Span = _span()
     once: bool = False  # `once`: at most once per step, whichever subject it runs for
+    signal: str = ""  # event "signal": the declared event heard (its subject kind is the declaration's)
+
+
+@dataclass(frozen=True)
+class EventDecl:
+    """`event takes_marker(q: player) [tags]`: an event that is not an outcome, raised by a
+    `signal` statement and heard by triggers (docs/language.md, "Declared events")."""
+    name: str
+    subject_kind: str | None  # player | team | None (an event of the whole game)
+    var: str | None  # the parameter's name, for the reader: triggers name their own
+    tags: tuple[str, ...]
+    span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -615,7 +636,7 @@ Decl = Union[ParamDecl, LetDecl, PlayersDecl, TeamsDecl, SeatingDecl, VarDecl, I
              ConstraintDecl, ActionDecl, RoutineDecl, OutcomeDecl, PrecedenceDecl, WinnersDecl, ActiveDecl,
              ProcedureDecl, EndsDecl, LastSideDecl, InvariantDecl, ReachableDecl, ExpectDecl,
              OutOfScopeDecl, ChangesDecl, ReadingDecl, TriggerDecl, StateBasedDecl, PossibleDecl, AfterWinDecl, LoopDrawsDecl,
-             OpponentsDecl]
+             OpponentsDecl, EventDecl]
 
 
 @dataclass(frozen=True)
@@ -697,7 +718,7 @@ def decl_name(d: Decl) -> str | None:
     """The name by which a reading's declaration replaces a base declaration, if any."""
     if isinstance(d, (VarDecl, LetDecl, ParamDecl, InitDecl, ConstraintDecl, ActionDecl, RoutineDecl,
                       OutcomeDecl, ProcedureDecl, EndsDecl, InvariantDecl, ReachableDecl, TriggerDecl, PossibleDecl, PhasesDecl,
-                      StateBasedDecl)):
+                      StateBasedDecl, EventDecl)):
         return f"{type(d).__name__}:{d.name}"
     if isinstance(d, (PlayersDecl, TeamsDecl, SeatingDecl, WinnersDecl, ActiveDecl, LastSideDecl, MatchDecl, AfterWinDecl,
                       LoopDrawsDecl, OpponentsDecl)):

@@ -16,7 +16,8 @@ from .to_syntax_exprs import PrecWho
 
 # the statement nodes a body is made of (an action, a trigger or a game start tells its
 # condition from them)
-_STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt, ir.Labelled)
+_STMTS = (ir.Assign, ir.MultiAssign, ir.If, ir.ForallStmt, ir.OutcomeStmt, ir.LocalLet, ir.RunStmt, ir.SignalStmt,
+          ir.Labelled)
 
 
 def _is_stmt(x) -> bool:
@@ -141,7 +142,22 @@ class Rules(SyntaxBuilder):
         cond: ir.Expr = ir.Bool(True, self.sp(meta))
         if rest and not isinstance(rest[0], _STMTS):
             cond, rest = rest[0], rest[1:]
-        return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta), once)
+        signal = ""
+        if event.startswith("signal:"):  # a declared event: its subject kind is its declaration's
+            event, signal = "signal", event[len("signal:"):]
+        return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta),
+                              once, signal)
+
+    def event_decl(self, meta, children):
+        tags, rest = self._split(children[1:])
+        kind, var = rest[0] if rest else (None, None)
+        return ir.EventDecl(str(children[0]), kind, var, tags, self.sp(meta))
+
+    def event_param(self, meta, c):
+        return (str(c[1]), str(c[0]))
+
+    def event_subject(self, meta, c):
+        return str(c[0])
 
     def state_based_decl(self, meta, children):
         tags, rest = self._split(children[1:])
@@ -170,6 +186,9 @@ class Rules(SyntaxBuilder):
 
     def event_finish(self, meta, c):
         return ("finish", None, None)
+
+    def event_declared(self, meta, c):
+        return ("signal:" + str(c[0]), None, str(c[1]) if len(c) > 1 and c[1] is not None else None)
 
     def precedence_decl(self, meta, children):
         tags, rest = self._split(children)

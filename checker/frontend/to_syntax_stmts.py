@@ -86,6 +86,9 @@ class Statements(SyntaxBuilder):
     def leave_stmt(self, meta, c):
         return ir.OutcomeStmt("leave", c[0], (), self.sp(meta))
 
+    def signal_stmt(self, meta, c):
+        return ir.SignalStmt(str(c[0]), c[1] if len(c) > 1 else None, (), self.sp(meta))
+
 
 def _with_tags(stmt, tags):
     return replace(stmt, tags=tuple(stmt.tags) + tuple(tags))

@@ -274,9 +274,19 @@ class Block:
     span: Span = _span()
 
 
-Stmt = Union[Assign, If, Forall, OutcomeStmt, LetStmt, Block]
+@dataclass(frozen=True)
+class SignalStmt:
+    """`signal takes_marker(q);`: the step raises declared event `event` (`Model.events`) for
+    `subject` (None: an event without a subject); its triggers run when the step settles."""
+    event: str
+    subject: Expr | None
+    rule: int | None
+    span: Span = _span()
 
-STMT_KINDS = (Assign, If, Forall, OutcomeStmt, LetStmt, Block)
+
+Stmt = Union[Assign, If, Forall, OutcomeStmt, LetStmt, Block, SignalStmt]
+
+STMT_KINDS = (Assign, If, Forall, OutcomeStmt, LetStmt, Block, SignalStmt)
 KINDS = EXPR_KINDS + STMT_KINDS
 
 
@@ -307,7 +317,7 @@ def children(node) -> tuple:
             return tuple(x for c, body in node.branches for x in (c,) + body) + node.otherwise
         case Forall():
             return _domain_children(node.domain) + node.body
-        case OutcomeStmt():
+        case OutcomeStmt() | SignalStmt():
             return (node.subject,) if node.subject is not None else ()
         case LetStmt():
             return (node.value,)
@@ -410,6 +420,43 @@ class Trigger:
     tags: tuple[str, ...]
     span: Span = _span()
     once: bool = False  # `once`: at most once per step, whichever subject it runs for
+    signal: str = ""  # event "signal": the declared event it hears (`Model.events`)
+
+    @property
+    def key(self) -> str:
+        """The event as the engines file triggers: `lose_player`, `draw`, `signal:takes_marker_player`."""
+        return event_key(self.event, self.subject, self.signal)
+
+
+def event_key(event: str, subject: str | None, signal: str = "") -> str:
+    """The name of an event kind: an outcome event with its subject kind (`lose_player`), or a
+    declared event (`signal:NAME`, with its subject kind). No declared event's key is an outcome's."""
+    return (f"signal:{signal}" if signal else event) + (f"_{subject}" if subject else "")
+
+
+@dataclass(frozen=True)
+class Event:
+    """`event takes_marker(q: player)`: a declared event, raised by `signal` statements and heard
+    by triggers after the outcome events of each round (docs/language.md, "Declared events")."""
+    name: str
+    subject: str | None  # player | team | None
+    tags: tuple[str, ...]
+    span: Span = _span()
+
+    @property
+    def key(self) -> str:
+        return event_key("signal", self.subject, self.name)
+
+
+def signal_slots(events, nplayers: int, nteams: int) -> dict[str, tuple[int, int]]:
+    """Where each declared event's raised subjects are kept in a step's one mask of signals:
+    name -> (first bit, how many: the players, the teams, or one for an event without a subject)."""
+    out, at = {}, 0
+    for e in events:
+        size = nplayers if e.subject == "player" else nteams if e.subject == "team" else 1
+        out[e.name] = (at, size)
+        at += size
+    return out
 
 
 @dataclass(frozen=True)
@@ -548,6 +595,7 @@ class Model:
     loop_draws: bool = False  # `loop_draws`: a loop no game action can leave is a draw, not a forced-loop
     opponents: Opponents | None = None  # who is an opponent of whom, if declared (else: other teams, or others)
     team_sizes: tuple[Expr, ...] = ()  # `sizes 1, 3`: each team's size, in the order named (teams of different sizes)
+    events: tuple[Event, ...] = ()  # declared events, in the order written: the order their triggers run in a round
 
     @property
     def has_teams(self) -> bool:

@@ -50,6 +50,7 @@ class Encoder(Statements, Builtins):
         self.n = inst.nplayers
         self.nt = inst.nteams
         self.static: dict[str, list] = {}  # static choice name -> its terms
+        self.signals = T.signal_slots(self.model.events, self.n, self.nt)  # declared event -> (first bit, size)
         self.path = self.T  # the condition under which the expression being encoded is evaluated
         self.errs: list = []  # error conditions met so far (each already under its path)
         self._fails: dict[int, bool] = {}  # id(node) -> can_fail(node); the model outlives the encoder

@@ -58,8 +58,11 @@ def settle(enc: Encoder, st: SymState):
     draw = st.draw_fact  # the step's draw so far, without the end's draw of a game everyone left
     on: dict[str, list] = {}
     for t in model.triggers:
-        on.setdefault(t.event + ("_" + t.subject if t.subject else ""), []).append(t)
+        on.setdefault(t.key, []).append(t)
     n, nt = enc.n, enc.nt
+    # declared events heard by some trigger, in the order declared: they fire after the outcome events
+    signals = [(e.key, *enc.signals[e.name]) for e in model.events if e.key in on]
+    order = TRIGGER_EVENTS + tuple(key for key, _, _ in signals)
     fired: dict = {}
     spent: dict = {}  # per `once` trigger: where it ran in this step (a term)
     seen = {"win_player": [enc.F] * n, "win_team": [enc.F] * nt, "draw": [enc.F], "finish": [enc.F]}
@@ -69,12 +72,15 @@ def settle(enc: Encoder, st: SymState):
     # where a round is seen to be the last only when Z3 finds that it runs no trigger under any
     # values (`never`), a tighter bound is fewer rounds of terms to build
     pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
+    pairs += sum(size for _, _, size in signals)  # (those of signals were counted above as well: a bound all the same)
     for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "draw_player": st.dp, "draw_team": st.dt,
                "leave_player": _departures(st.lp, st.dp, st.xp, st.wp),
                "leave_team": _departures(st.lt, st.dt, st.xt, st.wt),
                "win_player": st.wp, "win_team": st.wt, "draw": [draw], "finish": [st.fin]}
-        events = _events(on, now, seen, fired, go, enc.F)
+        for key, at, size in signals:
+            now[key] = [st.sg.get(at + j, enc.F) for j in range(size)]
+        events = _events(order, on, now, seen, fired, go, enc.F)
         if not events:
             break
         for event, x, happens in events:
@@ -100,11 +106,11 @@ def _departures(lost, drew, left, won) -> list:
     return [or_all([a, b, and_(c, not_(d))]) for a, b, c, d in zip(lost, drew, left, won)]
 
 
-def _events(on, now, seen, fired, go, false) -> list:
+def _events(order, on, now, seen, fired, go, false) -> list:
     """[(event, subject, when it happens)] of a round: the events with triggers, in the order
-    they fire, that the round before made happen and that have not fired yet this step."""
+    they fire (`order`), that the round before made happen and that have not fired yet this step."""
     events = []
-    for event in TRIGGER_EVENTS:
+    for event in order:
         if event not in on:
             continue
         for x, fact in enumerate(now[event]):
@@ -124,6 +130,7 @@ def _run_triggers(enc: Encoder, st: SymState, draw, on, events, spent: dict):
     cur.draw = draw
     cur.lp, cur.lt = [enc.F] * n, [enc.F] * nt
     cur.dp, cur.dt, cur.xp, cur.xt = [enc.F] * n, [enc.F] * nt, [enc.F] * n, [enc.F] * nt
+    cur.sg = {}  # an event a trigger raises fires in the next round
     ran = enc.F
     for event, x, happens in events:
         for t in on[event]:

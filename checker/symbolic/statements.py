@@ -101,6 +101,17 @@ class Statements:
         setattr(st, attr, [or_(c, x == j) for j, c in enumerate(getattr(st, attr))])
         return st
 
+    def s_SignalStmt(self, s: T.SignalStmt, st: SymState, env) -> SymState:
+        st = st.copy()
+        at, size = self.signals[s.event]
+        if s.subject is None:
+            st.sg[at] = self.T
+            return st
+        x = self.errors_into(st, lambda: self.expr(s.subject, st, env))
+        for j in range(size):
+            st.sg[at + j] = or_(st.sg.get(at + j, self.F), x == j)
+        return st
+
     def in_type(self, var: Var, v):
         """The condition that `v` is a value of `var`'s type (sets: always)."""
         t = var.type

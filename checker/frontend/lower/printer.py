@@ -110,6 +110,8 @@ def _stmt(model: T.Model, s, depth: int) -> list[str]:
             return [f"{pad}let {s.binder.name} = {expr(s.value)};{rule}"]
         case T.OutcomeStmt():
             return [f"{pad}{s.kind}{' ' + expr(s.subject) if s.subject is not None else ''};{rule}"]
+        case T.SignalStmt():
+            return [f"{pad}signal {s.event}{'(' + expr(s.subject) + ')' if s.subject is not None else ''};{rule}"]
         case T.Block():
             return [f"{pad}do{rule}", *_stmts(model, s.body, depth + 1), f"{pad}end"]
         case T.Forall():

@@ -6,7 +6,9 @@ the phase chain, then in a match the game's results.
 """
 from __future__ import annotations
 
+import difflib
 import re
+from dataclasses import replace
 
 from .. import syntax as sx
 from .. import typed as T
@@ -155,8 +157,32 @@ class DeclsMixin:
                     out.append(t)
         return tuple(out)
 
+    def events_of(self, decls) -> dict:
+        """The declared events by name (a duplicate is E011, from the names pass)."""
+        out = {}
+        for d in decls:
+            if d.subject_kind == "team" and not self.has_teams:
+                self.error(Code.TYPE_MISMATCH, f"event `{d.name}` is about a team, and this format has no teams", d.span,
+                           "declare `teams ... size ...`, or make it an event of a player: `(q: player)`")
+            out.setdefault(d.name, T.Event(d.name, d.subject_kind, d.tags, d.span))
+        return out
+
     def trigger(self, d: sx.TriggerDecl):
         scope, binder = {}, None
+        if d.event == "signal":  # a declared event: its subject is its declaration's
+            e = self.events.get(d.signal)
+            if e is None:
+                close = difflib.get_close_matches(d.signal, list(self.events), n=1)
+                self.error(Code.UNDEFINED, f"there is no event `{d.signal}` for trigger {d.name} to hear", d.span,
+                           f"did you mean `{close[0]}`?" if close else
+                           f"declare it with `event {d.signal}(q: player)`, or hear an outcome: `on lose player p`")
+                return None
+            if (d.var is None) != (e.subject is None):
+                self.error(Code.ARGUMENTS, f"event `{e.name}` has {'a ' + e.subject if e.subject else 'no subject'}: "
+                           f"trigger {d.name} hears it as `on {e.name}{'(q)' if e.subject else ''}`", d.span,
+                           f"as it is declared at {e.span}")
+                return None
+            d = replace(d, subject_kind=e.subject)
         if d.subject_kind:
             if d.subject_kind == "team" and not self.has_teams:
                 self.error(Code.TYPE_MISMATCH, "a trigger on a team's outcome needs teams, and this format has none", d.span,
@@ -168,4 +194,4 @@ class DeclsMixin:
         cond = self.cond(d.cond, scope, ctx)
         rid = self.rule("trigger", d.name, d.tags, d.span)
         body = self.stmts(d.body, scope, ctx)
-        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span, d.once)
+        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span, d.once, d.signal)

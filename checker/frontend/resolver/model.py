@@ -36,6 +36,7 @@ class ModelMixin:
         for d in self.var_decls.values():
             self.var_types[d.name] = self.type_of(d)
         vars_ = tuple(self.var_info(d) for d in self.var_decls.values())
+        self.events = self.events_of(of(sx.EventDecl))  # before any statement raises one
         for r in self.routines.values():  # a routine no action runs is still a rule, and dead
             self.rule("routine", r.name, r.tags, r.span)
         self.phase_chain, cycles = lower_phases.lower(self, decls)
@@ -82,7 +83,7 @@ class ModelMixin:
             procedures=conds(sx.ProcedureDecl), ends=conds(sx.EndsDecl), invariants=conds(sx.InvariantDecl),
             reachables=reachables, expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)), phases=cycles, match=match,
-            triggers=triggers,
+            triggers=triggers, events=tuple(self.events.values()),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
             possibles=possibles, step_checks=tuple(self.step_checks))
 

@@ -170,7 +170,7 @@ _DECLARED_ELSEWHERE = (sx.LetDecl, sx.ParamDecl, sx.VarDecl, sx.RoutineDecl, sx.
 _WORDS = {"ActionDecl": "action", "OutcomeDecl": "outcome rule", "InitDecl": "init", "ConstraintDecl": "constraint",
           "ProcedureDecl": "procedure", "EndsDecl": "ends condition", "InvariantDecl": "invariant",
           "ReachableDecl": "reachable property", "PossibleDecl": "possible property",
-          "StateBasedDecl": "state-based rule"}
+          "StateBasedDecl": "state-based rule", "EventDecl": "event"}
 
 
 def _declaration(d) -> str:

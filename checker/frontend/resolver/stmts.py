@@ -56,7 +56,30 @@ class StmtsMixin:
             if x.type != ERROR:
                 x = self.coerce(x, TEAM if x.type.kind == "team" else PLAYER, f"the subject of `{s.kind}`")
             return T.OutcomeStmt(s.kind, x, rid, s.span)
+        if isinstance(s, sx.SignalStmt):
+            return self.signal(s, scope, ctx, rid)
         raise AssertionError(s)
+
+    def signal(self, s, scope, ctx, rid):
+        """`signal E(x);`: E declared (`event E(q: player)`), with a subject of its kind, or
+        without one for an event declared without."""
+        e = self.events.get(s.event)
+        if e is None:
+            close = difflib.get_close_matches(s.event, list(self.events), n=1)
+            self.error(Code.UNDEFINED, f"there is no event `{s.event}`", s.span,
+                       f"did you mean `{close[0]}`?" if close else f"declare it with `event {s.event}(q: player)`")
+            return T.Block((), rid, s.span)
+        if (s.subject is None) != (e.subject is None):
+            want = f"a {e.subject}: `signal {e.name}(x);`" if e.subject else f"no subject: `signal {e.name};`"
+            self.error(Code.ARGUMENTS, f"event `{e.name}` is raised with {want}", s.span,
+                       f"as it is declared at {e.span}")
+            return T.Block((), rid, s.span)
+        x = None
+        if s.subject is not None:
+            x = self.ex(s.subject, scope, ctx, 0)
+            if x.type != ERROR:
+                x = self.coerce(x, TEAM if e.subject == "team" else PLAYER, f"the subject of event `{e.name}`")
+        return T.SignalStmt(e.name, x, rid, s.span)
 
     def run_routine(self, s, scope, ctx, rid):
         """A routine run here: its parameters are local names bound to the arguments (evaluated
