@@ -691,3 +691,22 @@ def test_a_possible_property_is_asked_of_the_bare_setups_even_where_settling_the
     assert views is not None
     mine, theirs = views
     assert mine[-1] == theirs[-1] == [("any", True)]
+
+
+# found by the random specs: a draw of some players whose rule reads `lost_now` of a team that
+# a later rule makes lose in the same stratum. The explorer applies it again once the loss is
+# derived (it reads what its stratum derives); Z3 did not count `lost_now` as such a read, so the
+# players never drew and the setup was a gap instead of a draw.
+DRAW_AFTER_A_LOSS_OF_THE_STEP = """teams count 2 size 2
+var n: 0..1 = 0
+action a progress do n := 1; end
+outcome drawn: draw player p when lost_now(B)
+outcome beaten: lose team t when true
+"""
+
+
+def test_a_rule_that_reads_lost_now_is_applied_again_after_its_stratum_derives_a_loss_in_either_engine(tmp_path):
+    path = tmp_path / "lost_now.rw"
+    path.write_text(DRAW_AFTER_A_LOSS_OF_THE_STEP, encoding="utf-8")
+    mine, theirs = compare(str(path))
+    assert mine[:3] == theirs[:3] == ({(0, 0, True)}, False, False)

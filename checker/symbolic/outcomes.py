@@ -575,11 +575,7 @@ def _width(enc: Encoder, r) -> int:
 def _reads_own(r: T.OutcomeRule) -> bool:
     """Whether a rule reads the facts its own stratum derives (a loss rule lost(), a win rule
     won()): only those can change within a fixpoint once every rule has been applied once."""
-    own = {"lose": ("lost_player", "lost_team", "lost_now_player", "lost_now_team"),
-           "win": ("won_player", "won_team")}.get(r.kind, ())
-
-
     departs = r.kind in ("lose", "leave") or r.kind == "draw" and r.subject
     own = ("won_player", "won_team") if r.kind == "win" else \
-        ("lost_player", "lost_team", "drew_player", "drew_team") if departs else ()
+        ("lost_player", "lost_team", "lost_now_player", "lost_now_team", "drew_player", "drew_team") if departs else ()
     return any(isinstance(n, T.Call) and n.func in own for n in T.walk(r.cond))
