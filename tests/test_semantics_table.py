@@ -1287,6 +1287,45 @@ def test_every_engine_fires_declared_events_as_documented(signal_probe, state, t
     _settled_by_every_engine(signal_probe(text), state, expected, fold)
 
 
+# ---- after a round of triggers that ran, the state-based rules and the phase chain run again
+# (docs/language.md, "The order of a step"): a trigger's effect ends a phase in the same step
+# ("once a player is eliminated, the game ends when the current phase ends", SWU 12.7.1)
+SETTLE_MODEL = """
+players 3
+var life(p: player): 0..1 = 1
+var eliminated: bool = false
+var log: 0..99 = 0
+phases step { main [F1] ends when eliminated
+              cleanup }
+when main ends [F2] do log := log + 1; end
+state_based tidy [S1] when eliminated and log == 0 do log := log + 10; end
+trigger flag [T1] on lose player p do eliminated := true; end
+outcome dead: lose player p when life[p] == 0
+outcome over: win player p when step == cleanup and in_game(p)
+"""
+
+SETTLE_ROWS = [
+    # the elimination's trigger sets the flag: the state-based rule and the phase see it in this step
+    ("start", "life[P2] := 0;", {"life[P2]": 0, "eliminated": True, "log": 11, "step": "cleanup", "out": {"P2"},
+                                 "end": "P1,P3", "rules": {"T1", "S1", "F1", "F2"}}),
+    # the flag set by the statements: as before, within the step
+    ("start", "eliminated := true;", {"eliminated": True, "log": 11, "step": "cleanup", "end": "P1,P2,P3",
+                                      "rules": {"S1", "F1", "F2"}}),
+    ("start", "log := 5;", {"log": 5}),
+]
+
+
+@pytest.fixture(scope="module")
+def settle_probe(tmp_path_factory):
+    return _step_probe(tmp_path_factory.mktemp("settle"), SETTLE_MODEL)
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["terms", "folded"])
+@pytest.mark.parametrize("state, text, expected", SETTLE_ROWS, ids=[f"{s}|{t}" for s, t, _ in SETTLE_ROWS])
+def test_every_engine_settles_phases_again_after_the_triggers_of_a_round(settle_probe, state, text, expected, fold):
+    _settled_by_every_engine(settle_probe(text), state, expected, fold)
+
+
 # ---- state-based rules (docs/language.md, "State-based rules"): after the step's statements, in
 # the order written, each at most once, before the phases end and the outcomes are settled
 STATE_MODEL = """

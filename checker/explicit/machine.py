@@ -216,6 +216,8 @@ class Machine(OutcomeResolution):
             self.var_inits.append((v, cell, comp.expr(info.init)))
         self.rules = model.rules
         self.triggers = self._triggers(model)
+        # the state-based rules and phases, settled again after each round of triggers that ran
+        self.after_triggers = comp.stmts(model.after_triggers) if model.after_triggers else None
         # (event key, first bit, size) of each declared event some trigger hears, in the order declared
         self.signal_events = [(e.key, *self.comp.signals[e.name]) for e in model.events if e.key in self.triggers]
         self.sides = inst.nteams if inst.has_teams else inst.nplayers
@@ -334,7 +336,7 @@ class Machine(OutcomeResolution):
                     continue
                 where = "outcome"
                 c = Ctx(list(vals))
-                end, conflict = self.settle(c)
+                end, conflict = self.settle(c, step=False)
             except Overflow as exc:  # a trigger's assignment
                 errors.append(SetupError("overflow", f"{exc.var} would become {exc.value}, outside its type",
                                          exc.span, tuple(vals), where))

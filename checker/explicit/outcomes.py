@@ -45,24 +45,25 @@ class OutcomeResolution:
         # "cannot" rules not yet seen to change a step's end: only their steps are resolved twice
         self._unproven = list(self.cannot_rules)
 
-    def settle(self, c: Ctx) -> tuple[tuple, str]:
+    def settle(self, c: Ctx, step: bool = True) -> tuple[tuple, str]:
         """`_settle`, noting each "cannot" rule that this step shows to matter: one that forbade
         a fact (it is cited) and without which the step would end otherwise (other statuses,
         values, end or conflict, or an error). Once a rule is shown to matter it is never
-        resolved without again, so the cost is one more resolution per such step until then."""
+        resolved without again, so the cost is one more resolution per such step until then.
+        `step`: False for a setup, where no phase ends (after triggers either)."""
         if not self._unproven or self._what_if:
-            return self._settle(c)
+            return self._settle(c, step)
         before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
         start = len(c.hits)
-        done = self._settle(c)
+        done = self._settle(c, step)
         cited = set(c.hits[start:])
         for k in [k for k in self._unproven if k.rid in cited]:
-            if self._ends_otherwise_without(k, before, (done, c.out, c.tout, c.vals)):
+            if self._ends_otherwise_without(k, before, (done, c.out, c.tout, c.vals), step):
                 self.decided.add(("cannot", k.decl.name))
                 self._unproven.remove(k)
         return done
 
-    def _ends_otherwise_without(self, k, before: tuple, after: tuple) -> bool:
+    def _ends_otherwise_without(self, k, before: tuple, after: tuple, step: bool) -> bool:
         """Whether the step that began with the facts `before` would end otherwise than `after`
         without "cannot" rule `k` (machine attributes restored whatever happens)."""
         vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg = before
@@ -77,7 +78,7 @@ class OutcomeResolution:
                 r.blocked = 0
         self._what_if = True
         try:
-            done = self._settle(d)
+            done = self._settle(d, step)
         except (EvalError, Overflow):  # the step would fail without it: it matters
             return True
         finally:
@@ -87,12 +88,13 @@ class OutcomeResolution:
                 r.cannot = cannot
         return (done, d.out, d.tout, d.vals) != after
 
-    def _settle(self, c: Ctx) -> tuple[tuple, str]:
+    def _settle(self, c: Ctx, step: bool = True) -> tuple[tuple, str]:
         """The outcomes of a step, triggers included (docs/language.md, "Events and triggers"):
         resolve; then, while the last round settled events that have triggers not yet run for
         them, run those triggers (events by kind and seat, each event's triggers in the order
-        written, each once per subject and step) and resolve again, from the statuses the round
-        before left. Returns (end marker, conflict): the last round's end, the first conflict."""
+        written, each once per subject and step), then (in a step, not a setup) the state-based
+        rules and the phase chain again, and resolve again, from the statuses the round before
+        left. Returns (end marker, conflict): the last round's end, the first conflict."""
         c.out0, c.tout0 = c.out, c.tout  # lost_now(): lost since here
         end, conflict = self.resolve(c)
         if not self.triggers:
@@ -117,6 +119,8 @@ class OutcomeResolution:
                 self.orders_unchecked = True  # a resolution cached now was not compared
             if not self._run_triggers(c, events, spent):
                 return end, conflict  # nothing changed since the round: resolving again would give the same
+            if step and self.after_triggers is not None:  # a trigger's effect may end a phase in this step
+                self.after_triggers(c)
             end, more = self.resolve(c)
             conflict = conflict or more
 

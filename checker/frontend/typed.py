@@ -596,6 +596,9 @@ class Model:
     opponents: Opponents | None = None  # who is an opponent of whom, if declared (else: other teams, or others)
     team_sizes: tuple[Expr, ...] = ()  # `sizes 1, 3`: each team's size, in the order named (teams of different sizes)
     events: tuple[Event, ...] = ()  # declared events, in the order written: the order their triggers run in a round
+    # the statements run again after each round of triggers that ran, before the outcomes are
+    # resolved again: the state-based rules and the phase chain, as they end a step's statements
+    after_triggers: tuple[Stmt, ...] = ()
 
     @property
     def has_teams(self) -> bool:

@@ -156,7 +156,7 @@ class BMC:
         s = self.solver
         s.add(*pre)
         # a setup whose outcome rules or triggers fail is no initial state (the explorer's setup error)
-        st, ended, gap = settle(enc, raw.copy())
+        st, ended, gap = settle(enc, raw.copy(), step=False)
         s.add(z3.Not(st.error), z3.Not(st.overflow), self.frames[0].equals(st, ended, gap))
         self.setup_hits = st.hits  # the rules the setup's settling applies (outcome rules, triggers)
         # the explorer settles every setup its init and constraints admit, and notes what the

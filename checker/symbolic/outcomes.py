@@ -42,14 +42,15 @@ CITED_KINDS = ("statement", "routine", "phase", "state", "game", "trigger", "out
 
 # ---------------------------------------------------------------- a step's settling: resolution and triggers
 
-def settle(enc: Encoder, st: SymState):
+def settle(enc: Encoder, st: SymState, step: bool = True):
     """The explorer's settle (docs/language.md, "Events and triggers"), written over terms:
     resolve, then rounds of triggers and resolution while the round before ran a trigger. A
     round is a condition (`go`): under it the events of the round before fire their
     triggers, each (event, subject) once per step, in the explorer's order. Returns (state,
     ended, gap): the last round's end, as the explorer's; the state's `conflict` is whether
     any round that ran had an outcome conflict (the explorer reports the first: which one
-    is its message, not a question of the semantics)."""
+    is its message, not a question of the semantics). After a round's triggers ran, in a
+    step (`step`; not a setup), the state-based rules and the phase chain run again."""
     st.out0, st.tout0 = list(st.out), list(st.tout)
     st, ended, gap = resolve(enc, st)
     model = enc.model
@@ -90,7 +91,11 @@ def settle(enc: Encoder, st: SymState):
         if enc.never(ran):  # as the explorer: nothing ran, nothing changes (but a condition may have failed)
             st.error = simp(or_(st.error, cur.error))
             break
-        res, ended2, gap2 = resolve(enc, cur.copy())
+        chained = cur
+        if step and model.after_triggers:  # a trigger's effect may end a phase in this step
+            chained = enc.stmts(model.after_triggers, cur.copy(), {})
+            chained.error = simp(or_(cur.error, and_(ran, chained.error)))  # (its errors: where a trigger ran)
+        res, ended2, gap2 = resolve(enc, chained.copy())
         kept = st.copy()
         kept.error = simp(or_(st.error, cur.error))
         st = merge(ran, res, kept)

@@ -139,7 +139,7 @@ def replay_setup(inst: Instance, values: tuple, where: str, kind: str) -> str:
             before = and_(before, value)
         ok = concrete(or_all(fails)) is True
     else:
-        after, _, _ = settle(enc, st)
+        after, _, _ = settle(enc, st, step=False)
         ok = concrete(after.overflow if kind == "overflow" else after.error) is True
     return "" if ok else f"the setup does not fail in the replay ({where})"
 

@@ -82,6 +82,15 @@ def end_of_step(r, d: sx.ActionDecl, guard, body) -> tuple:
     return guard, body + r.phase_chain + r.game_end
 
 
+def after_triggers(r) -> tuple:
+    """The state-based rules and the phase chain as they run again after a round of triggers
+    (docs/language.md, "The order of a step"); in a match, only while a game is played."""
+    if r.match_decl is not None and r.phase_chain:
+        span = r.phase_chain[0].span
+        return (T.If(((T.Not(between(span), BOOL, span), r.phase_chain),), (), None, span),)
+    return r.phase_chain
+
+
 def game_results(r, vars_) -> tuple[tuple, T.MatchInfo | None]:
     """(the statements that end every step, judging the game's result; the typed match)."""
     m = r.match_decl

@@ -84,6 +84,7 @@ class ModelMixin:
             reachables=reachables, expects=tuple(of(sx.ExpectDecl)), rules=tuple(self.rules),
             changes=tuple(of(sx.ChangesDecl)), phases=cycles, match=match,
             triggers=triggers, events=tuple(self.events.values()),
+            after_triggers=lower_match.after_triggers(self) if triggers else (),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
             possibles=possibles, step_checks=tuple(self.step_checks))
 
