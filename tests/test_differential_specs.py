@@ -382,6 +382,8 @@ class Writer:
                 sc["player"].append(b)
             head = f"({', '.join(params)})" if params else ""
             flag = self.pick(["progress", "progress", "", "leave"])
+            if sc["player"] and flag != "leave" and self.chance(0.4):  # who acts: the cause of its events
+                flag = f"by {self.pick(sc['player'])} {flag}"
             guard = f" when {self.bool_(2, sc, 0)}" if self.chance(0.8) else ""
             body = self.stmts(2, sc)
             if i == 0 and self.chance(0.3):  # a labelled statement that a reading replaces (below)
@@ -427,9 +429,13 @@ class Writer:
             else:
                 b = self.binder()
                 sc, head = {event.split()[-1]: [b]}, f"{event} {b}"
+            by = ""
+            if self.chance(0.3):  # `by c`: who acts in the step; no trigger where nobody does
+                c = self.binder()
+                sc, by = {**sc, "player": sc.get("player", []) + [c]}, f" by {c}"
             when = f" when {self.bool_(2, sc, 0)}" if self.chance(0.6) else ""
             once = " once" if self.chance(0.3) else ""
-            out.append(f"trigger tr{i} on {head}{once}{when} do {self.stmts(1, sc)} end")
+            out.append(f"trigger tr{i} on {head}{by}{once}{when} do {self.stmts(1, sc)} end")
             self.phase = ""
         # state-based rules (docs/language.md): after every step's statements, before its phases
         for i in range(self.pick([0, 0, 0, 1, 2])):

@@ -73,6 +73,7 @@ class Fired:
     span: Span
     subject: str = ""
     decided: str = ""
+    by: str = ""  # who acted in the step, for a trigger `on ... by q` (the cause it ran with)
 
     def text(self, place: bool = True) -> str:
         """`trigger skip for P3 [K5] at x.rw:31` (without ` at ...` where the place is given apart)."""
@@ -80,7 +81,7 @@ class Fired:
         name = f" {self.name}" if self.kind != "statement" else ""
         if self.kind == "phase" and not self.name.startswith("when "):
             name += " ends"  # a phase is cited by the step that ends it; `when X ends` blocks name themselves
-        who = f" for {self.subject}" if self.subject else ""
+        who = (f" for {self.subject}" if self.subject else "") + (f" by {self.by}" if self.by else "")
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""
         return f"{kind}{name}{who}{tags}" + (f" at {_line(self.span)}" if place else "")
 
@@ -192,6 +193,8 @@ def rerun(m: Machine, before: tuple, ai: int, binding: tuple):
     c.hits = hits
     hits.append(a.rid)
     a.body(c)
+    if a.actor is not None:
+        c.actor = a.actor[0]
     end, _ = m.settle(c)
     return tuple(c.vals) + (c.out, c.tout, end), list(zip(hits, hits.subjects)), c
 
@@ -211,6 +214,7 @@ def what_ran(x, step: TraceStep, before_sid: int) -> tuple[Fired, ...]:
     if after != tuple(m.values(g.state_of(step.sid))) or [rid for rid, _ in ran] != list(hits):
         return _plain(m, hits)  # not the recorded step (an engine is wrong, the replay will say)
     kinds = _cells(m)
+    caused = {t.rid for ts in m.triggers.values() for t in ts if t.cause is not None}
     inst = m.inst
     decided = _decided(m, before, after)
     out: list[Fired] = []
@@ -227,7 +231,8 @@ def what_ran(x, step: TraceStep, before_sid: int) -> tuple[Fired, ...]:
         if r.kind == "action" and i == 0:
             name = describe_action(m, ai, binding)
         verb = _verb(m, rid, x_, decided) if r.kind == "outcome" else ""
-        out.append(Fired(r.kind, name, r.tags, r.span, subject, verb))
+        by = inst.players[c.actor] if rid in caused and c.actor >= 0 else ""
+        out.append(Fired(r.kind, name, r.tags, r.span, subject, verb, by))
     return tuple(out)
 
 

@@ -112,9 +112,9 @@ class CompiledMachine(Machine):
             lines.append(f"{PAD}{PAD}return")
         # a step whose body derives no outcome fact, where outcome rules read no variable, is
         # resolved alike for every binding: looked up once per state
-        same_resolution = not self._outcome_entries and not _derives_facts(decl.body)
+        same_resolution = not self._outcome_entries and not _derives_facts(decl.body) and a.actor is None
         if same_resolution:
-            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0, 0)", f"{PAD}known = RESOLVED.get(key)"]
+            lines += [f"{PAD}key = ((), out, tout, 0, 0, 0, 0, False, False, 0, 0, 0, 0, 0, -1)", f"{PAD}known = RESOLVED.get(key)"]
         if not decl.params:  # one binding, (); a loop all the same, so that `continue` means "next"
             lines.append(f"{pad}for _ in (0,):")
             pad += PAD
@@ -228,10 +228,12 @@ class CompiledMachine(Machine):
         """The step's outcome resolution, looked up in RESOLVED or computed by `resolve` (the
         closures' `settle`), and the step appended to `steps`."""
         post_t = f"({post},)" if self.fields else "()"
+        a = self.actions[ai]
+        actor = self.gen.x_BinderRef(a.decl.actor) if a.actor is not None else "-1"  # who acts, for `by q`
         if same_resolution:
             lines = [f"{pad}done = known"]
         else:
-            lines = [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg)",
+            lines = [f"{pad}key = (({seen}), out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg, {actor})",
                      f"{pad}done = RESOLVED.get(key)"]
         lines += [f"{pad}if done is None:",
                   f"{pad}{PAD}check()  # before each resolution computed: outcome rules over every player are the costly part",
@@ -303,10 +305,10 @@ class CompiledMachine(Machine):
         self._resolved_packed.clear()  # (in place: the generated successors hold it as RESOLVED)
 
     def _resolve_packed(self, key, hits, vals):
-        seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg = key
+        seen, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg, actor = key
         c = Ctx(list(self.unpack(vals + (out, tout, RUNNING))[:-3]) if self._outcomes_read_vars else [], out, tout)
         c.lp, c.lt, c.wp, c.wt, c.draw, c.fin = lp, lt, wp, wt, draw, fin
-        c.dp, c.dt, c.xp, c.xt, c.sg = dp, dt, xp, xt, sg
+        c.dp, c.dt, c.xp, c.xt, c.sg, c.actor = dp, dt, xp, xt, sg, actor
         c.hits = list(hits)
         before = len(c.hits)
         try:

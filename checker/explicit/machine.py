@@ -51,6 +51,7 @@ class Action:
     body: object
     progress: bool
     leave: bool
+    actor: list | None = None  # the cell of its `by` parameter, where a trigger asks who acts
 
     def __post_init__(self):
         self.cells = [b.cell for b in self.binders]  # bound in the hot loop, so kept at hand
@@ -91,6 +92,7 @@ class Trigger:
     cell: list | None
     cond: object
     body: object
+    cause: list | None = None  # `by q`: the cell q is bound in, to who acts in the step
 
 
 # The order in which the events of one round fire their triggers (subjects by seat or team)
@@ -164,9 +166,14 @@ class Machine(OutcomeResolution):
         self.n = inst.nplayers
         self.all = (1 << self.n) - 1
         self.actions: list[Action] = []
+        # who acts in a step is read by triggers `on ... by q` only: elsewhere it is not kept
+        # (a resolution is then shared by the steps of every actor)
+        self.uses_cause = any(t.cause is not None for t in model.triggers)
         for a in model.actions:
             binders = self._binders(a.params)
-            self.actions.append(Action(a, a.rule, binders, comp.expr(a.guard), comp.stmts(a.body), a.progress, a.leave))
+            actor = comp.cell(a.actor) if a.actor is not None and self.uses_cause else None
+            self.actions.append(Action(a, a.rule, binders, comp.expr(a.guard), comp.stmts(a.body), a.progress, a.leave,
+                                       actor))
         self.outcomes: list[OutcomeRule] = []
         for r in model.outcomes:
             cell = comp.cell(r.binder) if r.binder else None
@@ -388,7 +395,9 @@ class Machine(OutcomeResolution):
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
+                if a.actor is not None:
+                    c.actor = a.actor[0]
+                key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg, c.actor)
                 done = self._resolved.get(key)
                 if done is None:
                     before = len(c.hits)
@@ -434,7 +443,9 @@ class Machine(OutcomeResolution):
         for t in model.triggers:
             event = t.key
             cell = self.comp.cell(t.binder) if t.binder else None
-            on.setdefault(event, []).append(Trigger(t, t.rule, event, cell, self.comp.expr(t.cond), self.comp.stmts(t.body)))
+            cause = self.comp.cell(t.cause) if t.cause is not None else None
+            on.setdefault(event, []).append(Trigger(t, t.rule, event, cell, self.comp.expr(t.cond), self.comp.stmts(t.body),
+                                                    cause))
         return on
 
     # ------------------------------------------------------------ state queries

@@ -53,7 +53,7 @@ class OutcomeResolution:
         `step`: False for a setup, where no phase ends (after triggers either)."""
         if not self._unproven or self._what_if:
             return self._settle(c, step)
-        before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
+        before = (list(c.vals), c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg, c.actor)
         start = len(c.hits)
         done = self._settle(c, step)
         cited = set(c.hits[start:])
@@ -66,9 +66,10 @@ class OutcomeResolution:
     def _ends_otherwise_without(self, k, before: tuple, after: tuple, step: bool) -> bool:
         """Whether the step that began with the facts `before` would end otherwise than `after`
         without "cannot" rule `k` (machine attributes restored whatever happens)."""
-        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg = before
+        vals, out, tout, lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg, actor = before
         d = Ctx(list(vals), out, tout)
         d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt, d.sg = lp, lt, wp, wt, draw, fin, dp, dt, xp, xt, sg
+        d.actor = actor
         rules = self.loss_rules + self.win_rules
         saved = self.cannot_rules, [r.cannot for r in rules]
         self.cannot_rules = [j for j in self.cannot_rules if j is not k]
@@ -130,6 +131,10 @@ class OutcomeResolution:
         ran = False
         for event, x in events:
             for t in self.triggers[event]:
+                if t.cause is not None:  # `by q`: a step in which nobody acts runs it not
+                    if c.actor < 0:
+                        continue
+                    t.cause[0] = c.actor
                 once = t.decl.once
                 if once and t.rid in spent:
                     continue
@@ -169,7 +174,7 @@ class OutcomeResolution:
         d = Ctx(list(c.vals), c.out, c.tout)
         d.lp, d.lt, d.wp, d.wt, d.draw, d.fin, d.dp, d.dt, d.xp, d.xt, d.sg = (
             c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg)
-        d.over, d.out0, d.tout0 = c.over, c.out0, c.tout0
+        d.over, d.out0, d.tout0, d.actor = c.over, c.out0, c.tout0, c.actor
         try:
             self._run_triggers(d, order, spent)
         except (EvalError, Overflow):

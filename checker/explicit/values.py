@@ -31,7 +31,7 @@ class Overflow(Exception):
 class Ctx:
     """One evaluation: the values being read or written and the outcome facts of this step."""
     __slots__ = ("vals", "out", "tout", "lp", "lt", "wp", "wt", "draw", "fin", "hits", "over", "out0", "tout0",
-                 "dp", "dt", "xp", "xt", "sg")
+                 "dp", "dt", "xp", "xt", "sg", "actor")
 
     def __init__(self, vals, out=0, tout=0):
         self.vals = vals
@@ -40,6 +40,7 @@ class Ctx:
         self.lp = self.lt = self.wp = self.wt = 0
         self.dp = self.dt = self.xp = self.xt = 0  # players/teams who draw, or leave with no result, in this step
         self.sg = 0  # the declared events raised in this step, one bit per (event, subject): typed.signal_slots
+        self.actor = -1  # who acts in this step (an action's `by` parameter), -1: nobody
         self.draw = False
         self.fin = False  # the game ends without a winner (`finish`); a state read: it ended so
         self.hits: list[int] = []

@@ -356,6 +356,7 @@ class ActionDecl:
     tags: tuple[str, ...]
     span: Span = _span()
     match_action: bool = False  # `action NAME match ...`: a match's action, it may run between games
+    by: str | None = None  # `by p`: the parameter naming who acts, the cause of the step's events
 
 
 @dataclass(frozen=True)
@@ -394,6 +395,7 @@ class TriggerDecl:
     span: Span = _span()
     once: bool = False  # `once`: at most once per step, whichever subject it runs for
     signal: str = ""  # event "signal": the declared event heard (its subject kind is the declaration's)
+    by: str | None = None  # `by q`: q is bound to who acts in the step; without one the trigger does not run
 
 
 @dataclass(frozen=True)

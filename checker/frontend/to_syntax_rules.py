@@ -7,6 +7,8 @@ of its grammar rule, whichever mixin defines it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lark import v_args
 
 from . import syntax as ir
@@ -28,6 +30,12 @@ class _Edge(str):
     """`ends` or `starts` in `when PHASE, ... ends do`: marks where the phase names stop."""
 
 
+@dataclass(frozen=True)
+class _By:
+    """`by NAME` after an action's parameters or a trigger's event: told apart from a guard."""
+    name: str
+
+
 ONCE = object()  # `once` after a trigger's event: told apart from its condition and statements
 
 
@@ -39,6 +47,7 @@ class Rules(SyntaxBuilder):
         params: tuple = ()
         tags: tuple = ()
         progress = leave = match_action = False
+        by = None
         guard: ir.Expr = ir.Bool(True, self.sp(meta))
         body: list = []
         seen_guard = False
@@ -53,12 +62,15 @@ class Rules(SyntaxBuilder):
                 leave = True
             elif isinstance(c, _Edge) and c == "match":
                 match_action = True
+            elif isinstance(c, _By):
+                by = c.name
             elif isinstance(c, _STMTS):
                 body.append(c)
             elif c is not None and not seen_guard:
                 guard = c
                 seen_guard = True
-        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta), match_action=match_action)
+        return ir.ActionDecl(name, params, guard, tuple(body), progress, leave, tags, self.sp(meta), match_action=match_action,
+                             by=by)
 
     def routine_decl(self, meta, children):
         name = str(children[0])
@@ -88,6 +100,12 @@ class Rules(SyntaxBuilder):
 
     def flag_match(self, meta, c):
         return _Edge("match")  # a marker type: a guard is never this string
+
+    def flag_by(self, meta, c):
+        return _By(str(c[0]))
+
+    def trigger_by(self, meta, c):
+        return _By(str(c[0]))
 
     def head_draw_some(self, meta, c):
         return ("draw",) + c[0]
@@ -137,6 +155,9 @@ class Rules(SyntaxBuilder):
     def trigger_decl(self, meta, children):
         tags, rest = self._split(children[1:])
         (event, subject_kind, var), rest = rest[0], rest[1:]
+        by = None
+        if rest and isinstance(rest[0], _By):
+            by, rest = rest[0].name, rest[1:]
         once = bool(rest) and rest[0] is ONCE
         rest = rest[1:] if once else rest
         cond: ir.Expr = ir.Bool(True, self.sp(meta))
@@ -146,7 +167,7 @@ class Rules(SyntaxBuilder):
         if event.startswith("signal:"):  # a declared event: its subject kind is its declaration's
             event, signal = "signal", event[len("signal:"):]
         return ir.TriggerDecl(str(children[0]), event, subject_kind, var, cond, tuple(rest), tags, self.sp(meta),
-                              once, signal)
+                              once, signal, by)
 
     def event_decl(self, meta, children):
         tags, rest = self._split(children[1:])

@@ -390,6 +390,9 @@ class Action:
     leave: bool
     rule: int
     span: Span = _span()
+    # `by p`: the parameter naming who acts, the cause of the outcomes and events its steps
+    # settle (`on lose player q by c`); None: nobody (docs/language.md, "Who caused it")
+    actor: Binder | None = None
 
 
 @dataclass(frozen=True)
@@ -421,6 +424,7 @@ class Trigger:
     span: Span = _span()
     once: bool = False  # `once`: at most once per step, whichever subject it runs for
     signal: str = ""  # event "signal": the declared event it hears (`Model.events`)
+    cause: Binder | None = None  # `by q`: bound to who acts in the step; a step without one runs it not
 
     @property
     def key(self) -> str:

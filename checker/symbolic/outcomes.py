@@ -142,6 +142,9 @@ def _run_triggers(enc: Encoder, st: SymState, draw, on, events, spent: dict):
             env = {t.binder.uid: x} if t.binder is not None else {}
             # (a `once` trigger that ran is not even asked, as in the explorer: no error of its condition)
             asked = simp(and_(happens, not_(spent.get(t.name, enc.F)))) if t.once else happens
+            if t.cause is not None:  # `by q`: q is who acts; a step in which nobody acts runs it not
+                env[t.cause.uid] = cur.actor
+                asked = simp(and_(asked, cur.actor >= 0))
             if is_false(asked):
                 continue
             cond = enc.errors_into(cur, lambda t=t, env=env, cur=cur: enc.expr(t.cond, cur, env), asked)

@@ -73,6 +73,8 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
     if concrete(guard) is not True:
         return "the guard does not hold"
     after = enc.stmts(decl.body, st, env)
+    if decl.actor is not None:  # who acts, for the triggers `on ... by q`
+        after.actor = env[decl.actor.uid]
     body_fail = {"overflow": concrete(after.overflow) is True, "evaluation-error": concrete(after.error) is True}
     if failing and step.where == "body":
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"

@@ -298,6 +298,7 @@ class SymState:
         self.conflict = false
         self.hits: dict[int, object] = {}  # tagged statement's rule id -> when it applied in this step
         self.sg: dict[int, object] = {}  # a declared event's bit (typed.signal_slots) -> when this step raised it
+        self.actor = -1 if folded else z3.IntVal(-1)  # who acts in the step (an action's `by` parameter), -1: nobody
         # a key of the explorer's `Machine.decided` -> when this step's resolution notes it (outcomes.py)
         self.noted: dict[tuple, object] = {}
         self.out0, self.tout0 = list(out), list(tout)  # who was out when the step began (lost_now)
@@ -310,6 +311,7 @@ class SymState:
         s.fin, s.conflict = self.fin, self.conflict
         s.hits = dict(self.hits)
         s.sg = dict(self.sg)
+        s.actor = self.actor
         s.noted = dict(self.noted)
         s.out0, s.tout0 = self.out0, self.tout0
         return s
@@ -335,6 +337,7 @@ def merge(cond, a: SymState, b: SymState) -> SymState:
     s.hits = {r: m(a.hits.get(r, false), b.hits.get(r, false)) for r in sorted(a.hits.keys() | b.hits.keys())}
     s.noted = {k: m(a.noted.get(k, false), b.noted.get(k, false)) for k in sorted(a.noted.keys() | b.noted.keys())}
     s.sg = {k: m(a.sg.get(k, false), b.sg.get(k, false)) for k in sorted(a.sg.keys() | b.sg.keys())}
+    s.actor = m(a.actor, b.actor)
     s.out0 = [m(x, y) for x, y in zip(a.out0, b.out0)]
     s.tout0 = [m(x, y) for x, y in zip(a.tout0, b.tout0)]
     return s

@@ -125,7 +125,26 @@ class DeclsMixin:
         rid = self.rule("action", d.name, d.tags, d.span)
         # phases end after the step's statements; then, in a match, the game's result is judged
         guard, body = lower_match.end_of_step(self, d, guard, self.stmts(d.body, scope, Ctx()))
-        return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span)
+        return T.Action(d.name, ps, guard, body, d.progress, d.leave, rid, d.span, self.actor(d, ps))
+
+    def actor(self, d: sx.ActionDecl, ps) -> T.Binder | None:
+        """The binder of `by p`: a parameter of the action, a player; none on a concession."""
+        if d.by is None:
+            return None
+        found = [b for b, _ in ps if b.name == d.by]
+        if not found:
+            self.error(Code.UNDEFINED, f"action {d.name} is taken `by {d.by}`, which is none of its parameters", d.span,
+                       f"name the parameter who acts: `action {d.name}(p: player) by p`")
+            return None
+        if found[0].type != PLAYER:
+            self.error(Code.TYPE_MISMATCH, f"action {d.name} is taken `by {d.by}`, which is no player", d.span,
+                       "who acts is a player: a parameter over `player`, `remaining` or a set of players")
+            return None
+        if d.leave:
+            self.error(Code.TYPE_MISMATCH, f"action {d.name} only removes players (`leave`) and is taken `by {d.by}`", d.span,
+                       "a concession causes nothing: drop `by`, or the `leave` flag if the action is a game action")
+            return None
+        return found[0]
 
     def outcome(self, d: sx.OutcomeDecl):
         scope = {}
@@ -190,8 +209,17 @@ class DeclsMixin:
                 return None
             binder = self.binder(d.var, PLAYER if d.subject_kind == "player" else TEAM, d.span, {})
             scope = {d.var: ("binder", binder)}
+        cause = None
+        if d.by is not None:
+            if d.by == d.var:
+                self.error(Code.DEFINED_TWICE, f"trigger {d.name} names its subject and who acts `{d.by}` alike", d.span,
+                           f"give who acts a name of its own: `by q`")
+                return None
+            cause = self.binder(d.by, PLAYER, d.span, {})
+            scope = {**scope, d.by: ("binder", cause)}
         ctx = Ctx(phase="trigger", step=True)
         cond = self.cond(d.cond, scope, ctx)
         rid = self.rule("trigger", d.name, d.tags, d.span)
         body = self.stmts(d.body, scope, ctx)
-        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span, d.once, d.signal)
+        return T.Trigger(d.name, d.event, d.subject_kind, binder, cond, body, rid, d.tags, d.span, d.once, d.signal,
+                         cause)
