@@ -95,6 +95,7 @@ def abstraction_of(inst: Instance) -> str:
     numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
     writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
     from ..frontend.consts import evaluate
+    from ..frontend.steps import round_to_step
     parts = []
     for p in inst.model.params:
         if p.abstracts is not None:
@@ -102,8 +103,19 @@ def abstraction_of(inst: Instance) -> str:
     for v in list(inst.vars) + list(inst.static_choices.values()):
         if v.info.step is not None and v.step != 1:  # (a step of 1 counts as written: no abstraction)
             lo, hi = v.type.low * v.step, v.type.high * v.step
-            parts.append(f"{v.name} in steps of {_number(v.step)} ({_number(lo)}..{_number(hi)} checked as "
+            mode = v.info.type.step.rounding if v.info.type.step is not None else ""
+            rounding = f" rounding {mode}" if mode else ""
+            parts.append(f"{v.name} in steps of {_number(v.step)}{rounding} ({_number(lo)}..{_number(hi)} checked as "
                          f"{v.type.low}..{v.type.high})")
+    rounded = []
+    sizes = {"nplayers": inst.nplayers, "nteams": inst.nteams,
+             "team_size": inst.nplayers // inst.nteams if inst.nteams else 1}
+    for amount, step, mode, span, _ in inst.model.roundings:  # amounts the declared rounding changed here
+        n, k = evaluate(amount, inst.params, sizes), evaluate(step, inst.params, sizes)
+        if k >= 1 and n % k:
+            rounded.append(f"{_number(n)} at line {span.line} as {_number(round_to_step(n, k, mode) * k)}")
+    if rounded:
+        parts.append("amounts counted as a multiple of their step: " + ", ".join(rounded))
     return "; ".join(parts)
 
 

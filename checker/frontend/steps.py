@@ -43,13 +43,21 @@ class StepsMixin:
         if x.type == ERROR:
             return x
         k_expr = ty.step.value
+        mode = ty.step.rounding
         try:
             v, k = evaluate(x, {}), evaluate(k_expr, {})
         except ConstError:  # reads a parameter or the table size: checked per instance
+            if mode:  # rounded per instance, as the literal below
+                self.roundings.append((x, k_expr, mode, x.span, what))
+                return T.Arith("/", _rounded_up(x, k_expr, mode), _twice(k_expr) if mode == "nearest" else k_expr,
+                               ty, x.span)
             self.step_checks.append((x, k_expr, x.span, what))
             return T.Arith("/", x, k_expr, ty, x.span)
         if k <= 0:
             return T.Const(0, ERROR, x.span)  # the declaration's own check reports it
+        if v % k and mode:  # the writer's abstraction: the amount counted as a multiple of the step
+            self.roundings.append((x, k_expr, mode, x.span, what))
+            return T.Const(round_to_step(v, k, mode), ty, x.span)
         if v % k:
             self.error(Code.TYPE_MISMATCH, f"{what} is {v}, which is not a multiple of the step {k}", x.span,
                        f"numbers in steps of {ty.step.text} only take multiples of it; use a smaller step, "
@@ -169,6 +177,30 @@ class StepsMixin:
                 return T.Const(0, ERROR, span)
             out.append(pair[1])
         return T.Call(name, tuple(out), first.type, span)
+
+
+def round_to_step(v: int, k: int, mode: str) -> int:
+    """v counted in steps of k, rounded: down (the step at or below), up (at or above), nearest
+    (the closest; a half goes up)."""
+    if mode == "down":
+        return v // k
+    if mode == "up":
+        return -(-v // k)
+    return (2 * v + k) // (2 * k)
+
+
+def _rounded_up(x, k, mode: str):
+    """The numerator whose floor division gives round_to_step (x / k down, (x + k - 1) / k up,
+    (2x + k) / 2k nearest)."""
+    if mode == "down":
+        return x
+    if mode == "up":
+        return T.Arith("+", x, T.Arith("-", k, T.Const(1, INT, x.span), INT, x.span), INT, x.span)
+    return T.Arith("+", _twice(x), k, INT, x.span)
+
+
+def _twice(x):
+    return T.Arith("*", T.Const(2, INT, x.span), x, INT, x.span)
 
 
 def const_text(e) -> str:

@@ -327,6 +327,7 @@ class VarDecl:
     is_choice: bool = False  # a static choice (setup, deck contents): never changes
     span: Span = _span()
     step: Expr | None = None  # `in steps of K`: only the multiples of K are checked (an abstraction)
+    rounding: str = ""  # `... rounding down|up|nearest`: amounts not multiples of K are rounded to one
 
 
 @dataclass(frozen=True)

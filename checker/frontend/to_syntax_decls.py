@@ -89,7 +89,10 @@ class Declarations(SyntaxBuilder):
         return ("abstracts", children[0])
 
     def in_steps(self, meta, children):
-        return ("step", children[0])
+        return ("step", children[0], children[1] if len(children) > 1 and children[1] is not None else "")
+
+    def step_rounding(self, meta, children):
+        return str(children[1])
 
     def range_lit(self, meta, children):
         return ir.RangeDomain(children[0], children[1], self.sp(meta))
@@ -151,14 +154,14 @@ class Declarations(SyntaxBuilder):
         typ = None
         init: object = ir.Num(0)
         has_init = False
-        step = None
+        step, rounding = None, ""
         for c in children[1:]:
             if isinstance(c, Tags):
                 tags = tuple(c)
             elif isinstance(c, tuple) and len(c) == 2 and c[0] == "index":
                 index = c[1]
-            elif isinstance(c, tuple) and len(c) == 2 and c[0] == "step":
-                step = c[1]
+            elif isinstance(c, tuple) and len(c) == 3 and c[0] == "step":
+                step, rounding = c[1], c[2]
             elif typ is None and isinstance(c, (ir.TBool, ir.TRange, ir.TPlayer, ir.TTeam, ir.TSet, ir.TEnum)):
                 typ = c
             elif c is not None:
@@ -170,7 +173,7 @@ class Declarations(SyntaxBuilder):
             init_expr = _default_init(typ, self.sp(meta))
         else:
             init_expr = None if init == "any" else init
-        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step)
+        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step, rounding=rounding)
 
     def var_decl(self, meta, children):
         return self._var(meta, children, False)

@@ -591,6 +591,9 @@ class Model:
     # (constant, step, where, what): a constant counted in steps must be a multiple of the step
     # in every instance (checked before anything is explored; the step may read parameters)
     step_checks: tuple[tuple[Expr, Expr, Span, str], ...] = ()
+    # (amount, step, mode, where, what): amounts no multiple of their step, rounded as declared
+    # (`in steps of 5 rounding down`): the writer's abstraction, reported under every finding
+    roundings: tuple[tuple[Expr, Expr, str, Span, str], ...] = ()
     phases: tuple[PhaseCycle, ...] = ()  # declared cycles of phases, lowered into the actions' bodies
     match: MatchInfo | None = None  # the model is a match of games
     # outcome shapes for some players while the game goes on (docs/language.md, "Outcomes")

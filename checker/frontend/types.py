@@ -15,6 +15,10 @@ class Step:
     `text` is how the spec wrote it, for messages."""
     value: object
     text: str = field(default="", compare=False)
+    # `rounding down|up|nearest`: an amount no multiple of the step is rounded (the writer's
+    # claim, reported under every finding); "": it is an error. Numbers of steps alike but
+    # rounded otherwise do not mix.
+    rounding: str = ""
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ class Ty:
 
     def __str__(self) -> str:
         if self.kind == "int" and self.step is not None:
-            return f"number in steps of {self.step.text}"
+            return f"number in steps of {self.step.text}" + (f" rounding {self.step.rounding}" if self.step.rounding else "")
         if self.kind in ("player", "team") and self.optional:
             return f"{self.kind} or none"
         if self.kind == "enum":

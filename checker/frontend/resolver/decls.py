@@ -53,7 +53,7 @@ class DeclsMixin:
                 self.error(Code.TYPE_MISMATCH, f"{d.name} is not a number range, so it cannot be counted in steps", d.step.span,
                            "`in steps of K` follows a range: `var life(p: player): 0..8000 in steps of 1000 = 8000`")
             else:
-                step = Step(self.const(d.step), const_text(d.step))
+                step = Step(self.const(d.step), const_text(d.step), d.rounding)
                 if isinstance(step.value, T.Const) and step.value.type == INT and step.value.value < 1:
                     self.error(Code.TYPE_MISMATCH, f"the step of {d.name} is {step.value.value}; a step must be at least 1",
                                d.step.span, "count in steps of 1 or more: `in steps of 1000`")

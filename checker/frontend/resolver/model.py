@@ -86,7 +86,7 @@ class ModelMixin:
             triggers=triggers, events=tuple(self.events.values()),
             after_triggers=lower_match.after_triggers(self) if triggers else (),
             names_used=tuple(self.names_used), across_used=tuple(self.across_used), nbinders=self.uid,
-            possibles=possibles, step_checks=tuple(self.step_checks))
+            possibles=possibles, step_checks=tuple(self.step_checks), roundings=tuple(self.roundings))
 
     def param_info(self, d: sx.ParamDecl) -> T.ParamInfo:
         if isinstance(d.values, sx.RangeDomain):
