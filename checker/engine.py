@@ -36,7 +36,8 @@ from .analyses.checks import run_checks_within
 from .analyses.expectations import Expectation, NotChecked, apply as apply_expectations
 from .analyses.findings import KINDS, MEASURES, Finding, assign_fingerprints
 from .analyses.lint import lint
-from .analyses.merging import abstraction_of, compare_readings, finding_key, group, report_order, say_where_dead
+from .analyses.merging import (abstraction_of, compare_budgets, compare_readings, finding_key, group, report_order,
+                               say_where_dead)
 from .analyses.questions import contradiction, cross_check_possibles, explorer_machine, fold_into_contradiction, possibles
 from .analyses.replay import replay_within
 from .analyses.verdicts import Replay
@@ -349,7 +350,7 @@ def _merge_file(plan: Plan, chosen: list[tuple[int, int]], outcomes: dict, misse
     res.unchecked_models.update(unchecked)
     res.left_out_models.update(left_out)
     if not unfinished and len(done) == len(chosen):
-        differ = compare_readings(done, kept)
+        differ = compare_readings(done, kept) + compare_budgets(done, kept)
         assign_fingerprints(differ)
         kept.extend(differ)
     res.findings.extend(kept)

@@ -47,6 +47,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
+    "budget-differs": ("info", "the largest value of a `budget` parameter finds otherwise than the next smaller: "
+                               "the budget standing for \"any number\" may hide or make findings"),
     "implied-loss": ("info", "a win ends the game and the winner's opponents still in it are read as losing (the "
                              "free-for-all convention), though no rule says so"),
     "expectation-unmet": ("error", "an `expect` declaration (or baseline entry) that no finding meets"),

@@ -90,6 +90,54 @@ def compare_readings(instances, findings: list[Finding]) -> list[Finding]:
     return out
 
 
+def compare_budgets(instances, findings: list[Finding]) -> list[Finding]:
+    """Per model with a `budget` parameter (docs/language.md, "Any number of times"): the
+    findings (kind and rules) of each instance at the budget's largest value against those of
+    the instance at the next smaller value with the same other parameters. Where they differ,
+    the budget decides something "any number" would not: a note names what changed."""
+    by_model: dict[str, dict[tuple, Instance]] = {}
+    for inst in instances:
+        if any(p.budget for p in inst.model.params):
+            by_model.setdefault(inst.model_name, {})[tuple(sorted(inst.params.items()))] = inst
+    if not by_model:
+        return []
+    found: dict[str, set] = {}
+    for f in findings:
+        if KINDS[f.kind][0] == "info" or f.kind == "expectation-unmet":
+            continue  # verdicts on the rules only
+        for label in f.instances or [f.instance]:
+            found.setdefault(label, set()).add((f.kind, f.rules))
+    out = []
+    for model, insts in by_model.items():
+        first = next(iter(insts.values()))
+        for p in (p for p in first.model.params if p.budget):
+            values = sorted({i.params[p.name] for i in insts.values()})
+            if len(values) < 2:
+                continue
+            top, below = values[-1], values[-2]
+            for key, inst in insts.items():
+                if inst.params[p.name] != top:
+                    continue
+                other = insts.get(tuple(sorted({**inst.params, p.name: below}.items())))
+                if other is None:
+                    continue
+                more = sorted(found.get(inst.label, set()) - found.get(other.label, set()))
+                fewer = sorted(found.get(other.label, set()) - found.get(inst.label, set()))
+                if not more and not fewer:
+                    continue
+                def show(items):
+                    return ", ".join(f"{k} [{', '.join(r)}]" for k, r in items) or "nothing"
+                rest = "; ".join(f"{k}={v}" for k, v in inst.params.items() if k != p.name)
+                told = ([f"finds {show(more)} that {p.name}={below} does not"] if more else []) + \
+                    ([f"does not find {show(fewer)} that {p.name}={below} does"] if fewer else [])
+                msg = (f"budget {p.name}={top} " + " and ".join(told) + (f" (with {rest})" if rest else "")
+                       + f": \"any number\" may find otherwise than {p.name}={top}; check a larger budget")
+                rules = tuple(dict.fromkeys(list(p.tags) + [t for _, r in more + fewer for t in r]))
+                out.append(Finding("budget-differs", msg, rules, (p.span,), inst.label, model,
+                                   key=f"{p.name}={top}/{below}" + (f" {rest}" if rest else ""), subject=(p.name,)))
+    return out
+
+
 def abstraction_of(inst: Instance) -> str:
     """The abstractions an instance is checked under, in the spec's words with this instance's
     numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the

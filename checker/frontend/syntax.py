@@ -281,6 +281,7 @@ class ParamDecl:
     tags: tuple[str, ...]
     span: Span = _span()
     abstracts: Expr | None = None  # `abstracts 11`: the document's number these values stand for
+    budget: bool = False  # `budget`: the values bound "any number" of repetitions (compared by the checker)
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,11 @@ class Declarations(SyntaxBuilder):
     def param_decl(self, meta, children):
         tags, rest = self._split(children[1:])
         abstracts = next((c[1] for c in rest[1:] if isinstance(c, tuple) and c[:1] == ("abstracts",)), None)
-        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta), abstracts=abstracts)
+        budget = any(c == ("budget",) for c in rest[1:])
+        return ir.ParamDecl(str(children[0]), rest[0], tags, self.sp(meta), abstracts=abstracts, budget=budget)
+
+    def param_budget(self, meta, children):
+        return ("budget",)
 
     def param_abstracts(self, meta, children):
         return ("abstracts", children[0])

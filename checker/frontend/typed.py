@@ -545,6 +545,7 @@ class ParamInfo:
     tags: tuple[str, ...]
     span: Span = _span()
     abstracts: Expr | None = None  # `abstracts 11`: the document's number the values stand for
+    budget: bool = False  # `budget`: the values bound "any number" of repetitions (merging.compare_budgets)
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ class ModelMixin:
         else:
             vals, is_range = tuple(self.const(x, "params") for x in d.values.expr.items), False
         abstracts = self.const(d.abstracts, "params") if d.abstracts is not None else None
-        return T.ParamInfo(d.name, vals, is_range, d.tags, d.span, abstracts=abstracts)
+        return T.ParamInfo(d.name, vals, is_range, d.tags, d.span, abstracts=abstracts, budget=d.budget)
 
     def table_sizes(self, players_d) -> tuple:
         """(the number of players, of teams, the size of a team, each None if not declared; the
