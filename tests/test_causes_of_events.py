@@ -3,7 +3,7 @@
 that player; a step in which nobody acts (no `by`, a concession, the setup) runs no such
 trigger. tests/fixtures/overflow/bounty-{defect,twin}.rw is the fixture pair; the random specs
 of tests/test_differential_specs.py draw `by` on actions and triggers through both engines."""
-from checker import engine
+from checking import _check
 from test_differential_specs import compare
 
 BOUNTY = """players 3
@@ -23,14 +23,9 @@ trigger turn_on on leave player p when turn == p do turn := next_in_game(p); end
 DOC = 'spec "s" formalizes "s.txt"\ndocument { 1: "the player who eliminates another heals 5" }\n'
 
 
-def _spec(tmp_path, text: str, doc: str = DOC) -> str:
-    path = tmp_path / "s.rw"
-    path.write_text(doc + text, encoding="utf-8")
-    return str(path)
-
 
 def test_the_eliminator_heals_and_the_trace_says_who_acted(tmp_path):
-    res = engine.check([_spec(tmp_path, BOUNTY + "invariant no_bounty: forall p in players: hp[p] <= 2\n")])
+    res = _check(tmp_path, DOC + BOUNTY + "invariant no_bounty: forall p in players: hp[p] <= 2\n")[0]
     (f,) = [f for f in res.findings if f.kind == "invariant"]
     last = f.trace[-1]
     assert last.action == "attack(p=P2, q=P3)"
@@ -41,7 +36,7 @@ def test_the_eliminator_heals_and_the_trace_says_who_acted(tmp_path):
 def test_a_concession_causes_nothing(tmp_path):
     # P3 concedes with nobody's help: no bounty, although P3 lost
     text = BOUNTY.replace("by p progress", "progress") + "invariant no_bounty: forall p in players: hp[p] <= 2\n"
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     assert "trigger `bounty` never applies in any reachable state" in [f.message for f in res.findings
                                                                        if f.kind == "dead-rule"]
     assert not [f for f in res.findings if f.kind == "invariant"]
@@ -61,7 +56,7 @@ action shout(p: player) by q progress do end
 action leave_now(p: player) by p leave do lose p; end
 trigger same on lose player p by p do end
 """
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     assert [(d.code.value, d.message) for d in res.diagnostics] == [
         ("E013", "action heal is taken `by n`, which is no player"),
         ("E010", "action shout is taken `by q`, which is none of its parameters"),

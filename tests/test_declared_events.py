@@ -3,6 +3,7 @@
 tests/test_semantics_table.py (SIGNAL_ROWS); tests/fixtures/deadlock/event-{defect,twin}.rw is
 the fixture pair (MTG 807.4d's wait for ever, each rule written once)."""
 from checker import engine
+from checking import _check
 
 HAND_ON = """players 4
 var mk(p: player): bool = p == P1
@@ -19,14 +20,9 @@ outcome done: win player p when rounds == 3 and mk[p]
 DOC = 'spec "s" formalizes "s.txt"\ndocument { 1: "rounds the rounds: each time the marker comes back" }\n'
 
 
-def _spec(tmp_path, text: str) -> str:
-    path = tmp_path / "s.rw"
-    path.write_text(DOC + text, encoding="utf-8")
-    return str(path)
-
 
 def test_a_trigger_on_a_declared_event_runs_in_the_step_that_raises_it_and_is_cited(tmp_path):
-    res = engine.check([_spec(tmp_path, HAND_ON + "invariant no_round: rounds == 0\n")])
+    res = _check(tmp_path, DOC + HAND_ON + "invariant no_round: rounds == 0\n")[0]
     (f,) = [f for f in res.findings if f.kind == "invariant"]
     last = f.trace[-1]
     assert last.action == "pass(p=P4)" and "1" in last.rules
@@ -35,7 +31,7 @@ def test_a_trigger_on_a_declared_event_runs_in_the_step_that_raises_it_and_is_ci
 
 
 def test_a_trigger_on_an_event_nothing_raises_is_a_dead_rule(tmp_path):
-    res = engine.check([_spec(tmp_path, HAND_ON.replace("  signal takes(next(p));\n", ""))])
+    res = _check(tmp_path, DOC + HAND_ON.replace("  signal takes(next(p));\n", ""))[0]
     assert "trigger `counted` never applies in any reachable state" in [f.message for f in res.findings
                                                                         if f.kind == "dead-rule"]
 
@@ -47,7 +43,7 @@ action shout(p: player) do signal take(p); signal takes; end
 trigger hears on nothing(q) do end
 trigger wrong on takes do end
 """
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     got = [(d.code, d.message, d.span.line) for d in res.diagnostics]
     assert got == [
         ("E011", "event takes is declared twice", 14),
@@ -64,7 +60,7 @@ trigger wrong on takes do end
 
 
 def test_a_reading_removes_an_event_with_everything_that_raises_or_hears_it_or_says_what_is_left(tmp_path):
-    res = engine.check([_spec(tmp_path, HAND_ON + "reading quiet { remove event takes }\n")])
+    res = _check(tmp_path, DOC + HAND_ON + "reading quiet { remove event takes }\n")[0]
     assert [(d.code, d.message) for d in res.diagnostics] == [
         ("E010", "there is no event `takes`"), ("E010", "there is no event `takes` for trigger counted to hear")]
 

@@ -3,16 +3,11 @@ down|up|nearest` counts a constant no multiple of K as one, and every finding sa
 amounts were rounded. tests/fixtures/overflow/rounding-{defect,twin}.rw is the fixture pair."""
 import pytest
 
-from checker import engine
+from checking import _check
 from checker.frontend.steps import round_to_step
 
 DOC = 'spec "s" formalizes "s.txt"\ndocument { 1: "a blast deals 1; a base has 30 HP" }\n'
 
-
-def _spec(tmp_path, text: str) -> str:
-    path = tmp_path / "s.rw"
-    path.write_text(DOC + text, encoding="utf-8")
-    return str(path)
 
 
 @pytest.mark.parametrize("v, mode, steps", [
@@ -31,7 +26,7 @@ outcome gone: lose player p when hp[p] == 0
 outcome last: win player p when in_game(p) and size(remaining) == 1
 invariant untouched: hp[P2] == 30
 """
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     assert not res.diagnostics
     found = [f for f in res.findings if f.kind == "invariant"]
     if not found:
@@ -57,7 +52,7 @@ def test_without_a_rounding_an_amount_finer_than_the_step_is_refused(tmp_path):
 var hp(p: player) [1]: 0..30 in steps of 5 = 30
 action blast [1] progress do hp[P2] := max(0, hp[P2] - 1); end
 """
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     assert [(d.code.value, d.message) for d in res.diagnostics] == [
         ("E013", "this number is 1, which is not a multiple of the step 5")]
 
@@ -68,6 +63,6 @@ var a [1]: 0..30 in steps of 5 rounding up = 30
 var b [1]: 0..30 in steps of 5 rounding down = 30
 action move [1] progress do a := b; end
 """
-    res = engine.check([_spec(tmp_path, text)])
+    res = _check(tmp_path, DOC + text)[0]
     assert [d.code.value for d in res.diagnostics] == ["E013"]
     assert "rounding down" in res.diagnostics[0].message

@@ -10,9 +10,14 @@ from __future__ import annotations
 from ..explicit.compile import EvalError
 from ..explicit.explore import describe_action, rules_of
 from ..frontend.ends import is_gap
+from ..symbolic.outcomes import CITED_KINDS
 from .causes import MAX_CAUSES, exits, group, outcome_shape
 from .explored import Explored, phase_citations
 from .findings import Finding, TraceStep
+
+# the rules that run as statements in a step (all the cited kinds but outcome rules): where an
+# outcome conflict's facts were stated
+_STATEMENTS = tuple(k for k in CITED_KINDS if k != "outcome")
 
 
 def check_outcome_conflict(x: Explored) -> list[Finding]:
@@ -28,7 +33,7 @@ def check_outcome_conflict(x: Explored) -> list[Finding]:
         msg = g.conflicts[sid]
         rules = x.last_rules(sid)
         # at the outcome rules that fired in the last step, then the statements and action that decided the rest
-        spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, ("statement", "routine", "trigger", "phase", "state", "game")) + x.step_action_span(sid)
+        spans = x.fired_spans(sid, ("outcome",)) + x.fired_spans(sid, _STATEMENTS) + x.step_action_span(sid)
         out.append(x.finding("outcome-conflict", msg, rules, spans or [x.inst.spec.span], x.trace_to(sid),
                              detail=_counted(x, sids, "reachable state(s) with conflicting outcomes", groups),
                              key=_key("conflict", cause), cause=_entry_subject(cause), size=x.weight(sids)))
