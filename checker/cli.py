@@ -60,6 +60,9 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
+    c.add_argument("--exact", action="store_true",
+                   help="check the models that round an amount to a step (`in steps of 5 rounding up`) again with "
+                        "those numbers in ones, and note where a verdict differs (abstraction-differs)")
     _include_root(c)
     _report_args(c)
     _run_args(c)
@@ -486,7 +489,7 @@ def cmd_check(args) -> int:
         # opened before the run, so a folder with a symlink in the way fails at once, not after it
         itf = stack.enter_context(OutputFolder(args.itf)) if args.itf else None
         res = engine.check(paths, _limits(args), replay=not args.no_replay, include_root=args.include_root,
-                           **_run_options(args))
+                           exact=args.exact, **_run_options(args))
         fmt, options = _report_options(args, res)
         _emit(formats.FORMATS[fmt](res, options))
         if itf is not None:

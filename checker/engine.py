@@ -212,10 +212,11 @@ def _only_matches(only: str, inst: Instance) -> bool:
 
 def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
           graphs: dict | None = None, include_root: str | None = None, jobs: int = 1,
-          cluster: str | None = None, select: Selection = Selection(), progress=None) -> Result:
+          cluster: str | None = None, select: Selection = Selection(), progress=None, exact: bool = False) -> Result:
     """Check every instance of the files. `limits.max_seconds` is the whole run's, shared fairly
     among the instances (checker.runner); `jobs` > 1 checks them in that many local processes,
-    `cluster` on a Dask scheduler; the report is the same, byte for byte, either way."""
+    `cluster` on a Dask scheduler; the report is the same, byte for byte, either way. `exact`:
+    the models that round an amount to a step are checked again in ones (checker.exact)."""
     res = Result()
     plans = front_end(paths, res, include_root)
     if res.diagnostics:
@@ -265,6 +266,11 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
         mine = [(k, i) for k, (p, i, _) in enumerate(chosen) if p is plan]
         if mine or not select:  # a file --only or --param left out entirely is not reported on
             _merge_file(plan, mine, outcomes, missed, res)
+    if exact and not res.interrupted:
+        from . import exact as exact_check
+        notes = exact_check.compare(plans, res, limits, {inst.label for _, _, inst in chosen})
+        assign_fingerprints(notes)
+        res.findings.extend(notes)
     res.findings.sort(key=report_order)
     return res
 

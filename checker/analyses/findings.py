@@ -47,6 +47,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "duplicate-id": ("error", "a rule id is listed twice in the document block"),
     "impossible-property": ("error", "a setup the spec says is possible (a permission) is ruled out by its other rules"),
     "readings-differ": ("info", "two readings of one rule lead to different findings"),
+    "abstraction-differs": ("info", "`check --exact`: a model that rounds an amount to a step (`in steps of 5 rounding "
+                                    "up`) finds otherwise when those numbers are counted in ones"),
     "budget-differs": ("info", "the largest value of a `budget` parameter finds otherwise than the next smaller: "
                                "the budget standing for \"any number\" may hide or make findings"),
     "implied-loss": ("info", "a win ends the game and the winner's opponents still in it are read as losing (the "
