@@ -17,7 +17,7 @@ from checker.analyses.replay import replay_finding
 from checker.engine import load_instances
 from checker.frontend.diagnostics import SpecError
 from checker.frontend.ends import RUNNING, has_ended, is_gap
-from checker.limits import Budget, Limits
+from checker.limits import Budget, LimitHit, Limits, watchdog
 from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +34,7 @@ def _tiered(paths: list[str]) -> list:
 SPECS = _tiered(sorted(str(p.relative_to(ROOT)) for p in list((ROOT / "tests" / "specs").glob("*.rw"))
                        + [p for p in (ROOT / "tests" / "fixtures").rglob("*.rw") if "bugs" not in p.parts]))
 DEPTH = 4
+Z3_SECONDS = 20  # per fixture: beyond it the comparison is skipped, and says why
 
 
 def _depths(graph):
@@ -81,10 +82,15 @@ def test_both_backends_reach_the_same_outcomes_and_deadlocks_within_the_bound(pa
     graph = explore(Machine(inst))
     assert graph.complete
     try:
-        bmc = BMC(inst)
-        got = bmc.reachable_outcomes(DEPTH)
+        with watchdog(Budget(Limits(max_seconds=Z3_SECONDS))):  # stops only where nothing is half-built
+            bmc = BMC(inst)
+            got = bmc.reachable_outcomes(DEPTH)
     except Unsupported as exc:
         pytest.skip(f"not encodable in Z3 yet: {exc}")
+    except LimitHit:
+        # the grand-melee markers of deadlock/event-*.rw: eight seats whose triggers raise events
+        # that fire further triggers, each round's terms built over every seat (issue 19)
+        pytest.skip(f"Z3's encoding of {DEPTH} steps takes over {Z3_SECONDS} s of CPU")
     outcomes, gaps, dead, conflict = _explorer_view(graph, DEPTH)
     assert got[0] == outcomes
     assert got[1] == gaps
