@@ -213,7 +213,7 @@ class DeclsMixin:
         if d.by is not None:
             if d.by == d.var:
                 self.error(Code.DEFINED_TWICE, f"trigger {d.name} names its subject and who acts `{d.by}` alike", d.span,
-                           f"give who acts a name of its own: `by q`")
+                           "give who acts a name of its own: `by q`")
                 return None
             cause = self.binder(d.by, PLAYER, d.span, {})
             scope = {**scope, d.by: ("binder", cause)}
