@@ -72,8 +72,7 @@ def settle(enc: Encoder, st: SymState, step: bool = True):
     # a step), so there are at most as many rounds as pairs with triggers: over symbolic states,
     # where a round is seen to be the last only when Z3 finds that it runs no trigger under any
     # values (`never`), a tighter bound is fewer rounds of terms to build
-    pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)
-    pairs += sum(size for _, _, size in signals)  # (those of signals were counted above as well: a bound all the same)
+    pairs = sum(n if e.endswith("_player") else nt if e.endswith("_team") else 1 for e in on)  # (declared events too)
     for _ in range(pairs):
         now = {"lose_player": st.lp, "lose_team": st.lt, "draw_player": st.dp, "draw_team": st.dt,
                "leave_player": _departures(st.lp, st.dp, st.xp, st.wp),
