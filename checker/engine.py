@@ -268,7 +268,7 @@ def check(paths: list[str], limits: Limits = Limits(), replay: bool = True,
             _merge_file(plan, mine, outcomes, missed, res)
     if exact and not res.interrupted:
         from . import exact as exact_check
-        notes = exact_check.compare(plans, res, limits, {inst.label for _, _, inst in chosen})
+        notes = exact_check.compare(plans, res, limits, {inst.label for _, _, inst in chosen}, check_instance, Task)
         assign_fingerprints(notes)
         res.findings.extend(notes)
     res.findings.sort(key=report_order)

@@ -49,10 +49,10 @@ def exact_spec(spec: sx.SpecFile) -> sx.SpecFile | None:
     return out if changed[0] else None
 
 
-def compare(plans, res, limits, labels: set[str]) -> list[Finding]:
+def compare(plans, res, limits, labels: set[str], check_instance, Task) -> list[Finding]:
     """The `abstraction-differs` notes of the instances `labels` (those the run chose) whose model
-    rounds an amount. `res` is the run's engine.Result, its findings grouped."""
-    from .engine import Task, check_instance  # (the engine calls this module: imported where used)
+    rounds an amount. `res` is the run's engine.Result, its findings grouped; `check_instance`
+    and `Task` are the engine's (passed in: the engine imports this module, not the reverse)."""
     complete = {i.label for i in res.instances if i.complete}
     verdicts: dict[str, dict] = {}  # instance label -> what each finding says -> its message
     for f in res.findings:
