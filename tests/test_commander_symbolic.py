@@ -47,8 +47,8 @@ def unclamped(tmp_path):
     """The spec with the commander damage no longer kept at the limit: a hit of 3 on a player
     with 2 below the limit leaves the counter's range (an overflow) at every size."""
     text = open(SPEC, encoding="utf-8").read()
-    text, n = re.subn(r"min\(K, (cmd\d\[q\] \+ d)\)", r"\1", text)
-    assert n == 4
+    text, n = re.subn(r"min\(K, (cmd\[turn, q\] \+ d)\)", r"\1", text)
+    assert n == 1
     path = tmp_path / "commander-unclamped.rw"
     path.write_text(text, encoding="utf-8")
     return path

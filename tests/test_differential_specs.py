@@ -172,6 +172,7 @@ class Writer:
         forms += ["hp"] * bool(self.of_kind("hp"))
         if not self.safe:
             forms += ["div", "mod"] + ["slot"] * bool(self.of_kind("slot")) + ["ratio"] * bool(self.of_kind("gold"))
+            forms += ["pair"] * bool(self.of_kind("pair"))
         form = self.pick(forms)
         sub = lambda: self.int_(d - 1, sc, 0)  # noqa: E731
         if form in ("add", "sub"):
@@ -197,6 +198,8 @@ class Writer:
             return f"(if {self.bool_(d - 1, sc, 0)} then {sub()} else {sub()} end)"
         if form == "hp":
             return f"{self.pick(self.of_kind('hp'))}[{self.player(d - 1, sc)}]"
+        if form == "pair":  # two indices; the second outside 1..2 is an error
+            return f"{self.pick(self.of_kind('pair'))}[{self.player(d - 1, sc)}, {sub()}]"
         if form == "ratio":  # numbers in the same steps divide into a plain number (by zero: an error)
             return f"({self.gold_(d - 1, sc)} / {self.pick(self.of_kind('gold') + ['10', '20'])})"
         return f"{self.pick(self.of_kind('slot'))}[{sub()}]"  # an index outside 1..2 is an error
@@ -327,6 +330,8 @@ class Writer:
             return f"{name} := {self.gold_(2, sc)};"
         if kind == "slot":
             return f"{name}[{self.int_(1, sc, 0)}] := {self.int_(1, sc, 0)};"
+        if kind == "pair":
+            return f"{name}[{self.player(1, sc)}, {self.int_(1, sc, 0)}] := {self.int_(1, sc, 0)};"
         if kind == "team":
             return f"{name} := {self.team(1, sc)};"
         return f"{name} := {self.set_(1, sc)};"
@@ -345,11 +350,13 @@ class Writer:
             "hp": lambda v: f"var {v}(p: player): 0..1 = 1\nlet {v}_at(p: player) = {v}[p]",
             "gold": lambda v: f"var {v}: 0..30 in steps of 10 = {self.pick(['0', '10', '20', '30'])}",
             "slot": lambda v: f"var {v}(k: 1..2): 0..2 = {self.pick(['0', 'k'])}",
+            # a variable of two indices (docs/language.md, "Several indices")
+            "pair": lambda v: f"var {v}(p: player, k: 1..2): 0..2 = {self.pick(['0', 'k', 'seat(p) % 3', 'k * seat(p) % 3'])}",
             "set": lambda v: f"var {v}: set player = {self.pick(['{}', '{' + self.players[0] + '}'])}",
         }
         if self.teams:
             decls["team"] = lambda v: f"var {v}: team = {self.pick(self.teams + ['any'])}"
-        prefix = {"int": "cnt", "bool": "flg", "opt": "opt", "player": "who", "hp": "hp", "slot": "slot", "set": "grp",
+        prefix = {"int": "cnt", "bool": "flg", "opt": "opt", "player": "who", "hp": "hp", "slot": "slot", "pair": "pair", "set": "grp",
                   "team": "side", "gold": "gold"}
         for i, kind in enumerate(self.draw(st.lists(st.sampled_from(sorted(decls)), min_size=1, max_size=3))):
             name = f"{prefix[kind]}{i}"

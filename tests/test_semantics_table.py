@@ -60,6 +60,7 @@ var turn: player = P1
 var maybe: player? = none
 var life(p: player): 0..20 = 10
 var pick(k: 1..3): 0..9 = k
+var dmg(p: player, k: 1..2): 0..9 = seat(p) * 2 + k
 var marks: set player = {}
 var phase: {main, combat, ending} = main
 routine bump(k: 0..9) do
@@ -133,6 +134,15 @@ ROWS = [
     ("solo", "start", "pick[0]", ERROR),
     ("solo", "start", "pick[4]", ERROR),
     ("solo", "mid", "pick[x]", ERROR),  # x is 7
+    # a variable of two indices (docs/language.md, "Several indices"): P1's are 1 2, P4's 7 8
+    ("solo", "start", "dmg[P1, 1]", 1),
+    ("solo", "start", "dmg[P3, 2]", 6),
+    ("solo", "start", "dmg[turn, 2] + dmg[P4, 1]", 9),
+    ("solo", "start", "dmg[P4, x - 1]", 8),
+    ("solo", "start", "dmg[P1, 3]", ERROR),  # the second index outside 1..2 lands in no slot
+    ("solo", "start", "dmg[P2, 0]", ERROR),
+    ("solo", "start", "dmg[maybe, 1]", ERROR),
+    ("solo", "start", "sum(p in players: dmg[p, 2])", 20),
     ("teams", "B1 out", "pts[who]", 5),
     ("teams", "B1 out", "pts[A]", 2),
     # Not, Neg, and the precedence the docs give
@@ -440,6 +450,11 @@ ROWS = [
     ("solo", "start", "turn := maybe;", ERROR),
     ("solo", "mid", "marks := marks + {P4};", {"marks": {"P1", "P3", "P4"}}),
     ("solo", "start", "flag := not flag;", {"flag": False}),
+    ("solo", "start", "dmg[P2, 2] := 0;", {"dmg[P2, 2]": 0}),
+    ("solo", "mid", "dmg[turn, 1] := x;", {"dmg[P4, 1]": 7}),
+    ("solo", "start", "dmg[P2, 3] := 0;", ERROR),
+    ("solo", "start", "dmg[P1, 1], dmg[P1, 2] := dmg[P1, 2], dmg[P1, 1];", {"dmg[P1, 1]": 2, "dmg[P1, 2]": 1}),
+    ("solo", "start", "dmg[P1, 2] := dmg[P1, 2] + 8;", OVERFLOW),
     ("solo", "mid", "phase := after(phase, main, combat, ending);", {"phase": "ending"}),
     ("solo", "start", "maybe := after(maybe, P1, P2);", ERROR),
     ("solo", "start", "if maybe != none then maybe := after(maybe, P1, P2); end", {}),

@@ -76,8 +76,14 @@ def show(value) -> str:
         if "#set" in value:
             return "{" + ", ".join(show(x) for x in value["#set"]) + "}"
         if "#map" in value:
-            return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in value["#map"]) + "}"
+            return "{" + ", ".join(f"{_key(show(k))}: {show(v)}" for k, v in value["#map"]) + "}"
     return str(value)
+
+
+def _key(shown: str) -> str:
+    """A map's key as shown inside the map: `(P1, P2)` for a pair (a variable of several
+    indices), whose key alone reads `cmd[P1, P2]`."""
+    return f"({shown})" if ", " in shown else shown
 
 
 def preferred_parents(graph: Graph) -> list:

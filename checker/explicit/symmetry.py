@@ -72,6 +72,8 @@ def detect(inst) -> tuple[int, str]:
     for v in inst.vars:
         if v.type.kind == "team" or v.indexed == "team":
             return 0, f"variable {v.name} is about teams"
+        if v.parts:  # its slots are pairs: a rotation would move both indices, which the canonical form does not
+            return 0, f"variable {v.name} has several indices"
     roots: list = []
     for a in m.actions:
         roots += [d for _, d in a.params] + [a.guard, a.body]

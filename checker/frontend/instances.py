@@ -85,6 +85,9 @@ class Var:
     count: int  # 1 for scalars, else one slot per index value
     index_type: VarType | None = None  # player, team, an integer range or an enumeration
     step: int = 1  # `in steps of K`: a stored value v stands for the document's number v * K
+    # `var cmd(p: player, q: player)`: the indices, first to last; index_type is then the slot
+    # number (checker/frontend/resolver/indices.py)
+    parts: tuple[VarType, ...] = ()
 
     @property
     def name(self) -> str:
@@ -101,14 +104,23 @@ class Var:
         return self.index_type.low if self.index_type and self.index_type.kind == "int" else 0
 
     def index_keys(self, inst: "Instance") -> list[str]:
-        t = self.index_type
-        if t.kind == "player":
-            return list(inst.players)
-        if t.kind == "team":
-            return list(inst.teams)
-        if t.kind == "enum":
-            return list(t.members)
-        return [str(v) for v in range(t.low, t.high + 1)]
+        if self.parts:  # `P1, P2`: every pair, the first index the most significant
+            keys = [""]
+            for part in self.parts:
+                keys = [f"{k}, {x}" if k else x for k in keys for x in _keys(part, inst)]
+            return keys
+        return _keys(self.index_type, inst)
+
+
+def _keys(t: VarType, inst: "Instance") -> list[str]:
+    """The names of the values of an index: players, teams, members, numbers."""
+    if t.kind == "player":
+        return list(inst.players)
+    if t.kind == "team":
+        return list(inst.teams)
+    if t.kind == "enum":
+        return list(t.members)
+    return [str(v) for v in range(t.low, t.high + 1)]
 
 
 @dataclass
@@ -394,11 +406,14 @@ def _variables(model: T.Model, inst: Instance, params, sizes, fail) -> tuple[lis
         if v.low is not None:
             vt = _int_range(v.low, v.high, params, sizes, "range", fail)
         index_type = None
+        parts: tuple = ()
         if v.index is not None:
             ix = v.index
             index_type = (_int_range(ix.low, ix.high, params, sizes, "index range", fail) if ix.kind == "int"
                           else VarType(ix.kind, members=ix.members))
-        if vt is None or (v.index is not None and index_type is None):
+            parts = tuple(_int_range(px.low, px.high, params, sizes, "index range", fail) if px.kind == "int"
+                          else VarType(px.kind) for px in ix.parts)
+        if vt is None or (v.index is not None and index_type is None) or None in parts:
             ok = False
             continue
         slots = index_type.count(len(players), len(teams)) if index_type else 1
@@ -413,7 +428,7 @@ def _variables(model: T.Model, inst: Instance, params, sizes, fail) -> tuple[lis
                  "widen the type's range or fix the initial value")
             ok = False
             continue
-        var = Var(v, vt, offset, slots, index_type, step)
+        var = Var(v, vt, offset, slots, index_type, step, parts)
         if v.static:
             inst.static_choices[v.name] = var
             continue

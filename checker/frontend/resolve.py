@@ -25,6 +25,7 @@ from .resolver.calls import OPPONENTS_LET, CallsMixin
 from .resolver.decls import DeclsMixin
 from .resolver.dynamic import dynamic_names
 from .resolver.exprs import ExprsMixin
+from .resolver.indices import IndicesMixin
 from .resolver.model import ModelMixin
 from .resolver.names import NamesMixin
 from .resolver.stmts import StmtsMixin
@@ -60,7 +61,7 @@ def resolve_spec(spec: sx.SpecFile, finding_kinds, measures=None) -> tuple[list[
 
 # ---------------------------------------------------------------- the resolver
 
-class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, NamesMixin, StepsMixin):
+class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, IndicesMixin, NamesMixin, StepsMixin):
     """One model (a format and reading of a file) through the resolve pass: `run` types it.
     The state every mixin shares is set here; the names are declared before anything is typed,
     so that any declaration may read any other."""
@@ -119,7 +120,7 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Names
                                                   d.cond, d.tags, d.span)
         self.dynamic = dynamic_names(decls, self.lets)
         for d in self.var_decls.values():  # enum types first: any declaration may name a member
-            for t in (d.type, d.index[1] if d.index else None):
+            for t in (d.type,) + tuple(k for _, k in ((d.index,) + d.more_indices if d.index else ())):
                 if isinstance(t, sx.TEnum):
                     self._enum(t)
         for t in self._inline_enums(decls):  # `how: {hold, conquer}` declares its members where it stands

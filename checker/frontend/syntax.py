@@ -60,8 +60,22 @@ class Name:
 @dataclass(frozen=True)
 class Index:
     name: str
-    index: Expr
+    index: Expr  # an Indices for a variable of several indices (`cmd[p, q]`)
     span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Indices:
+    """`p, q` in `cmd[p, q]`: the indices of a variable declared with several, in order. Only
+    ever the index of an Index, an Assign or a let place."""
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+def indices(items, span) -> Expr:
+    """One index expression as itself, several as an Indices."""
+    items = tuple(items)
+    return items[0] if len(items) == 1 else Indices(items, span)
 
 
 @dataclass(frozen=True)
@@ -329,6 +343,8 @@ class VarDecl:
     span: Span = _span()
     step: Expr | None = None  # `in steps of K`: only the multiples of K are checked (an abstraction)
     rounding: str = ""  # `... rounding down|up|nearest`: amounts not multiples of K are rounded to one
+    # `var cmd(p: player, q: player)`: the indices after the first, (binder, domain) each
+    more_indices: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,7 @@ class Declarations(SyntaxBuilder):
     # --- state
     def _var(self, meta, children, is_choice):
         name = str(children[0])
-        index = None
+        index, more = None, ()
         tags = ()
         typ = None
         init: object = ir.Num(0)
@@ -163,7 +163,7 @@ class Declarations(SyntaxBuilder):
             if isinstance(c, Tags):
                 tags = tuple(c)
             elif isinstance(c, tuple) and len(c) == 2 and c[0] == "index":
-                index = c[1]
+                index, more = c[1][0], c[1][1:]
             elif isinstance(c, tuple) and len(c) == 3 and c[0] == "step":
                 step, rounding = c[1], c[2]
             elif typ is None and isinstance(c, (ir.TBool, ir.TRange, ir.TPlayer, ir.TTeam, ir.TSet, ir.TEnum)):
@@ -177,7 +177,8 @@ class Declarations(SyntaxBuilder):
             init_expr = _default_init(typ, self.sp(meta))
         else:
             init_expr = None if init == "any" else init
-        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step, rounding=rounding)
+        return ir.VarDecl(name, index, typ, init_expr, tags, is_choice, self.sp(meta), step=step, rounding=rounding,
+                          more_indices=more)
 
     def var_decl(self, meta, children):
         return self._var(meta, children, False)
@@ -186,7 +187,8 @@ class Declarations(SyntaxBuilder):
         return self._var(meta, children, True)
 
     def index(self, meta, children):
-        return ("index", (str(children[0]), children[1]))
+        # (binder, domain) per index: `(p: player, q: player)` has two
+        return ("index", tuple((str(b), dom) for b, dom in zip(children[::2], children[1::2])))
 
     def idx_player(self, meta, children):
         return "player"

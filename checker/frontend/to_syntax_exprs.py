@@ -91,7 +91,7 @@ class Expressions(SyntaxBuilder):
         return ir.Name(str(c[0]), self.sp(meta))
 
     def index_expr(self, meta, c):
-        return ir.Index(str(c[0]), c[1], self.sp(meta))
+        return ir.Index(str(c[0]), ir.indices(c[1:], self.sp(meta)), self.sp(meta))
 
     def call(self, meta, c):
         args = tuple(x for x in c[1:] if x is not None)

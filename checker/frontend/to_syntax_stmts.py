@@ -37,7 +37,8 @@ class Statements(SyntaxBuilder):
         return ir.MultiAssign(targets, values, (), self.sp(meta))
 
     def place(self, meta, children):
-        return ("place", str(children[0]), children[1] if len(children) > 1 else None, self.sp(meta))
+        index = ir.indices(children[1:], self.sp(meta)) if len(children) > 1 else None
+        return ("place", str(children[0]), index, self.sp(meta))
 
     def let_place(self, meta, children):
         # the arguments travel as a list, which tells a let place from `x[i]` (one expression)

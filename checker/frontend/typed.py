@@ -362,6 +362,9 @@ class Index:
     low: Expr | None = None  # int ranges: constant bounds
     high: Expr | None = None
     members: tuple[str, ...] = ()
+    # `var cmd(p: player, q: player)`: the indices of a variable of several, first to last; the
+    # Index itself is then the slot number 0..N-1 (checker/frontend/resolver/indices.py)
+    parts: tuple["Index", ...] = ()
 
 
 @dataclass(frozen=True)

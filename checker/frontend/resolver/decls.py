@@ -86,7 +86,9 @@ class DeclsMixin:
                 high = self.to_step(high, ty, f"the high end of {d.name}'s range")
         index = None
         scope = {}
-        if d.index is not None:
+        if d.more_indices:
+            index, scope = self.several_indices(d)
+        elif d.index is not None:
             bname, k = d.index
             ity = self.index_type(d)
             if k == "team" and not self.has_teams:

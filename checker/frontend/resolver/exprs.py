@@ -12,6 +12,7 @@ from .. import syntax as sx
 from .. import typed as T
 from ..types import BOOL, INT, NONE, OPT_PLAYER, PLAYER, PLAYERS, TEAM, Ty, accepts, enum, join, set_of
 from .context import ERROR, MAX_EXPANDED_DEPTH, Ctx
+from .indices import parts_of, per_what
 from ..diagnostics import Code
 
 
@@ -105,11 +106,10 @@ class ExprsMixin:
                 return T.Const(0, ERROR, span)
             return T.VarRef(name, None, ty, static, span)
         if index is None:
-            kind = d.index[1] if isinstance(d.index[1], str) else "value"
-            self.error(Code.ARGUMENTS, f"{name} holds one value per {kind}; read it as {name}[...]", span, f"for example {name}[p]")
+            self.error(Code.ARGUMENTS, f"{name} holds one value per {per_what(d)}; read it as {name}[...]", span,
+                       f"for example {name}[{', '.join(b for b, _ in parts_of(d))}]")
             return T.Const(0, ERROR, span)
-        i = self.ex(index, scope, ctx, 0)
-        i = self.coerce(i, self.index_type(d), f"the index of {name}")
+        i = self.index_of(d, index, scope, ctx, span)
         return T.VarRef(name, i, ty, static, span)
 
     def index_type(self, d: sx.VarDecl) -> Ty:

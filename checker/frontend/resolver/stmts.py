@@ -13,6 +13,7 @@ from .. import typed as T
 from ..lower import phases as lower_phases
 from ..types import BOOL, OPT_PLAYER, PLAYER, TEAM, accepts
 from .context import ERROR, Ctx
+from .indices import per_what
 from ..diagnostics import Code
 
 
@@ -168,10 +169,9 @@ class StmtsMixin:
         index = None
         if d.index is not None:
             if index_sx is None:
-                self.error(Code.ARGUMENTS, f"{target} holds one value per {d.index[1] if isinstance(d.index[1], str) else 'index'}; "
-                           f"assign {target}[...]", s.span)
+                self.error(Code.ARGUMENTS, f"{target} holds one value per {per_what(d)}; assign {target}[...]", s.span)
             else:
-                index = self.coerce(self.ex(index_sx, index_scope, ctx, 0), self.index_type(d), f"the index of {target}")
+                index = self.index_of(d, index_sx, index_scope, ctx, s.span)
         elif index_sx is not None:
             self.error(Code.ARGUMENTS, f"{target} is a single value; assign it without [...]", s.span)
         return T.Assign(target, index, value, rid, s.span)
