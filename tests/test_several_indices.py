@@ -49,6 +49,7 @@ def test_a_wrong_number_of_indices_or_an_unsupported_kind_is_an_error_before_exp
 var cmd(a: player, q: player): 0..2 = 0
 var life(p: player): 0..2 = 2
 var per_team(p: player, t: team): bool = false
+var twice(p: player, p: player): bool = false
 action hit(p: player) do
   cmd[p] := 1;
   life[p, p] := 1;
@@ -57,6 +58,7 @@ invariant whole: cmd == 0
 """
     assert _errors(tmp_path, text) == [
         ("E013", "per_team has several indices; each is a player or a number range, not team"),
+        ("E011", "twice names two of its indices p"),
         ("E012", "cmd takes 2 indices, given 1"),
         ("E012", "life takes 1 index, given 2"),
         ("E012", "cmd holds one value per player and player; read it as cmd[...]"),
@@ -79,3 +81,8 @@ def test_the_fixture_pair_the_summary_that_adds_up_the_commanders_is_broken_the_
     assert f.kind == "invariant" and f.rules == ("S1", "903.4")
     twin = engine.check(["tests/fixtures/invariant/pair-twin.rw"])
     assert twin.findings == []
+
+
+def test_an_empty_range_among_the_indices_is_reported_once_at_that_range(tmp_path):
+    assert _errors(tmp_path, DOC + "players 3\nvar z(a: player, k: 1..0): bool = false\n") == [
+        ("E015", "empty index range 1..0")]

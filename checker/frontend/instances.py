@@ -407,13 +407,19 @@ def _variables(model: T.Model, inst: Instance, params, sizes, fail) -> tuple[lis
             vt = _int_range(v.low, v.high, params, sizes, "range", fail)
         index_type = None
         parts: tuple = ()
-        if v.index is not None:
+        if v.index is not None and v.index.parts:  # several indices: slot numbers 0..N-1 of the parts
+            parts = tuple(_int_range(px.low, px.high, params, sizes, "index range", fail) if px.kind == "int"
+                          else VarType(px.kind) for px in v.index.parts)
+            if None not in parts:
+                combos = 1
+                for part in parts:
+                    combos *= part.count(len(players), len(teams))
+                index_type = VarType("int", 0, combos - 1)
+        elif v.index is not None:
             ix = v.index
             index_type = (_int_range(ix.low, ix.high, params, sizes, "index range", fail) if ix.kind == "int"
                           else VarType(ix.kind, members=ix.members))
-            parts = tuple(_int_range(px.low, px.high, params, sizes, "index range", fail) if px.kind == "int"
-                          else VarType(px.kind) for px in ix.parts)
-        if vt is None or (v.index is not None and index_type is None) or None in parts:
+        if vt is None or (v.index is not None and index_type is None):
             ok = False
             continue
         slots = index_type.count(len(players), len(teams)) if index_type else 1

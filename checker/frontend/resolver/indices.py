@@ -75,7 +75,10 @@ class IndicesMixin:
         variable of several indices: each index's name stands for its part of the slot number."""
         parts = parts_of(d)
         typed_parts, ok = [], True
-        for bname, dom in parts:
+        for k, (bname, dom) in enumerate(parts):
+            if bname in (b for b, _ in parts[:k]):
+                self.error(Code.DEFINED_TWICE, f"{d.name} names two of its indices {bname}", d.span,
+                           "give each index a name of its own, e.g. (a: player, q: player)")
             if dom == "player":
                 typed_parts.append(T.Index("player", self.binder(bname, PLAYER, d.span, {})))
             elif isinstance(dom, sx.TRange):
