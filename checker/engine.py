@@ -477,10 +477,9 @@ def _check_instance(inst: Instance, task: Task, graphs, budget: Budget, o: Outco
             f.replay = interrupted
         if notes.incomplete:
             o.replay_notes[j] = notes.incomplete[0]
-    under = abstraction_of(inst)
     for f in found:
         f.context = {}  # what the replay needed: big, and not part of any report
-        f.abstraction = under
+        f.abstraction = abstraction_of(inst, f)  # the rounded amounts it touches only
     lines = o.incomplete + list(o.replay_notes.values())
     o.short_of_time = (bool(lines) and task.why.startswith("its share")
                        and not any(w in line for line in lines

@@ -66,3 +66,26 @@ action move [1] progress do a := b; end
     res = _check(tmp_path, DOC + text)[0]
     assert [d.code.value for d in res.diagnostics] == ["E013"]
     assert "rounding down" in res.diagnostics[0].message
+
+
+def test_a_rounded_amount_is_listed_under_the_findings_it_bears_on_only():
+    from checker import engine
+    res = engine.check(["tests/fixtures/overflow/rounding-defect.rw"])
+    (over,) = [f for f in res.findings if f.kind == "overflow"]
+    assert [s.action for s in over.trace[1:]] == ["heal"]  # the blast of 1 (line 23) is not in it
+    assert "amounts counted" not in over.abstraction and "hp in steps of 5 rounding up" in over.abstraction
+
+
+def test_a_rounded_amount_in_a_rule_the_trace_ran_is_listed(tmp_path):
+    text = DOC + """players 2
+var hp(p: player) [1]: 0..30 in steps of 5 rounding up = 30
+action blast [1] progress do hp[P2] := max(0, hp[P2] - 1); end
+action rest [1] progress do hp[P1] := hp[P1]; end
+invariant untouched: hp[P2] == 30
+invariant rested: hp[P1] != 26
+"""
+    res = _check(tmp_path, text)[0]
+    shown = {f.subject: f.abstraction for f in res.findings if f.kind == "invariant"}
+    # each invariant's own amount, and the blast's where the trace ran it
+    assert shown[("untouched",)].endswith("amounts counted as a multiple of their step: 1 at line 5 as 5")
+    assert shown[("rested",)].endswith("amounts counted as a multiple of their step: 26 at line 8 as 30")

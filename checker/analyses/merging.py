@@ -138,10 +138,36 @@ def compare_budgets(instances, findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def abstraction_of(inst: Instance) -> str:
+def _within(inner, outer) -> bool:
+    return inner.file == outer.file and (outer.line, outer.col) <= (inner.line, inner.col) \
+        and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+def touches(inst: Instance, finding, span) -> bool:
+    """Whether an amount written at `span` bears on `finding`: it stands in no rule (an initial
+    value, a let: every step may read it), or in a rule the finding's trace ran or that its
+    places point into. A finding of no trace and no place is touched by every amount."""
+    if finding is None:
+        return True
+    m = inst.model
+    # the rules a trace runs, and the properties a finding is about (its place points into them)
+    owners = [r.span for r in m.rules] + [d.span for d in (*m.invariants, *m.reachables, *m.procedures, *m.ends)]
+    rules = [r for r in owners if _within(span, r)]
+    if not rules:
+        return True
+    ran = {fired.span for step in finding.trace or () for fired in step.ran}
+    places = tuple(finding.spans)
+    if not ran and not places:
+        return True
+    return any(r in ran or any(_within(p, r) or _within(r, p) for p in places) for r in rules)
+
+
+def abstraction_of(inst: Instance, finding=None) -> str:
     """The abstractions an instance is checked under, in the spec's words with this instance's
     numbers: "life in steps of 1,000; V=2 for the document's 11" ("" for none). They are the
-    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove."""
+    writer's claims (docs/language.md, "Large numbers"), which the checker does not prove.
+    Amounts a declared rounding counted as a multiple of their step are listed where they bear
+    on `finding` (`touches`; all of them for no finding)."""
     from ..frontend.consts import evaluate
     from ..frontend.steps import round_to_step
     parts = []
@@ -160,7 +186,7 @@ def abstraction_of(inst: Instance) -> str:
              "team_size": inst.nplayers // inst.nteams if inst.nteams else 1}
     for amount, step, mode, span, _ in inst.model.roundings:  # amounts the declared rounding changed here
         n, k = evaluate(amount, inst.params, sizes), evaluate(step, inst.params, sizes)
-        if k >= 1 and n % k:
+        if k >= 1 and n % k and touches(inst, finding, span):
             rounded.append(f"{_number(n)} at line {span.line} as {_number(round_to_step(n, k, mode) * k)}")
     if rounded:
         parts.append("amounts counted as a multiple of their step: " + ", ".join(rounded))
