@@ -184,7 +184,7 @@ def step_notes_disagree(path: str, max_states: int = 400) -> tuple[list[str], in
             for action, binding in labels:
                 decl = inst.model.actions[action]
                 env = {b.uid: v for (b, _), v in zip(decl.params, binding)}
-                after, _, _ = settle(enc, enc.stmts(decl.body, state_to_sym(inst, g.values(s), folded=True), env))
+                after, _, _ = settle(enc, enc.action_body(decl, state_to_sym(inst, g.values(s), folded=True), env))
                 theirs |= {k for k, c in after.noted.items() if concrete(c) is True}
             noticed += bool(mine)
             if not mine <= theirs:

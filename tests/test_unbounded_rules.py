@@ -71,9 +71,7 @@ def step_hits_disagree(path: str, max_states: int = 400) -> list[str]:
             action, binding, hits = g.labels[lid]
             decl = inst.model.actions[action]
             env = {b.uid: v for (b, _), v in zip(decl.params, binding)}
-            body = enc.stmts(decl.body, state_to_sym(inst, g.values(s), folded=True), env)
-            if decl.actor is not None:  # who acts, for the triggers `on ... by q` (as bmc and replay set it)
-                body.actor = env[decl.actor.uid]
+            body = enc.action_body(decl, state_to_sym(inst, g.values(s), folded=True), env)
             after, _, _ = settle(enc, body)
             theirs = {r for r, c in after.hits.items() if concrete(c) is True}
             mine = {r for r in hits if inst.model.rules[r].kind != "action"}

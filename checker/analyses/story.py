@@ -192,9 +192,7 @@ def rerun(m: Machine, before: tuple, ai: int, binding: tuple):
     hits = _Hits({rid: cell for rid, (cell, _) in cells.items()})
     c.hits = hits
     hits.append(a.rid)
-    a.body(c)
-    if a.actor is not None:
-        c.actor = a.actor[0]
+    a.run(c)
     end, _ = m.settle(c)
     return tuple(c.vals) + (c.out, c.tout, end), list(zip(hits, hits.subjects)), c
 

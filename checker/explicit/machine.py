@@ -56,6 +56,13 @@ class Action:
     def __post_init__(self):
         self.cells = [b.cell for b in self.binders]  # bound in the hot loop, so kept at hand
 
+    def run(self, c) -> None:
+        """The action's statements on `c` (its parameters bound in their cells), and who acts in
+        the step (its `by` parameter, the cause the triggers `on ... by q` are bound to)."""
+        self.body(c)
+        if self.actor is not None:
+            c.actor = self.actor[0]
+
 
 @dataclass
 class OutcomeRule:
@@ -385,7 +392,7 @@ class Machine(OutcomeResolution):
                 c = Ctx(list(state[:k]), state[k], state[k + 1])
                 c.hits.append(a.rid)
                 try:
-                    a.body(c)
+                    a.run(c)
                 except Overflow as exc:
                     steps.append(Step(ai, binding, None, tuple(c.hits), f"{exc.var} would become {exc.value}, outside its type",
                                       exc.span, "overflow", "body"))
@@ -395,8 +402,6 @@ class Machine(OutcomeResolution):
                     continue
                 vals = tuple(c.vals)
                 body_hits = tuple(c.hits)  # resolution appends to c.hits; its own are in more_hits
-                if a.actor is not None:
-                    c.actor = a.actor[0]
                 key = (vals, c.out, c.tout, c.lp, c.lt, c.wp, c.wt, c.draw, c.fin, c.dp, c.dt, c.xp, c.xt, c.sg, c.actor)
                 done = self._resolved.get(key)
                 if done is None:

@@ -207,9 +207,7 @@ class BMC:
                 guard, guard_err = enc.checked(lambda: enc.expr(d.guard, f.st, env))
                 base = SymState(f.st.vals, f.st.out, f.st.tout,  # the same state, no facts of this step yet
                                 tuple(getattr(f.st, r) for r in SymState.RESULTS))
-                post = enc.stmts(d.body, base, env)
-                if d.actor is not None:  # who acts, for the triggers `on ... by q`
-                    post.actor = env[d.actor.uid]
+                post = enc.action_body(d, base, env)
                 body_fail = z3.Or(post.error, post.overflow)
                 body = post.copy()  # (settle changes its state in place)
                 post, ended, gap = settle(enc, post)

@@ -72,9 +72,7 @@ def _replay_step(enc: Encoder, inst: Instance, step: ReplayStep) -> str:
         return "the explorer could not evaluate the guard, the replay can"
     if concrete(guard) is not True:
         return "the guard does not hold"
-    after = enc.stmts(decl.body, st, env)
-    if decl.actor is not None:  # who acts, for the triggers `on ... by q`
-        after.actor = env[decl.actor.uid]
+    after = enc.action_body(decl, st, env)
     body_fail = {"overflow": concrete(after.overflow) is True, "evaluation-error": concrete(after.error) is True}
     if failing and step.where == "body":
         return "" if body_fail[step.error_kind] else f"the replay finds no {step.error_kind} in the body"

@@ -17,6 +17,14 @@ class Statements:
     """`stmts` and the statement kinds; reads the encoder's `expr`, `candidates`, `checked`, `lit` and
     `stmt_handler` (its dispatch table, checked complete at import)."""
 
+    def action_body(self, decl, st: SymState, env) -> SymState:
+        """The state after an action's statements, with who acts in it (its `by` parameter, the
+        cause the triggers `on ... by q` are bound to): what every step of Z3 starts settling."""
+        after = self.stmts(decl.body, st, env)
+        if decl.actor is not None:
+            after.actor = env[decl.actor.uid]
+        return after
+
     def stmts(self, body, st: SymState, env) -> SymState:
         for s in body:
             if isinstance(s, T.LetStmt):  # a local name: later statements of the block read this value
