@@ -26,7 +26,7 @@ def test_a_trigger_on_a_declared_event_runs_in_the_step_that_raises_it_and_is_ci
     (f,) = [f for f in res.findings if f.kind == "invariant"]
     last = f.trace[-1]
     assert last.action == "pass(p=P4)" and "1" in last.rules
-    assert [r.text(place=False) for r in last.ran if r.kind == "trigger"] == ["trigger counted for P1 [1]"]
+    assert [r.text(place=False) for r in last.ran if r.kind == "trigger"] == ["trigger counted on takes(P1) [1]"]
     assert f.replay.status == "confirmed"
 
 

@@ -74,6 +74,7 @@ class Fired:
     subject: str = ""
     decided: str = ""
     by: str = ""  # who acted in the step, for a trigger `on ... by q` (the cause it ran with)
+    event: str = ""  # a trigger on a declared event: the event's name, which it ran on
 
     def text(self, place: bool = True) -> str:
         """`trigger skip for P3 [K5] at x.rw:31` (without ` at ...` where the place is given apart)."""
@@ -81,7 +82,11 @@ class Fired:
         name = f" {self.name}" if self.kind != "statement" else ""
         if self.kind == "phase" and not self.name.startswith("when "):
             name += " ends"  # a phase is cited by the step that ends it; `when X ends` blocks name themselves
-        who = (f" for {self.subject}" if self.subject else "") + (f" by {self.by}" if self.by else "")
+        if self.event:  # `trigger release on takes_marker(P6)`: the declared event it heard
+            who = f" on {self.event}" + (f"({self.subject})" if self.subject else "")
+        else:
+            who = f" for {self.subject}" if self.subject else ""
+        who += f" by {self.by}" if self.by else ""
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""
         return f"{kind}{name}{who}{tags}" + (f" at {_line(self.span)}" if place else "")
 
@@ -213,6 +218,7 @@ def what_ran(x, step: TraceStep, before_sid: int) -> tuple[Fired, ...]:
         return _plain(m, hits)  # not the recorded step (an engine is wrong, the replay will say)
     kinds = _cells(m)
     caused = {t.rid for ts in m.triggers.values() for t in ts if t.cause is not None}
+    heard = {t.rule: t.signal for t in m.inst.model.triggers if t.signal}  # rule id -> declared event
     inst = m.inst
     decided = _decided(m, before, after)
     out: list[Fired] = []
@@ -230,7 +236,7 @@ def what_ran(x, step: TraceStep, before_sid: int) -> tuple[Fired, ...]:
             name = describe_action(m, ai, binding)
         verb = _verb(m, rid, x_, decided) if r.kind == "outcome" else ""
         by = inst.players[c.actor] if rid in caused and c.actor >= 0 else ""
-        out.append(Fired(r.kind, name, r.tags, r.span, subject, verb, by))
+        out.append(Fired(r.kind, name, r.tags, r.span, subject, verb, by, heard.get(rid, "")))
     return tuple(out)
 
 
