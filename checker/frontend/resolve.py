@@ -87,6 +87,7 @@ class Resolver(ModelMixin, DeclsMixin, StmtsMixin, CallsMixin, ExprsMixin, Indic
         self.enum_of_member: dict[str, Ty] = {}
         self.var_types: dict[str, Ty] = {}
         self.step_checks: list[tuple] = []  # constants counted in steps, checked per instance
+        self.index_bounds: dict = {}  # (variable, k) -> typed (low, high) of index k of several (resolver/indices.py)
         self.roundings: list[tuple] = []  # (amount, step, mode, span, what): amounts a declared rounding counts
         self.match_decl = lower_match.declare(self, decls)  # first: a game's initial values may read them
         self.phase_chain: tuple = ()  # the lowered ends of every step (`run` sets them)

@@ -109,7 +109,7 @@ class ExprsMixin:
             self.error(Code.ARGUMENTS, f"{name} holds one value per {per_what(d)}; read it as {name}[...]", span,
                        f"for example {name}[{', '.join(b for b, _ in parts_of(d))}]")
             return T.Const(0, ERROR, span)
-        i = self.index_of(d, index, scope, ctx, span)
+        i = self.index_of(d, index, scope, ctx)
         return T.VarRef(name, i, ty, static, span)
 
     def index_type(self, d: sx.VarDecl) -> Ty:

@@ -31,7 +31,7 @@ def per_what(d: sx.VarDecl) -> str:
 class IndicesMixin:
     """The typed index of a variable of several indices, its declaration and initial value."""
 
-    def index_of(self, d: sx.VarDecl, index_sx, scope, ctx: Ctx, span):
+    def index_of(self, d: sx.VarDecl, index_sx, scope, ctx: Ctx):
         """The typed index `index_sx` gives `d` (a slot number for several indices); an error
         and an ERROR constant when the count is wrong."""
         parts = parts_of(d)
@@ -52,23 +52,32 @@ class IndicesMixin:
             if dom == "player":
                 ordinal = T.Call("seat", (x,), INT, sp)
             else:
-                ordinal = T.Arith("-", x, self.const(dom.low), INT, sp)
+                ordinal = T.Arith("-", x, self.part_bounds(d, k)[0], INT, sp)
             if flat is None:
                 flat = ordinal
                 continue
-            flat = T.Arith("+", T.Arith("*", flat, self.part_size(dom, sp), INT, sp), ordinal, INT, sp)
+            size = self.part_size(d, k, sp)
+            flat = T.Arith("+", T.Arith("*", flat, size, INT, sp), ordinal, INT, sp)
             if dom != "player":  # a later number out of its range would land in another slot
                 inside = T.Logic("and", T.Compare(">=", ordinal, T.Const(0, INT, sp), BOOL, sp),
-                                 T.Compare("<", ordinal, self.part_size(dom, sp), BOOL, sp), BOOL, sp)
+                                 T.Compare("<", ordinal, size, BOOL, sp), BOOL, sp)
                 flat = T.Ite(inside, flat, T.Const(-1, INT, sp), INT, sp)
         return flat
 
-    def part_size(self, dom, span):
-        """How many values an index of this domain takes, as a typed constant expression."""
-        if dom == "player":
+    def part_bounds(self, d: sx.VarDecl, k: int):
+        """The typed (low, high) of index k of `d`, a number range: resolved once per
+        declaration, so that a mistake in them is told once, not at every read."""
+        if (d.name, k) not in self.index_bounds:
+            dom = parts_of(d)[k][1]
+            self.index_bounds[d.name, k] = (self.const(dom.low), self.const(dom.high))
+        return self.index_bounds[d.name, k]
+
+    def part_size(self, d: sx.VarDecl, k: int, span):
+        """How many values index k of `d` takes, as a typed constant expression."""
+        if parts_of(d)[k][1] == "player":
             return T.Call("nplayers", (), INT, span)
-        return T.Arith("+", T.Arith("-", self.const(dom.high), self.const(dom.low), INT, span),
-                       T.Const(1, INT, span), INT, span)
+        low, high = self.part_bounds(d, k)
+        return T.Arith("+", T.Arith("-", high, low, INT, span), T.Const(1, INT, span), INT, span)
 
     def several_indices(self, d: sx.VarDecl):
         """(the typed Index of slot numbers, the scope the initial value is read in) for a
@@ -82,8 +91,7 @@ class IndicesMixin:
             if dom == "player":
                 typed_parts.append(T.Index("player", self.binder(bname, PLAYER, d.span, {})))
             elif isinstance(dom, sx.TRange):
-                typed_parts.append(T.Index("int", self.binder(bname, INT, d.span, {}),
-                                           self.const(dom.low), self.const(dom.high)))
+                typed_parts.append(T.Index("int", self.binder(bname, INT, d.span, {}), *self.part_bounds(d, k)))
             else:
                 kind = dom if isinstance(dom, str) else "an enumeration"
                 self.error(Code.TYPE_MISMATCH, f"{d.name} has several indices; each is a player or a number range, "
@@ -91,8 +99,8 @@ class IndicesMixin:
                            "like 1..3")
                 ok = False
         count = None
-        for _, dom in parts:
-            size = self.part_size(dom, d.span) if ok else T.Const(1, INT, d.span)
+        for k in range(len(parts)):
+            size = self.part_size(d, k, d.span) if ok else T.Const(1, INT, d.span)
             count = size if count is None else T.Arith("*", count, size, INT, d.span)
         slot = self.fresh(",".join(b for b, _ in parts), INT, d.span)
         index = T.Index("int", slot, T.Const(0, INT, d.span),

@@ -171,7 +171,7 @@ class StmtsMixin:
             if index_sx is None:
                 self.error(Code.ARGUMENTS, f"{target} holds one value per {per_what(d)}; assign {target}[...]", s.span)
             else:
-                index = self.index_of(d, index_sx, index_scope, ctx, s.span)
+                index = self.index_of(d, index_sx, index_scope, ctx)
         elif index_sx is not None:
             self.error(Code.ARGUMENTS, f"{target} is a single value; assign it without [...]", s.span)
         return T.Assign(target, index, value, rid, s.span)
