@@ -8,7 +8,10 @@ import os
 from checker import engine
 from checker.engine import load_instances
 from checker.explicit import symmetry
+from checker.explicit.compiled import machine_for
+from checker.explicit.explore import explore
 from checker.explicit.machine import Machine
+from checker.limits import Limits
 from checking import _check, _errors
 
 DOC = 'spec "s" formalizes "s.txt"\ndocument { C1: "damage per commander and player" }\n'
@@ -65,14 +68,43 @@ invariant whole: cmd == 0
     ]
 
 
-def test_symmetry_is_off_for_such_a_variable_and_the_findings_are_the_same_either_way(tmp_path, monkeypatch):
-    res, spec = _check(tmp_path, COMMANDER + "invariant once [C1]: forall q in players: cmd[next(q), q] < 2\n")
+SYMMETRIC = DOC + """players 4
+var cmd(a: player, q: player) [C1]: 0..1 = 0
+var hit_by(q: player, a: player) [C1]: bool = false
+var last: player? = none
+action hit(p: player, q: player) [C1] progress when in_game(p) and p != q and cmd[p, q] < 1 do
+  cmd[p, q] := cmd[p, q] + 1;
+  hit_by[q, p] := true;
+  last := p;
+end
+outcome last_one [C1]: win player p when in_game(p) and size(remaining) == 1
+invariant agree [C1]: forall q in players: forall a in players: hit_by[q, a] == (cmd[a, q] > 0)
+invariant few [C1]: forall q in players: size({a | a in players: cmd[a, q] > 0}) < 3
+"""
+
+
+def test_a_rotation_moves_every_player_index_and_the_findings_are_the_same_with_symmetry_off(tmp_path, monkeypatch):
+    res, spec = _check(tmp_path, SYMMETRIC)
     (inst,) = load_instances(str(spec))
-    assert symmetry.detect(inst) == (0, "variable cmd has several indices")
+    assert symmetry.detect(inst) == (4, "")
+    m = machine_for(inst)
+    reduced = symmetry.explore_reduced(m, symmetry.Rotation(m, 4), Limits(max_states=100_000))
+    full = explore(machine_for(inst), Limits(max_states=100_000))
+    # each representative stands for its orbit: the orbits add up to the full search, which
+    # they would not if a rotation moved one index of cmd[a, q] and not the other
+    assert len(reduced.states) < len(full.states) == reduced.nreal
     monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
     off = engine.check([str(spec)])
-    assert [(f.kind, f.fingerprint) for f in res.findings] == [(f.kind, f.fingerprint) for f in off.findings]
-    assert [f.kind for f in res.findings] == ["invariant"]
+    assert [(f.kind, f.fingerprint, [s.changes for s in f.trace or ()]) for f in res.findings] == \
+        [(f.kind, f.fingerprint, [s.changes for s in f.trace or ()]) for f in off.findings]
+    assert "invariant" in [f.kind for f in res.findings]  # `few`: three commanders hit P1
+
+
+def test_an_exchange_of_indexed_values_at_once_keeps_the_model_unreduced(tmp_path):
+    # a simultaneous assignment computes the slot numbers first, with seat(): read as such
+    res, spec = _check(tmp_path, SYMMETRIC.replace("  hit_by[q, p] := true;\n", "  hit_by[q, p], last := true, p;\n"))
+    (inst,) = load_instances(str(spec))
+    assert symmetry.detect(inst) == (0, "the rules read seat()")
 
 
 def test_the_fixture_pair_the_summary_that_adds_up_the_commanders_is_broken_the_rules_own_words_hold():

@@ -72,8 +72,6 @@ def detect(inst) -> tuple[int, str]:
     for v in inst.vars:
         if v.type.kind == "team" or v.indexed == "team":
             return 0, f"variable {v.name} is about teams"
-        if v.parts:  # its slots are pairs: a rotation would move both indices, which the canonical form does not
-            return 0, f"variable {v.name} has several indices"
     roots: list = []
     for a in m.actions:
         roots += [d for _, d in a.params] + [a.guard, a.body]
@@ -88,13 +86,32 @@ def detect(inst) -> tuple[int, str]:
     for d in m.reachables:
         roots += [dom for _, dom in d.params] + [d.cond]
     for root in roots:
-        for node in T.walk(root):
+        for node in _walk(root):
             if isinstance(node, T.OutcomeStmt) and (node.kind == "leave" or node.kind == "draw" and node.subject is not None):
                 return 0, "outcomes for some players while the game goes on"
             why = _breaks_rotation(node)
             if why:
                 return 0, why
     return n, ""
+
+
+def _walk(root):
+    """`T.walk`, but a variable of several indices is read and written through the writer's
+    index expressions, not the slot number the front end computes from them with seat(): a
+    rotation moves every index of its slots (`Rotation`), as it moves a player-indexed one's."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (list, tuple)):
+            stack.extend(reversed(n))
+            continue
+        yield n
+        if isinstance(n, T.VarRef) and n.indices:
+            stack.extend(reversed(n.indices))
+        elif isinstance(n, T.Assign) and n.indices:
+            stack.extend(reversed(n.indices + (n.value,)))
+        else:
+            stack.extend(reversed(T.children(n)))
 
 
 def _is_seat(ty) -> bool:

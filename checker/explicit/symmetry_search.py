@@ -51,7 +51,10 @@ class Rotation:
         for f in machine.fields:
             v = f.var
             pval = v.type.kind == "player"
-            if f.kind == "scalar":
+            if v.parts:  # several indices: a rotation moves every player index of every slot
+                self.ops.append(("slots", f.width if f.kind == "fields" else 1, f.mask if f.kind == "fields" else 1,
+                                 f.low if f.kind == "fields" else 0, v.count, pval, _slot_moves(v.parts, n)))
+            elif f.kind == "scalar":
                 self.ops.append(("pl" if pval else "set" if v.type.kind == "set" else "", 0, 0, 0, 1, pval))
             elif f.kind == "bits":
                 self.ops.append(("bits" if v.indexed == "player" else "", 1, 1, 0, v.count, False))
@@ -67,7 +70,7 @@ class Rotation:
         the primary mask: one list of n shifts, then each entry rotated once (generated source
         made only of made-up names and int literals, as in checker.explicit.codegen, and the end
         markers' types)."""
-        if self.primary == self.nf or any(op[0] == "fields" for op in self.ops):
+        if self.primary == self.nf or any(op[0] in ("fields", "slots") for op in self.ops):
             return None
         n, k = self.n, self.nf
         names = [f"x{i}" for i in range(k)]
@@ -124,6 +127,15 @@ class Rotation:
                 out.append(((x << r) | (x >> (n - r))) & self.full)
             elif kind == "pl":
                 out.append(x if x < 0 else (x + r) % n)
+            elif kind == "slots":  # slot i's value moves to slot moves[r][i] (and is rotated if a player)
+                _, w, mask, low, count, pval, moves = op
+                to, y = moves[r], 0
+                for i in range(count):
+                    v = ((x >> (i * w)) & mask) + low
+                    if pval and v >= 0:
+                        v = (v + r) % n
+                    y |= (v - low) << (to[i] * w)
+                out.append(y)
             else:
                 _, w, mask, low, count, pval, by_player = op
                 if by_player:
@@ -181,6 +193,31 @@ class Rotation:
             return binding
         return tuple(self.rot_player(v, r) if b.binder.type.kind == "player" else v
                      for b, v in zip(binders, binding))
+
+
+def _slot_moves(parts, n: int) -> list[tuple[int, ...]]:
+    """Per rotation r of the n seats, where each slot of a variable of several indices goes:
+    its player indices move r seats, its number indices stay (the first index the most
+    significant, as checker/frontend/resolver/indices.py lays the slots out)."""
+    sizes = [n if p.kind == "player" else p.high - p.low + 1 for p in parts]
+    count = 1
+    for size in sizes:
+        count *= size
+    moves = []
+    for r in range(n):
+        to = []
+        for slot in range(count):
+            digits, rest = [], slot
+            for size in reversed(sizes):
+                digits.append(rest % size)
+                rest //= size
+            digits.reverse()
+            new = 0
+            for p, size, dgt in zip(parts, sizes, digits):
+                new = new * size + ((dgt + r) % n if p.kind == "player" else dgt)
+            to.append(new)
+        moves.append(tuple(to))
+    return moves
 
 
 # ---------------------------------------------------------------- the reduced graph

@@ -56,6 +56,9 @@ class VarRef:
     type: Ty
     static: bool = False  # a choice made before play that nothing during play reads
     span: Span = _span()
+    # a variable of several indices: the writer's index expressions, of which `index` is the slot
+    # number (the engines read `index`; symmetry reads these: checker/explicit/symmetry.py)
+    indices: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,7 @@ class Assign:
     value: Expr
     rule: int | None  # the model's rule id when the statement is tagged
     span: Span = _span()
+    indices: tuple = ()  # a variable of several indices: the writer's index expressions (as VarRef's)
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,8 @@ class ExprsMixin:
                        f"for example {name}[{', '.join(b for b, _ in parts_of(d))}]")
             return T.Const(0, ERROR, span)
         i = self.index_of(d, index, scope, ctx)
+        if isinstance(i, tuple):  # several indices: the slot number and the writer's indices
+            return T.VarRef(name, i[0], ty, static, span, indices=i[1])
         return T.VarRef(name, i, ty, static, span)
 
     def index_type(self, d: sx.VarDecl) -> Ty:

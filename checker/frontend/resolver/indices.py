@@ -6,8 +6,10 @@ counted from 0 (a player by seat, a number from the low end of its range), the f
 significant (`cmd[p, q]` is slot `seat(p) * nplayers + seat(q)`). The front end writes that
 arithmetic into the typed IR, so the closures, the generated successors and Z3 read and write
 these variables as they do any other; `T.Index.parts` keeps the indices, which the instances use
-to name every slot (`cmd[P1, P2]`), and which symmetry reads to refuse a rotation it cannot yet
-apply to both indices. An index outside its range is an evaluation error as for one index.
+to name every slot (`cmd[P1, P2]`) and symmetry to move every player index of a slot under a
+rotation; `VarRef.indices` and `Assign.indices` keep the writer's index expressions, which
+symmetry reads instead of the seat() arithmetic. An index outside its range is an evaluation
+error as for one index.
 """
 from __future__ import annotations
 
@@ -32,8 +34,8 @@ class IndicesMixin:
     """The typed index of a variable of several indices, its declaration and initial value."""
 
     def index_of(self, d: sx.VarDecl, index_sx, scope, ctx: Ctx):
-        """The typed index `index_sx` gives `d` (a slot number for several indices); an error
-        and an ERROR constant when the count is wrong."""
+        """The typed index `index_sx` gives `d`; an error and an ERROR constant when the count
+        is wrong. For several indices: (the slot number, the typed index expressions)."""
         parts = parts_of(d)
         given = index_sx.items if isinstance(index_sx, sx.Indices) else (index_sx,)
         if len(given) != len(parts):
@@ -42,12 +44,13 @@ class IndicesMixin:
             return T.Const(0, ERROR, index_sx.span)
         if len(parts) == 1:
             return self.coerce(self.ex(given[0], scope, ctx, 0), self.index_type(d), f"the index of {d.name}")
-        flat = None
+        flat, typed = None, []
         for k, ((_, dom), g) in enumerate(zip(parts, given)):
             want = PLAYER if dom == "player" else INT
             x = self.coerce(self.ex(g, scope, ctx, 0), want, f"index {k + 1} of {d.name}")
             if x.type == ERROR or not (dom == "player" or isinstance(dom, sx.TRange)):
                 return T.Const(0, ERROR, index_sx.span)
+            typed.append(x)
             sp = g.span
             if dom == "player":
                 ordinal = T.Call("seat", (x,), INT, sp)
@@ -62,7 +65,7 @@ class IndicesMixin:
                 inside = T.Logic("and", T.Compare(">=", ordinal, T.Const(0, INT, sp), BOOL, sp),
                                  T.Compare("<", ordinal, size, BOOL, sp), BOOL, sp)
                 flat = T.Ite(inside, flat, T.Const(-1, INT, sp), INT, sp)
-        return flat
+        return flat, tuple(typed)
 
     def part_bounds(self, d: sx.VarDecl, k: int):
         """The typed (low, high) of index k of `d`, a number range: resolved once per

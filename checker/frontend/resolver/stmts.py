@@ -166,15 +166,17 @@ class StmtsMixin:
                        "declare it with `var` if the game changes it")
         ty = self.var_types.get(target, ERROR)
         value = self.coerce(self.ex(s.value, scope, ctx, 0), ty, f"the value assigned to {target}")
-        index = None
+        index, indices = None, ()
         if d.index is not None:
             if index_sx is None:
                 self.error(Code.ARGUMENTS, f"{target} holds one value per {per_what(d)}; assign {target}[...]", s.span)
             else:
                 index = self.index_of(d, index_sx, index_scope, ctx)
+                if isinstance(index, tuple):  # several indices: the slot number and the writer's indices
+                    index, indices = index
         elif index_sx is not None:
             self.error(Code.ARGUMENTS, f"{target} is a single value; assign it without [...]", s.span)
-        return T.Assign(target, index, value, rid, s.span)
+        return T.Assign(target, index, value, rid, s.span, indices=indices)
 
     # ------------------------------------------------------------ lets that name a place
     def let_place(self, s, scope, ctx):
