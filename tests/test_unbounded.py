@@ -74,7 +74,7 @@ def test_the_symbolic_engine_keeps_its_time_budget_while_it_encodes_a_step():
     with pytest.raises(LimitHit):
         unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=1)))
     assert cpu_seconds() - start < 4
-    res = engine.check(["tests/fixtures/deadlock/event-defect.rw"], Limits(max_states=300, max_seconds=2))
+    res = engine.check(["tests/fixtures/deadlock/event-defect.rw"], Limits(max_states=300, max_seconds=1))
     (inst_res,) = res.instances
     assert not inst_res.complete and res.is_incomplete
     verdicts = {d.check: d.verdict for d in inst_res.decisions}
