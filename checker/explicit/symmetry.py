@@ -86,7 +86,7 @@ def detect(inst) -> tuple[int, str]:
     for d in m.reachables:
         roots += [dom for _, dom in d.params] + [d.cond]
     for root in roots:
-        for node in _walk(root):
+        for node in T.walk(root, _below):
             if isinstance(node, T.OutcomeStmt) and (node.kind == "leave" or node.kind == "draw" and node.subject is not None):
                 return 0, "outcomes for some players while the game goes on"
             why = _breaks_rotation(node)
@@ -95,23 +95,15 @@ def detect(inst) -> tuple[int, str]:
     return n, ""
 
 
-def _walk(root):
-    """`T.walk`, but a variable of several indices is read and written through the writer's
+def _below(n) -> tuple:
+    """`T.children`, but a variable of several indices is read and written through the writer's
     index expressions, not the slot number the front end computes from them with seat(): a
     rotation moves every index of its slots (`Rotation`), as it moves a player-indexed one's."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(reversed(n))
-            continue
-        yield n
-        if isinstance(n, T.VarRef) and n.indices:
-            stack.extend(reversed(n.indices))
-        elif isinstance(n, T.Assign) and n.indices:
-            stack.extend(reversed(n.indices + (n.value,)))
-        else:
-            stack.extend(reversed(T.children(n)))
+    if isinstance(n, T.VarRef) and n.indices:
+        return n.indices
+    if isinstance(n, T.Assign) and n.indices:
+        return n.indices + (n.value,)
+    return T.children(n)
 
 
 def _is_seat(ty) -> bool:

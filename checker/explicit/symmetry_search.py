@@ -51,9 +51,8 @@ class Rotation:
         for f in machine.fields:
             v = f.var
             pval = v.type.kind == "player"
-            if v.parts:  # several indices: a rotation moves every player index of every slot
-                self.ops.append(("slots", f.width if f.kind == "fields" else 1, f.mask if f.kind == "fields" else 1,
-                                 f.low if f.kind == "fields" else 0, v.count, pval, _slot_moves(v.parts, n)))
+            if v.parts:  # several indices: a rotation moves every player index of every slot (a bit, or a field)
+                self.ops.append(("slots", f.width, f.mask, f.low, v.count, pval, _slot_moves(v.parts, n)))
             elif f.kind == "scalar":
                 self.ops.append(("pl" if pval else "set" if v.type.kind == "set" else "", 0, 0, 0, 1, pval))
             elif f.kind == "bits":

@@ -336,8 +336,11 @@ def _domain_children(d) -> tuple:
     return (d.low, d.high) if isinstance(d, RangeDom) else (d.set,)
 
 
-def walk(node):
-    """`node` and every typed node below it, depth first, without recursion."""
+def walk(node, below=None):
+    """`node` and every typed node below it, depth first, without recursion. `below(n)`, when
+    given, says which nodes are below n instead of `children` (a walk that sees some nodes
+    otherwise: checker/explicit/symmetry.py)."""
+    below = below or children
     stack = [node]
     while stack:
         n = stack.pop()
@@ -345,7 +348,7 @@ def walk(node):
             stack.extend(reversed(n))
             continue
         yield n
-        stack.extend(reversed(children(n)))
+        stack.extend(reversed(below(n)))
 
 
 # ---------------------------------------------------------------- a resolved model
