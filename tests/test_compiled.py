@@ -236,3 +236,34 @@ def test_a_place_is_computed_once_until_what_it_reads_is_written(tmp_path):
     reference, compiled = explore(Machine(inst), LIMITS), explore(m, LIMITS)
     assert reference.complete and len(reference.states) > 20
     assert view(compiled) == view(reference)
+
+
+TRIGGERS = """players 3
+var hp(p: player): 0..6 = 2
+var turn: player = P1
+var seen: 0..3 = 0
+active p when turn == p
+action attack(p: player, q: player) by p progress when p == turn and q != p and in_game(q) do
+  hp[q] := hp[q] - 1;
+  turn := next_in_game(turn);
+end
+action concede(p: player) leave when in_game(p) do lose p; end
+outcome ko: lose player p when hp[p] == 0
+trigger bounty on lose player p by q when in_game(q) do hp[q] := min(hp[q] + 5, 6); end
+trigger turn_on on leave player p when turn == p do turn := next_in_game(p); end
+trigger tally on lose player p once when lost_now(p) do seen := seen + 1; end
+trigger last_one on leave player p when size(remaining) == 1 do draw; end
+"""
+
+
+def test_triggers_run_as_generated_code_and_explore_the_same_graph_as_the_closures(tmp_path):
+    """A trigger is one generated function (condition, citation and body) unless it reads
+    `lost_now()`, which only the closures evaluate; either way the graph is the reference's,
+    the `by` cause, `once` and a trigger's own outcome included."""
+    spec = tmp_path / "t.rw"
+    spec.write_text(TRIGGERS, encoding="utf-8")
+    (inst,) = load_instances(str(spec))
+    m = CompiledMachine(inst)
+    generated = {t.decl.name: t.run is not None for ts in m.triggers.values() for t in ts}
+    assert generated == {"bounty": True, "turn_on": True, "tally": False, "last_one": True}
+    assert view(explore(m, LIMITS)) == view(explore(Machine(inst), LIMITS))

@@ -321,7 +321,8 @@ class Generator(BuiltinSource, StatementSource):
         return lines + _STMT[type(s)](self, s, pad)
 
 
-# lost_now() is exempt: outcome rules and triggers run in the closures, never in generated code
+# lost_now() is exempt: outcome rules run in the closures, and a trigger that reads it too
+# (checker.explicit.compiled generates the others: `CompiledMachine._trigger_source`)
 _EXPR = dispatch.by_kind(Generator, "x_", T.EXPR_KINDS)
 _STMT = dispatch.by_kind(Generator, "s_", T.STMT_KINDS)
 _BUILTIN = dispatch.by_builtin(Generator, "b_", bi.BY_KEY, exempt=bi.STEP_ONLY)

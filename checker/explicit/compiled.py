@@ -3,7 +3,9 @@
 `CompiledMachine` is a `Machine` whose states are packed and whose `successors` run one
 generated function per action. Everything the checks do rarely (initial states, outcome
 resolution on a cache miss, properties of a state) is inherited from `Machine` and runs on
-the unpacked slots, so there is one implementation of those. `unpack(state)` gives the slot
+the unpacked slots, so there is one implementation of those; only the triggers that
+resolution runs are generated functions too (on those slots: `_trigger_source`), because a
+model with triggers spends most of its search in them. `unpack(state)` gives the slot
 tuple `Machine` uses; the two machines explore the same graphs, state for state and edge for
 edge, in the same order (tests/test_compiled.py).
 
@@ -59,6 +61,8 @@ class CompiledMachine(Machine):
         self._outcome_entries = [f.entry for f in self.fields
                                  if self._triggers_change_vars or f.var.name in read]
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
+        triggers = self._trigger_sources()
+        sources += [src for _, _, src in triggers]
         sources.append(self._unpack_source())
         sources.append(self._pack_source())
         src = "\n\n".join(sources) + "\n"
@@ -75,6 +79,8 @@ class CompiledMachine(Machine):
             _CODE[src] = code
         exec(code, ns)  # noqa: S102 - source made only of generated names and int literals (codegen's doc)
         self._action_fns = [ns[f"a{ai}"] for ai in range(len(self.actions))]
+        for t, name, _ in triggers:
+            t.run = ns[name]
         self.unpack = ns["unpack"]
         self._last_packed, self._last_values = None, ()
         self.pack = ns["pack"]
@@ -267,16 +273,71 @@ class CompiledMachine(Machine):
     def _pack_source(self) -> str:
         parts, at = [], 0
         for f in self.fields:
-            count = f.var.count
-            if f.kind == "scalar":
-                parts.append(f"s[{at}]")
-            elif f.kind == "bits":
-                parts.append(f"_packbits(s[{at}:{at + count}])")
-            else:
-                parts.append(f"_packfields(s[{at}:{at + count}], {_lit(f.width)}, {_lit(f.low)})")
-            at += count
+            parts.append(_pack_expr(f, at, "s"))
+            at += f.var.count
         return "\n".join(["def pack(s):",
                           f"{PAD}return ({''.join(p + ', ' for p in parts)}s[{at}], s[{at + 1}], s[{at + 2}])"])
+
+    # ------------------------------------------------------------ triggers
+    def _trigger_sources(self) -> list[tuple]:
+        """(trigger, function name, source) for each trigger the generator can write: a step
+        with triggers spends most of its time running them, and the closures cost a call per
+        node. A trigger that reads `lost_now()` or a choice Z3 decides keeps its closures."""
+        out = []
+        for ts in self.triggers.values():
+            for t in ts:
+                name = f"t{len(out)}"
+                try:
+                    src = self._trigger_source(name, t.decl)
+                except CannotCompile:
+                    continue
+                finally:
+                    self.gen.written, self.gen.places, self.gen.facts = {}, {}, GUARD_FACTS
+                if src is not None:
+                    out.append((t, name, src))
+        return out
+
+    def _trigger_source(self, name: str, decl: T.Trigger) -> str | None:
+        """The function `NAME(c, x)` that runs trigger `decl` for subject x on the resolution's
+        context `c` (its slots unpacked, as the closures read them), as `_run_triggers` runs a
+        trigger's closures: False if its condition is false; else it cites the trigger, runs the
+        body and writes what the body changed back to `c`, and returns True. Only the variables
+        the trigger reads or writes are packed, and only those it writes are unpacked again."""
+        gen = self.gen
+        nodes = list(T.walk([decl.cond, list(decl.body)]))
+        if any(isinstance(n, T.Call) and n.func in bi.STEP_ONLY for n in nodes):
+            return None
+        used = {n.name for n in nodes if isinstance(n, T.VarRef)} | written_vars(decl.body)
+        fields, at = [], 0
+        for f in self.fields:
+            if f.var.name in used:
+                fields.append((f, at))
+            at += f.var.count
+        facts = "lp, lt, wp, wt, dp, dt, xp, xt, sg, draw, fin"
+        lines = [f"def {name}(c, subject):", f"{PAD}v = c.vals", f"{PAD}out, tout = c.out, c.tout",
+                 f"{PAD}{facts} = {', '.join('c.' + x for x in facts.split(', '))}"]
+        if decl.binder is not None:
+            lines.append(f"{PAD}{gen.x_BinderRef(decl.binder)} = subject")
+        if decl.cause is not None:  # `by q`: who acts in the step (`_run_triggers` skips the trigger without one)
+            lines.append(f"{PAD}{gen.x_BinderRef(decl.cause)} = c.actor")
+        # the variables the condition reads first: most of the time it is false and the rest is not needed
+        tested = {n.name for n in T.walk(decl.cond) if isinstance(n, T.VarRef)}
+        fields.sort(key=lambda fa: fa[0].var.name not in tested)
+        lines += [f"{PAD}x{f.entry} = {_pack_expr(f, at, 'v')}" for f, at in fields if f.var.name in tested]
+        gen.facts = BODY_FACTS  # the trigger sees this step's wins, draw and finish, and what earlier triggers derived
+        lines += [f"{PAD}if not {gen.expr(decl.cond)}:", f"{PAD}{PAD}return False",
+                  f"{PAD}hits = c.hits", f"{PAD}hits.append({_lit(decl.rule)})"]
+        lines += [f"{PAD}x{f.entry} = {_pack_expr(f, at, 'v')}" for f, at in fields if f.var.name not in tested]
+        written = written_vars(decl.body)
+        gen.written = {f"x{f.entry}": f"y{f.entry}" for f, _ in fields if f.var.name in written}
+        lines += [f"{PAD}{y} = {x}" for x, y in gen.written.items()]
+        gen.places = {}
+        lines += gen.stmts(decl.body, PAD)
+        for f, at in fields:
+            if f.var.name in written:
+                lines.append(f"{PAD}{_unpack_into(f, at, 'v', f'y{f.entry}')}")
+        lines += [f"{PAD}{', '.join('c.' + x for x in facts.split(', '))} = {facts}", f"{PAD}return True"]
+        return "\n".join(lines)
 
     # ------------------------------------------------------------ the machine's interface
     def initial_states(self, max_states: int = 2_000_000, budget=None):
@@ -344,6 +405,26 @@ def machine_for(inst: Instance) -> Machine:
         return CompiledMachine(inst)
     except CannotCompile:
         return Machine(inst)
+
+
+def _pack_expr(f: Field, at: int, slots: str) -> str:
+    """Source for field `f`'s packed value from the slots `slots`, its first at `at`."""
+    count = f.var.count
+    if f.kind == "scalar":
+        return f"{slots}[{at}]"
+    if f.kind == "bits":
+        return f"_packbits({slots}[{at}:{at + count}])"
+    return f"_packfields({slots}[{at}:{at + count}], {_lit(f.width)}, {_lit(f.low)})"
+
+
+def _unpack_into(f: Field, at: int, slots: str, x: str) -> str:
+    """A statement writing packed value `x` of field `f` back to the list of slots `slots`."""
+    count = f.var.count
+    if f.kind == "scalar":
+        return f"{slots}[{at}] = {x}"
+    if f.kind == "bits":
+        return f"{slots}[{at}:{at + count}] = _unbits({x}, {_lit(count)})"
+    return f"{slots}[{at}:{at + count}] = _unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})"
 
 
 # ---------------------------------------------------------------- compile-time analysis of guards

@@ -100,6 +100,9 @@ class Trigger:
     cond: object
     body: object
     cause: list | None = None  # `by q`: the cell q is bound in, to who acts in the step
+    # the generated function that tests and runs it at once (checker.explicit.compiled), or None:
+    # `run(c, subject)` is true when it ran (cited, its body done)
+    run: object = None
 
 
 # The order in which the events of one round fire their triggers (subjects by seat or team)
@@ -192,6 +195,7 @@ class Machine(OutcomeResolution):
         # `finish` rules share the draws' stratum: neither has a subject, both end the game
         self.draw_rules = [r for r in self.outcomes if r.kind in ("draw", "finish") and r.subject is None]
         self.cannot_rules = [r for r in self.outcomes if r.kind.startswith("cannot_")]
+        self.has_outcome_rules = bool(self.loss_rules or self.win_rules or self.draw_rules)
         exempt = set(model.exempt)
         for r in self.loss_rules + self.win_rules:
             r.cannot = tuple(k for k in self.cannot_rules if k.fact == r.fact and (r.decl.name, k.decl.name) not in exempt)

@@ -114,7 +114,7 @@ class OutcomeResolution:
             # a loss or a win they state, or an event they raise, is a fact of the next round
             c.lp = c.lt = c.dp = c.dt = c.xp = c.xt = c.sg = 0
             if self.watch_order:
-                if not self.order_sensitive:
+                if not self.order_sensitive and len(events) > 1:  # one event has one order
                     self._compare_seat_orders(c, events, spent)
             elif len(events) > 1:
                 self.orders_unchecked = True  # a resolution cached now was not compared
@@ -138,8 +138,14 @@ class OutcomeResolution:
                 once = t.decl.once
                 if once and t.rid in spent:
                     continue
-                if t.cell is not None:
+                if t.cell is not None:  # (also for generated code: a trace's story reads who it ran for here)
                     t.cell[0] = x
+                if t.run is not None:  # generated: condition, citation and body in one call
+                    if t.run(c, x):
+                        if once:
+                            spent.add(t.rid)
+                        ran = True
+                    continue
                 if t.cond(c):
                     if once:
                         spent.add(t.rid)
@@ -212,7 +218,7 @@ class OutcomeResolution:
             self._forbid(c)
         again = self._past_losers(out0, tout0)
         first = True
-        while True:
+        while self.has_outcome_rules:  # (without any, the strata derive nothing: the facts are the step's)
             before = (c.lp, c.lt, c.dp, c.dt, c.xp, c.xt)
             c.out, c.tout = out0, tout0  # loss rules see who was out when the step began
             self._fixpoint(c, self.loss_rules, first)
