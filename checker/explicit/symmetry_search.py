@@ -65,43 +65,58 @@ class Rotation:
         self.canon = self._fast() or self.canon_slow
 
     def _fast(self):
-        """`canon_slow` specialized to this layout, for the common case of one least rotation of
-        the primary mask: one list of n shifts, then each entry rotated once (generated source
-        made only of made-up names and int literals, as in checker.explicit.codegen, and the end
-        markers' types)."""
-        if self.primary == self.nf or any(op[0] in ("fields", "slots") for op in self.ops):
+        """`canon_slow` specialized to this layout (generated source made only of made-up names
+        and int literals, as in checker.explicit.codegen, and the end markers' types): the
+        primary mask's rotations in one list of shifts; where one is least, each entry rotated
+        once; where several tie (no marker yet: every state of a free-for-all before anyone
+        left), each of those rotations written out and compared as `canon_slow` compares them.
+        A variable of several indices, or one per seat holding players, keeps `canon_slow`."""
+        if any(op[0] == "slots" or op[0] == "fields" and op[5] for op in self.ops):
             return None
         n, k = self.n, self.nf
         names = [f"x{i}" for i in range(k)]
 
         def rot(x):
-            return f"(({x} << r) | ({x} >> {n} - r)) & {self.full}"
+            return f"((({x} << r) | ({x} >> {n} - r)) & {self.full})"
         parts = []
         for i, op in enumerate(self.ops):
             x = names[i]
-            if i == self.primary:
-                parts.append("low")
-            elif op[0] in ("bits", "set"):
+            if op[0] in ("bits", "set"):
                 parts.append(rot(x))
             elif op[0] == "pl":
                 parts.append(f"({x} if {x} < 0 else ({x} + r) % {n})")
+            elif op[0] == "fields" and op[6]:  # one field per seat: the fields move r seats
+                w = op[1]
+                total = (1 << (w * n)) - 1
+                parts.append(f"((({x} << ({w} * r)) | ({x} >> ({w} * ({n} - r)))) & {total})")
             else:
                 parts.append(x)
         parts += [rot("out"), "tout",
                   f"(end if not end else GAP_KEY if end.__class__ is Gap else Ended({rot('end.players')}, end.teams, end.draw))"]
-        p = names[self.primary]
+        key = f"({''.join(x + ', ' for x in parts)})"
+        p = names[self.primary] if self.primary < k else "out"
         src = "\n".join([
             "def canon(state):",
             f"    {''.join(x + ', ' for x in names)}out, tout, end = state",
             f"    d = {p} | ({p} << {n})",
             f"    vals = [(d >> s) & {self.full} for s in SHIFTS]",
             "    low = min(vals)",
-            "    if vals.count(low) != 1:",
-            "        return slow(state)",
-            f"    r = vals.index(low) * {self.step}",
-            f"    return ({''.join(x + ', ' for x in parts)}), ({n} - r) % {n}, 1",
+            "    if vals.count(low) == 1:",
+            f"        r = vals.index(low) * {self.step}",
+            f"        return {key}, ({n} - r) % {n}, 1",
+            "    best = None",
+            "    for i, v in enumerate(vals):",
+            "        if v != low:",
+            "            continue",
+            f"        r = i * {self.step}",
+            f"        got = {key}",
+            "        if best is None or got < best:",
+            "            best, at, stab = got, r, 1",
+            "        elif got == best:",
+            "            stab += 1",
+            f"    return best, ({n} - at) % {n}, stab",
         ])
-        ns = {"__builtins__": {"min": min}, "SHIFTS": tuple(n - r for r in self.rs), "slow": self.canon_slow,
+        ns = {"__builtins__": {"min": min, "enumerate": enumerate}, "SHIFTS": tuple(n - r for r in self.rs),
               "Ended": Ended, "Gap": Gap, "GAP_KEY": GAP_KEY}
         exec(compile(src, "<rulewright: canonical rotation>", "exec"), ns)  # noqa: S102 - ints and made-up names only
         return ns["canon"]
