@@ -184,26 +184,46 @@ def check_evaluation_errors(x: Explored) -> list[Finding]:
 
 
 def check_invariants(x: Explored) -> list[Finding]:
-    out = []
+    """Each invariant at the first state (by id) where it fails or cannot be evaluated. The
+    states are read once for all invariants (one reader per state, not one per invariant and
+    state: unpacking a state is most of a cheap invariant's cost)."""
     g, m = x.graph, x.machine
-    for d, f in m.invariants:
-        for sid, state in enumerate(g.states):
-            x.tick(sid)
+    invariants = m.invariants
+    first: list = [None] * len(invariants)  # per invariant: (state id, the error or None)
+    pending = list(range(len(invariants)))
+    for sid, state in enumerate(g.states):
+        if not pending:
+            break
+        x.tick(sid)
+        c = m.reader(state)
+        left = []
+        for i in pending:
             try:
-                holds = f(m.reader(state))
-            except EvalError as exc:  # the property has no value here: say where, with the way there
-                trace = x.trace_to(sid)
-                trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
-                f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
-                              list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}", subject=[d.name], size=1)
-                f.context = {"failing_condition": (d.cond, g.values(sid))}
-                out.append(f)
-                break
-            if not holds:
-                out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
-                                     list(d.tags) + list(x.last_rules(sid)), [d.span],
-                                     x.trace_to(sid), key=d.name, subject=[d.name]))
-                break
+                holds = invariants[i][1](c)
+            except EvalError as exc:  # the property has no value here
+                first[i] = (sid, exc)
+                continue
+            if holds:
+                left.append(i)
+            else:
+                first[i] = (sid, None)
+        pending = left
+    out = []
+    for (d, _), got in zip(invariants, first):
+        if got is None:
+            continue
+        sid, exc = got
+        if exc is not None:  # say where, with the way there
+            trace = x.trace_to(sid)
+            trace[-1].note = f"invariant `{d.name}` cannot be evaluated: {exc}"
+            f = x.finding("evaluation-error", f"invariant `{d.name}` cannot be evaluated: {exc}",
+                          list(d.tags), [exc.span, d.span], trace, key=f"invariant:{d.name}", subject=[d.name], size=1)
+            f.context = {"failing_condition": (d.cond, g.values(sid))}
+            out.append(f)
+        else:
+            out.append(x.finding("invariant", f"invariant `{d.name}` does not hold",
+                                 list(d.tags) + list(x.last_rules(sid)), [d.span],
+                                 x.trace_to(sid), key=d.name, subject=[d.name]))
     return out
 
 
