@@ -13,6 +13,7 @@ from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
 from test_backends import _tiered
+from test_causes_of_events import BOUNTY
 
 ROOT = Path(__file__).resolve().parent.parent
 # a fixture pair's twin and variants in the slow tier, as in test_backends (each adds a second)
@@ -238,19 +239,9 @@ def test_a_place_is_computed_once_until_what_it_reads_is_written(tmp_path):
     assert view(compiled) == view(reference)
 
 
-TRIGGERS = """players 3
-var hp(p: player): 0..6 = 2
-var turn: player = P1
-var seen: 0..3 = 0
-active p when turn == p
-action attack(p: player, q: player) by p progress when p == turn and q != p and in_game(q) do
-  hp[q] := hp[q] - 1;
-  turn := next_in_game(turn);
-end
-action concede(p: player) leave when in_game(p) do lose p; end
-outcome ko: lose player p when hp[p] == 0
-trigger bounty on lose player p by q when in_game(q) do hp[q] := min(hp[q] + 5, 6); end
-trigger turn_on on leave player p when turn == p do turn := next_in_game(p); end
+# the bounty of tests/test_causes_of_events.py (`by q`), with a `once` trigger reading lost_now()
+# and one that draws the game
+TRIGGERS = BOUNTY + """var seen: 0..3 = 0
 trigger tally on lose player p once when lost_now(p) do seen := seen + 1; end
 trigger last_one on leave player p when size(remaining) == 1 do draw; end
 """
