@@ -260,13 +260,8 @@ class CompiledMachine(Machine):
     def _unpack_source(self) -> str:
         parts = []
         for f in self.fields:
-            x, count = f"x{f.entry}", f.var.count
-            if f.kind == "scalar":
-                parts.append(x)
-            elif f.kind == "bits":
-                parts.append(f"*_unbits({x}, {_lit(count)})")
-            else:
-                parts.append(f"*_unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})")
+            x = f"x{f.entry}"
+            parts.append(x if f.kind == "scalar" else f"*{_unpack_expr(f, x)}")
         return "\n".join(["def unpack(state):", f"{PAD}{self._state_names()}, = state",
                           f"{PAD}return ({''.join(p + ', ' for p in parts)}out, tout, _end)"])
 
@@ -313,16 +308,14 @@ class CompiledMachine(Machine):
             if f.var.name in used:
                 fields.append((f, at))
             at += f.var.count
-        facts = "lp, lt, wp, wt, dp, dt, xp, xt, sg, draw, fin"
         lines = [f"def {name}(c, subject):", f"{PAD}v = c.vals", f"{PAD}out, tout = c.out, c.tout",
-                 f"{PAD}{facts} = {', '.join('c.' + x for x in facts.split(', '))}"]
+                 f"{PAD}{FACTS} = {_FACTS_OF_C}"]
         if decl.binder is not None:
             lines.append(f"{PAD}{gen.x_BinderRef(decl.binder)} = subject")
         if decl.cause is not None:  # `by q`: who acts in the step (`_run_triggers` skips the trigger without one)
             lines.append(f"{PAD}{gen.x_BinderRef(decl.cause)} = c.actor")
         # the variables the condition reads first: most of the time it is false and the rest is not needed
         tested = {n.name for n in T.walk(decl.cond) if isinstance(n, T.VarRef)}
-        fields.sort(key=lambda fa: fa[0].var.name not in tested)
         lines += [f"{PAD}x{f.entry} = {_pack_expr(f, at, 'v')}" for f, at in fields if f.var.name in tested]
         gen.facts = BODY_FACTS  # the trigger sees this step's wins, draw and finish, and what earlier triggers derived
         lines += [f"{PAD}if not {gen.expr(decl.cond)}:", f"{PAD}{PAD}return False",
@@ -336,7 +329,7 @@ class CompiledMachine(Machine):
         for f, at in fields:
             if f.var.name in written:
                 lines.append(f"{PAD}{_unpack_into(f, at, 'v', f'y{f.entry}')}")
-        lines += [f"{PAD}{', '.join('c.' + x for x in facts.split(', '))} = {facts}", f"{PAD}return True"]
+        lines += [f"{PAD}{_FACTS_OF_C} = {FACTS}", f"{PAD}return True"]
         return "\n".join(lines)
 
     # ------------------------------------------------------------ the machine's interface
@@ -407,6 +400,11 @@ def machine_for(inst: Instance) -> Machine:
         return Machine(inst)
 
 
+# a step's outcome facts as a trigger's generated code names them (locals) and as its context holds them
+FACTS = "lp, lt, wp, wt, dp, dt, xp, xt, sg, draw, fin"
+_FACTS_OF_C = ", ".join("c." + x for x in FACTS.split(", "))
+
+
 def _pack_expr(f: Field, at: int, slots: str) -> str:
     """Source for field `f`'s packed value from the slots `slots`, its first at `at`."""
     count = f.var.count
@@ -417,14 +415,18 @@ def _pack_expr(f: Field, at: int, slots: str) -> str:
     return f"_packfields({slots}[{at}:{at + count}], {_lit(f.width)}, {_lit(f.low)})"
 
 
+def _unpack_expr(f: Field, x: str) -> str:
+    """Source for the list of slots of non-scalar field `f` held packed in `x`."""
+    if f.kind == "bits":
+        return f"_unbits({x}, {_lit(f.var.count)})"
+    return f"_unfields({x}, {_lit(f.var.count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})"
+
+
 def _unpack_into(f: Field, at: int, slots: str, x: str) -> str:
     """A statement writing packed value `x` of field `f` back to the list of slots `slots`."""
-    count = f.var.count
     if f.kind == "scalar":
         return f"{slots}[{at}] = {x}"
-    if f.kind == "bits":
-        return f"{slots}[{at}:{at + count}] = _unbits({x}, {_lit(count)})"
-    return f"{slots}[{at}:{at + count}] = _unfields({x}, {_lit(count)}, {_lit(f.width)}, {_lit(f.mask)}, {_lit(f.low)})"
+    return f"{slots}[{at}:{at + f.var.count}] = {_unpack_expr(f, x)}"
 
 
 # ---------------------------------------------------------------- compile-time analysis of guards
