@@ -5,10 +5,10 @@ an answer of Spacer (checker.symbolic.horn) becomes one, or the evidence of a fi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..limits import Budget
-from ..symbolic import horn
+from ..symbolic import horn, witness
 from ..symbolic.terms import Unsupported
 
 SPACER = "symbolic (Spacer)"
@@ -50,6 +50,19 @@ class Questions:
     prover: horn.Prover
     budget: Budget
     walk: Callable | None = None
+    _unrolled: list = field(default_factory=list)  # the instance's one witness.Unrolling, once asked for
+    _played_work: list = field(default_factory=list)  # the work the bounded searches of `ask` spent so far
+
+    def unrolling(self) -> witness.Unrolling:
+        """The frames every bounded search of this instance extends (checker.symbolic.witness)."""
+        if not self._unrolled:
+            try:
+                self._unrolled.append(witness.Unrolling(self.prover.inst))
+            except Unsupported as exc:
+                self._unrolled.append(exc)  # (said once per question, not encoded again)
+        if isinstance(self._unrolled[0], Unsupported):
+            raise self._unrolled[0]
+        return self._unrolled[0]
 
     def seconds(self) -> float:
         return min(QUERY_SECONDS, max(0.0, self.budget.cpu_left()))
@@ -60,9 +73,30 @@ class Questions:
         if seconds <= 0:
             return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
         try:
-            return self.prover.ask(bad, seconds, wall=max(0.0, self.budget.remaining()))
+            a = self.prover.ask(bad, seconds, wall=max(0.0, self.budget.remaining()))
         except Unsupported as exc:
             return horn.Answer(horn.UNKNOWN, why=f"not encoded for the symbolic engine: {exc}")
+        return self._played(bad, a) if a.verdict == horn.UNKNOWN or a.verdict == horn.REACHABLE and not a.path else a
+
+    def _played(self, bad, a: horn.Answer) -> horn.Answer:
+        """Where Spacer did not decide (or found a bad frame with no path to show), a short
+        play to it found by bounded model checking (checker.symbolic.witness), else `a` saying
+        that none was found either."""
+        spent = sum(self._played_work)
+        seconds = min(witness.PATH_SECONDS, witness.PATHS_SECONDS - spent, max(0.0, self.budget.cpu_left()))
+        if seconds <= 0:
+            return a if spent < witness.PATHS_SECONDS else replace(
+                a, why=f"{a.why}; bounded model checking: the instance's share of it was spent")
+        work = horn.Work(seconds)
+        try:
+            w = witness.path_to(self.unrolling(), bad, seconds)
+        except Unsupported as exc:
+            return replace(a, why=f"{a.why}; not encoded for bounded model checking: {exc}")
+        finally:
+            self._played_work.append(seconds - work.left())
+        if w.verdict == witness.FOUND:
+            return horn.Answer(horn.REACHABLE, setup=horn.SETUP, path=w.path, found_by=horn.BMC_FOUND)
+        return replace(a, why=f"{a.why}; bounded model checking: {w.why}" if a.why else f"bounded model checking: {w.why}")
 
     def judge(self, kind: str, subject: str, a: horn.Answer, key: tuple | None = None) -> Decision:
         """The decision on answer `a`: a path Spacer found is walked by the explorer first (with

@@ -33,7 +33,7 @@ from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
 from ..explicit.explore import STEP_LIMIT, Graph
 from ..limits import Budget, LimitHit, watchdog
-from ..symbolic import horn, ranking
+from ..symbolic import horn, ranking, witness
 from ..symbolic.sides import ended_sides
 from ..symbolic.terms import Unsupported
 from . import consequences, unbounded_declarations, unbounded_rules
@@ -82,7 +82,7 @@ def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget,
     decision on a question Spacer found a path for, once the explorer walked it (None: not
     walked; `Questions.judge`). Returns (new findings, decisions)."""
     q = Questions(horn.Prover(inst), budget, walk)
-    ask, judge, prover = q.ask, q.judge, q.prover
+    ask, judge = q.ask, q.judge
     kinds = {f.kind for f in found}
     decisions: list[Decision] = []
     out: list[Finding] = []
@@ -138,7 +138,7 @@ def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget,
         decisions.append(judge("vacuous-property", subject, a))
         if a.verdict == horn.PROVED:
             out.append(replace(vacuous_property(inst, d, cyc, p, proof_detail(a)), engine=SPACER))
-    decisions += _cycles(prover, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
+    decisions += _cycles(q, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
     verdicts = _rule_verdicts(inst, reached.get("rules", set()), asked)
@@ -153,12 +153,40 @@ def _rule_verdicts(inst: Instance, hit: set, decisions: list[Decision]) -> dict[
             for rid, r in enumerate(inst.model.rules)}
 
 
-def _cycles(prover: horn.Prover, kinds: set[str], seconds) -> list[Decision]:
+def _cycles(q: Questions, kinds: set[str], seconds) -> list[Decision]:
     """The cycle checks a ranking function proves absent (checker.symbolic.ranking); those
-    the explorer's partial graphs found are found."""
+    the explorer's partial graphs found are found. Where no ranking function is found, a
+    lasso with concrete values (checker.symbolic.lasso), walked by the explorer, may show the
+    defect present; else the check stays undecided, saying why on both counts."""
     found = [Decision(k, "", "found", "explicit") for k in ranking.CHECKS if k in kinds]
-    return found + [Decision(k, subject, r.verdict, RANKING, r.detail if r.verdict == horn.PROVED else r.why)
-                    for k, subject, r in ranking.cycle_checks(prover, kinds, seconds)]
+    out = []
+    for k, subject, r in ranking.cycle_checks(q.prover, kinds, seconds):
+        if r.verdict == horn.PROVED:
+            out.append(Decision(k, subject, r.verdict, RANKING, r.detail))
+            continue
+        loop = _loop(q.prover.inst, k, subject)
+        try:
+            shown = witness.lasso(q.unrolling(), loop, seconds(witness.SECONDS)) if loop is not None else None
+        except Unsupported as exc:
+            shown = witness.Witness(witness.UNKNOWN, why=f"not encoded for bounded model checking: {exc}")
+        if shown is not None and shown.verdict == witness.FOUND and q.walk is not None:
+            out.append(q.walk(k, subject, horn.Answer(horn.REACHABLE, path=shown.path, setup=horn.SETUP,
+                                                      found_by=horn.BMC_FOUND), lassoed=True))
+            continue
+        why = r.why if shown is None else f"{r.why}; {shown.why}"
+        out.append(Decision(k, subject, r.verdict, RANKING, why))
+    return found + out
+
+
+def _loop(inst: Instance, kind: str, subject: str) -> witness.Loop | None:
+    """What a lasso of cycle check `kind` about `subject` must meet (None: no lasso shows it)."""
+    if kind == "livelock":
+        return witness.livelock()
+    if kind == "unbounded-procedure":
+        return next((witness.procedure(d) for d in inst.model.procedures if d.name == subject), None)
+    if kind == "starvation" and subject in inst.players:
+        return witness.starvation(inst, inst.players.index(subject))
+    return None
 
 
 NOTHING = "the spec (nothing to check)"  # the engine of a check whose subject the spec does not declare
@@ -178,24 +206,28 @@ def _nothing_to_check(inst: Instance) -> list[Decision]:
     return out
 
 
-def _every_player_active(inst: Instance, graph, found: list[Finding], budget: Budget) -> list[Decision]:
+def _every_player_active(inst: Instance, graphs: list, found: list[Finding], budget: Budget) -> list[Decision]:
     """never-active, decided where the explored states show it cannot be: every player is
     active in one of them, and the game moves among them make a cycle, so the full graph has
-    one too and the check of complete plays (for finite games only) does not apply. Else
+    one too and the check of complete plays (for finite games only) does not apply. `graphs`:
+    the explorer's partial graph and the lassos walked (each a part of the full graph). Else
     nothing: a player never seen active, or a game that may be finite, is left undecided."""
     if inst.model.active is None or any(f.kind in ("never-active", "evaluation-error") for f in found):
         return []
-    x = Explored(graph, budget)
-    try:
-        if not x.has_cycle():
-            return []
-        players = set(range(inst.nplayers))
-        seen = {p for p in players if any(x.is_active(i, p) for i in x.running)}
-        if x.reduced:  # a player active somewhere: every rotation of them too
-            seen = symmetry.player_orbits(graph, seen)
-    except (EvalError, LimitHit):
-        return []  # (the explorer's checks say an evaluation error where they meet it)
-    if seen != players:
+    players = set(range(inst.nplayers))
+    seen: set[int] = set()
+    cycle = False
+    for graph in graphs:
+        x = Explored(graph, budget)
+        try:
+            cycle = cycle or x.has_cycle()
+            here = {p for p in players if any(x.is_active(i, p) for i in x.running)}
+            if x.reduced:  # a player active somewhere: every rotation of them too
+                here = symmetry.player_orbits(graph, here)
+        except (EvalError, LimitHit):
+            continue  # (the explorer's checks say an evaluation error where they meet it)
+        seen |= here
+    if not cycle or seen != players:
         return []
     return [Decision("never-active", "", "proved", "explicit",
                      "every player is active in an explored state, and the game moves among them make a cycle "
@@ -316,13 +348,15 @@ STAGE_STEPS = 1_000_000
 
 def directed_expansions(inst: Instance, max_states: int) -> int:
     """The directed search's expansions: the state limit, fewer where each state has more than
-    STEPS_PER_STATE steps (about as many steps in all; at least DIRECTED_FEWEST). Spacer's
+    STEPS_PER_STATE steps (about a hundredth of as many steps in all; at least DIRECTED_FEWEST). Spacer's
     paths, walked, reach the goals such a search would spend its time on."""
     steps = step_bound(inst)
     return max_states if steps <= STEPS_PER_STATE else max(DIRECTED_FEWEST, max_states * STEPS_PER_STATE // steps // 100)
 
 
-DIRECTED_FEWEST = 100
+# (100 took 9.6 million steps where each state has 96,002, a damage of any amount among four
+# players: more than the search's share of the time, which left the instance incomplete)
+DIRECTED_FEWEST = 10
 
 
 # Under auto, more steps than this from a state (an amount taken from a range of thousands:
@@ -440,25 +474,41 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
 
-    def walk(kind: str, subject: str, a: horn.Answer, key: tuple | None = None) -> Decision:
+    lassos = []  # the graphs of the lassos walked (never-active reads their cycles)
+
+    def walk(kind: str, subject: str, a: horn.Answer, key: tuple | None = None, lassoed: bool = False) -> Decision:
         """The explorer walks the path Spacer found; its checks report what is at its end. With
-        `key` (a rule or a property binding: unbounded_rules), its end must show that."""
+        `key` (a rule or a property binding: unbounded_rules), its end must show that. A lasso
+        (`lassoed`: checker.symbolic.lasso) comes back to an earlier state: the explorer's
+        cycle checks must report the cycle of `kind` on the walked graph, else the engines
+        disagree."""
         g, last, fitted = directed.follow(machine, list(a.path), replace(limits, max_states=limits.max_states * DIRECTED_ROOM),
                                           budget)
+        engine, path = ((LASSO_WALKED, "the symbolic engine's lasso") if lassoed else
+                        (BMC_WALKED, "the bounded model checker's path") if a.found_by else (WALKED, "Spacer's path"))
         if last is None:
             if "; stopped: " in g.stop_reason:  # a limit, not the explorer
-                return Decision(kind, subject, horn.UNKNOWN, SPACER, f"Spacer's path was not walked to its end ({g.stop_reason})")
+                return Decision(kind, subject, horn.UNKNOWN, engine, f"{path} was not walked to its end ({g.stop_reason})")
             more.append((_disagreement(inst, kind, subject, a, fitted), None))
-            return Decision(kind, subject, horn.UNKNOWN, SPACER, f"the engines disagree on Spacer's path at step {fitted}")
+            return Decision(kind, subject, horn.UNKNOWN, engine, f"the engines disagree on {path} at step {fitted}")
         extra, _ = run_checks_within(g, budget)
+        shown = False
         for f in extra:
-            if f.kind in DIRECTED_KINDS and f.signature() not in known:
+            if (f.kind in DIRECTED_KINDS or lassoed and f.kind == kind) and f.signature() not in known:
                 known.add(f.signature())
-                f.detail = (f.detail + "\n" if f.detail else "") + WALKED_NOTE
-                f.engine = WALKED
+                f.detail = (f.detail + "\n" if f.detail else "") + (
+                    LASSO_NOTE if lassoed else BMC_NOTE if a.found_by else WALKED_NOTE)
+                f.engine = engine
                 more.append((f, g))
+                shown = shown or f.kind == kind
+        if lassoed:
+            lassos.append(g)
+            if not shown:
+                more.append((_disagreement(inst, kind, subject, a, fitted, "its cycle checks find no such cycle "
+                                                                            "on the lasso it walked"), None))
+                return Decision(kind, subject, horn.UNKNOWN, engine, "the engines disagree on the symbolic engine's lasso")
         why = unbounded_rules.not_shown(machine, g, last, key) if key is not None else ""
-        return Decision(kind, subject, horn.UNKNOWN, SPACER, why) if why else Decision(kind, subject, "found", WALKED)
+        return Decision(kind, subject, horn.UNKNOWN, SPACER, why) if why else Decision(kind, subject, "found", engine)
 
     try:
         proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
@@ -467,7 +517,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
         proved, decisions = [], [Decision(kind, "", "found", "explicit") if kind in kinds else
                                  Decision(kind, "", horn.UNKNOWN, SPACER, f"the symbolic engine stopped ({exc})")
                                  for kind, _ in SAFETY]
-    decisions += _every_player_active(inst, graph, found, budget)
+    decisions += _every_player_active(inst, [graph] + lassos, found, budget)
     more += [(f, None) for f in proved]
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
     # Spacer may decide what the search did not reach, but which engine shows it would then
@@ -493,16 +543,25 @@ def _phases_entered(graph, budget: Budget) -> set[tuple[str, int]]:
 
 WALKED = "symbolic (Spacer), walked by the explorer"
 WALKED_NOTE = "found by the symbolic engine (Spacer) and walked step by step by the explorer: a way there, not the shortest"
+BMC_WALKED = "symbolic (bounded model checking), walked by the explorer"
+BMC_NOTE = ("found by the symbolic engine (bounded model checking, where Spacer did not decide: the fewest steps "
+            "in all) and walked step by step by the explorer")
+LASSO_WALKED = "symbolic (bounded model checking, a lasso), walked by the explorer"
+LASSO_NOTE = ("found by the symbolic engine (a lasso of bounded model checking, the fewest steps in all) and walked "
+              "step by step by the explorer")
 
 
-def _disagreement(inst: Instance, kind: str, subject: str, a: horn.Answer, fitted: int) -> Finding:
-    """Spacer's path to a bad frame that the explorer has no step for: a bug in rulewright,
-    reported as a finding whose replay failed (the run says ENGINES DISAGREE and exits 4)."""
+def _disagreement(inst: Instance, kind: str, subject: str, a: horn.Answer, fitted: int, why: str = "") -> Finding:
+    """The symbolic engine's path to a bad frame that the explorer has no step for (or, `why`,
+    a lasso whose cycle the explorer's checks do not find): a bug in rulewright, reported as a
+    finding whose replay failed (the run says ENGINES DISAGREE and exits 4)."""
     what = f"{kind}{' (' + subject + ')' if subject else ''}"
-    return Finding(kind, f"Spacer found a path to {what} that the explorer cannot follow", (), (inst.spec.span,),
+    because = why or (f"the explorer has no step to state {fitted} of Spacer's "
+                      f"{len(a.path)}: {a.path[min(fitted, len(a.path) - 1)]}")
+    return Finding(kind, f"Spacer found a path to {what} that the explorer cannot follow" if not why else
+                   f"the symbolic engine found a lasso of {what} that the explorer's checks do not confirm", (), (inst.spec.span,),
                    inst.label, inst.model_name, key=f"walk:{what}", subject=(subject,) if subject else (),
-                   engine=SPACER, replay=Replay("failed", f"the explorer has no step to state {fitted} of Spacer's "
-                                                          f"{len(a.path)}: {a.path[min(fitted, len(a.path) - 1)]}"))
+                   engine=SPACER, replay=Replay("failed", because))
 
 
 # what a directed search's graph may show (the kinds about single states: a path there is one)

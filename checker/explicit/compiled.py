@@ -170,6 +170,14 @@ class CompiledMachine(Machine):
                           f"{pad}{PAD}failed.append(({prefix}, exc))", f"{pad}{PAD}{dv} = ()",
                           f"{pad}for {names[i]} in {dv}:"]
             pad += PAD
+            # conjuncts that read this argument and none after it, tested here, once for all
+            # the inner bindings (`attack(p, d)`'s `turn == p` before 8,000 values of d)
+            level = _hoistable_at(decl, conjuncts, i, implied) if all_static and i < len(decl.params) - 1 else []
+            if level:
+                gen.facts = GUARD_FACTS
+                lines += [f"{pad}if not (" + " and ".join(f"({gen.expr(c)})" for c in level) + "):",
+                          f"{pad}{PAD}continue"]
+                implied.extend(level)
         return lines, pad
 
     def _guard_test(self, ai: int, decl, conjuncts: list, implied: list, binding: str, pad: str) -> list[str]:
@@ -537,6 +545,21 @@ def _hoistable(decl, conjuncts: list) -> list:
         if _may_fail(c):
             break
         if not any(isinstance(n, T.BinderRef) and n.uid in uids for n in T.walk(c)):
+            out.append(c)
+    return out
+
+
+def _hoistable_at(decl, conjuncts: list, i: int, implied: list) -> list:
+    """The guard's conjuncts, before the first that may fail, that read argument i and none
+    after it, cannot fail themselves and are not tested already (`implied`): false for one
+    value of the first i + 1 arguments, false whatever the rest."""
+    here, later = decl.params[i][0].uid, {b.uid for b, _ in decl.params[i + 1:]}
+    out = []
+    for c in conjuncts:
+        if _may_fail(c):
+            break
+        uids = {n.uid for n in T.walk(c) if isinstance(n, T.BinderRef)}
+        if here in uids and not uids & later and not any(c is t for t in implied):
             out.append(c)
     return out
 

@@ -307,6 +307,11 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
 
     Every state fitting a frame is expanded (so the checks see its steps: a deadlock, a failing
     step, a conflict on the next state), and the next frame is looked for among its successors.
+    Of the steps of a state before the last, only those to a state fitting a frame of the path
+    become edges (`expand`'s `keep`, with a game move besides where none of them is one): a
+    damage of any amount among 8,000 is 8,000 successors a state, which the walk does not need
+    and the checks would read. The last state's steps are all there (unless it was met before,
+    in a loop: then those that fit a frame).
     None with fewer frames fitted than given means the explorer has no such step (the engines
     disagree, which the caller must say), unless a limit stopped the walk (the stop reason
     then ends with "stopped: " and why). The graph is handed back as the directed search's is
@@ -321,10 +326,20 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
     # states of several fitting ones may differ in (all are followed)
     players, teams = (1 << machine.inst.nplayers) - 1, (1 << machine.inst.nteams) - 1
 
+    def frame_of(state: tuple) -> tuple:
+        values = machine.values(state)
+        return tuple(values[:k]) + (values[k] & players, values[k + 1] & teams)
+
     def fits(sid: int, frame: tuple) -> bool:
-        values = machine.values(g.states[sid])
-        return (tuple(values[:k]) == frame[:k] and values[k] & players == frame[k]
-                and values[k + 1] & teams == frame[k + 1])
+        return frame_of(g.states[sid]) == frame
+
+    # the steps kept of a state before the last: to a state fitting some frame of the path (not
+    # only the next: a state met twice, in a loop, is expanded once, and its edges must hold
+    # the steps both times need)
+    wanted = set(frames)
+
+    def keep(state: tuple) -> bool:
+        return frame_of(state) in wanted
 
     try:
         if not seed(g, limits, budget):
@@ -339,7 +354,7 @@ def follow(machine: Machine, frames: list[tuple], limits: Limits = Limits(), bud
                     targets = _targets(g, sid)
                 else:
                     first = len(g.edges.dst)
-                    if not expand(g, sid, budget, room, limits.max_states, done):
+                    if not expand(g, sid, budget, room, limits.max_states, done, keep=keep):
                         raise LimitHit(g.stop_reason)
                     walked.add(sid)
                     targets = list(g.edges.dst[first:])

@@ -218,10 +218,15 @@ def seed(g: Graph, limits: Limits, budget: Budget) -> bool:
     return True
 
 
-def expand(g: Graph, sid: int, budget: Budget, room: Room, max_states: int, done=None) -> bool:
+def expand(g: Graph, sid: int, budget: Budget, room: Room, max_states: int, done=None, keep=None) -> bool:
     """Expand state `sid`: its steps become edges of `g`, their new targets states of `g` (ids
     from the old `len(g.states)` on, parent `sid`), and `sid` is appended to `done` if given.
     False, with `g` incomplete and the state left as it was, when a limit stops it first.
+
+    With `keep` (a walk along a given path: checker.explicit.directed `follow`), only the steps
+    to a target `keep(target)` accepts become edges, and one game move besides where none of
+    those is one (so that no check takes the state for a deadlock); the rules every step
+    applied and its failing steps are recorded all the same.
 
     Every search over the machine's states expands with this (breadth first, `explore`, and
     best first, checker.explicit.directed), so a step is recorded one way whatever the order.
@@ -242,6 +247,8 @@ def expand(g: Graph, sid: int, budget: Budget, room: Room, max_states: int, done
         g.complete = False
         g.stop_reason = str(exc)
         return False
+    if keep is not None:
+        steps = _kept(g, steps, keep)
     # the hot loop: every method it calls per edge is bound once here
     index_get, label_get, conflicts = g.index.get, g.label_index.get, g.conflicts
     add_src, add_dst, add_lid = g.edges.src.append, g.edges.dst.append, g.edges.lid.append
@@ -273,6 +280,28 @@ def expand(g: Graph, sid: int, budget: Budget, room: Room, max_states: int, done
     if done is not None:
         done.append(sid)
     return True
+
+
+def _kept(g: Graph, steps, keep) -> list:
+    """The steps `expand` records under `keep` (its docstring): those to a target `keep`
+    accepts and every failing step, plus the first game move where none of those is one; the
+    rules the others applied go to `g.hit_rules` here."""
+    actions = g.machine.actions
+    out, spare, game = [], None, False
+    for step in steps:
+        compiled = step.__class__ is tuple
+        target = step[1] if compiled else step.target
+        action = step[0][0] if compiled else step.action
+        if target is None or keep(target):
+            out.append(step)
+            game = game or target is not None and not actions[action].leave
+            continue
+        g.hit_rules.update(step[0][2] if compiled else step.hits)
+        if spare is None and not actions[action].leave:
+            spare = step
+    if not game and spare is not None:
+        out.append(spare)
+    return out
 
 
 def renumbered(g: Graph, order) -> tuple[Graph, array]:

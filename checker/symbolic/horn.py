@@ -69,6 +69,12 @@ class Answer:
     # the invariant as a term over frame 0's slots (checker.symbolic.ranking checks a condition
     # against it); not part of what the answer says
     formula: z3.ExprRef | None = field(default=None, compare=False, repr=False)
+    # who found `path`: "" for Spacer, BMC for a play of bounded model checking
+    # (checker.symbolic.witness) where Spacer's work ran out
+    found_by: str = ""
+
+
+BMC_FOUND = "bounded model checking"
 
 
 class _Clauses(list):
