@@ -156,7 +156,7 @@ def _rule_verdicts(inst: Instance, hit: set, decisions: list[Decision]) -> dict[
 def _cycles(q: Questions, kinds: set[str], seconds) -> list[Decision]:
     """The cycle checks a ranking function proves absent (checker.symbolic.ranking); those
     the explorer's partial graphs found are found. Where no ranking function is found, a
-    lasso with concrete values (checker.symbolic.lasso), walked by the explorer, may show the
+    lasso with concrete values (checker.symbolic.witness), walked by the explorer, may show the
     defect present; else the check stays undecided, saying why on both counts."""
     found = [Decision(k, "", "found", "explicit") for k in ranking.CHECKS if k in kinds]
     out = []
@@ -164,7 +164,7 @@ def _cycles(q: Questions, kinds: set[str], seconds) -> list[Decision]:
         if r.verdict == horn.PROVED:
             out.append(Decision(k, subject, r.verdict, RANKING, r.detail))
             continue
-        loop = _loop(q.prover.inst, k, subject)
+        loop = _loop(q.prover.inst, k, subject) if q.walk is not None else None  # (a lasso is shown by a walk)
         try:
             shown = witness.lasso(q.unrolling(), loop, seconds(witness.SECONDS)) if loop is not None else None
         except Unsupported as exc:
@@ -477,9 +477,9 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
     lassos = []  # the graphs of the lassos walked (never-active reads their cycles)
 
     def walk(kind: str, subject: str, a: horn.Answer, key: tuple | None = None, lassoed: bool = False) -> Decision:
-        """The explorer walks the path Spacer found; its checks report what is at its end. With
+        """The explorer walks the path the symbolic engine found; its checks report what is at its end. With
         `key` (a rule or a property binding: unbounded_rules), its end must show that. A lasso
-        (`lassoed`: checker.symbolic.lasso) comes back to an earlier state: the explorer's
+        (`lassoed`: checker.symbolic.witness) comes back to an earlier state: the explorer's
         cycle checks must report the cycle of `kind` on the walked graph, else the engines
         disagree."""
         g, last, fitted = directed.follow(machine, list(a.path), replace(limits, max_states=limits.max_states * DIRECTED_ROOM),
