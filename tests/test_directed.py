@@ -232,3 +232,29 @@ def test_a_path_the_explorer_has_no_step_for_is_not_walked_to_its_end(tmp_path):
     graph, last, fitted = follow(machine, [(0, False, 0, 0), (2, True, 0, 0), (3, True, 0, 0)])  # no step adds 2
     assert last is None and fitted == 1
     assert "1 of 3 step(s)" in graph.stop_reason
+
+
+# a counter raised by any amount, or the game conceded (a `leave` move): 500 steps a state
+AMOUNTS = "players 2\nvar x: 0..1000 = 0\n" \
+          "action add(n: 1..499) progress when x < 1000 do x := if x + n > 1000 then 1000 else x + n end; end\n" \
+          "action concede(p: player) leave do leave p; end\n"
+
+
+def test_a_walk_keeps_the_steps_along_its_path_and_a_game_move_so_no_state_looks_deadlocked(tmp_path):
+    from checker.explicit.directed import follow
+    machine = spec(tmp_path, AMOUNTS)
+    graph, last, fitted = follow(machine, [(0, 0, 0), (7, 0, 0), (7, 1, 0)])  # add 7, then P1 concedes
+    assert fitted == 3 and last is not None and replays(machine, graph, last)
+    out_of = {}
+    for s, d in zip(graph.edges.src, graph.edges.dst):
+        out_of.setdefault(graph.states[s], []).append(graph.states[d])
+    (setup,) = (graph.states[sid] for sid in graph.init_ids)
+
+    def seen(state):  # x, and who is out as a mask (the slot holds more above: why)
+        return [(v[0], v[1] & 3) for v in map(machine.values, out_of[state])]
+    # the setup: the one step to x = 7 (of 499); at x = 7: the concession the path takes, and
+    # one game move besides (a concession is no game move: the deadlock check would see none)
+    assert seen(setup) == [(7, 0)]
+    assert sorted(seen(out_of[setup][0])) == [(7, 1), (8, 0)]
+    found, _ = run_checks_within(graph, None)
+    assert not [f for f in found if f.kind == "deadlock"]
