@@ -82,6 +82,8 @@ class Questions:
         """Where Spacer did not decide (or found a bad frame with no path to show), a short
         play to it found by bounded model checking (checker.symbolic.witness), else `a` saying
         that none was found either."""
+        if self.walk is None:
+            return a  # (a play is shown only once the explorer walked it)
         spent = sum(self._played_work)
         seconds = min(witness.PATH_SECONDS, witness.PATHS_SECONDS - spent, max(0.0, self.budget.cpu_left()))
         if seconds <= 0:
