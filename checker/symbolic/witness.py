@@ -63,8 +63,9 @@ PATHS_SECONDS = 10.0
 class Loop:
     """What a cycle check's lasso must meet: `region(bmc, frame)` holds in every frame of the
     loop, each of its steps takes an action that is `allowed`, and one at least an action
-    that is `required` (None: any step will do)."""
-    check: str
+    that is `required` (None: any step will do). Where a condition has no value the frame is
+    outside the region (the ranking functions count it inside: a proof must cover it, a lasso
+    must be a cycle the explorer's checks confirm)."""
     region: Callable
     allowed: Callable[[T.Action], bool]
     required: Callable[[T.Action], bool] | None = None
@@ -87,11 +88,11 @@ def procedure(d: T.Condition) -> Loop:
     def inside(u: BMC, f: _Frame):
         value, err = u.enc.checked(lambda: u.enc.expr(d.cond, u.read(f), {}))
         return z3.And(to_term(value), z3.Not(to_term(err)))
-    return Loop("unbounded-procedure", inside, lambda a: not a.leave, lambda a: a.progress)
+    return Loop(inside, lambda a: not a.leave, lambda a: a.progress)
 
 
 def livelock() -> Loop:
-    return Loop("livelock", lambda u, f: _terms.TRUE, lambda a: not a.leave and not a.progress)
+    return Loop(lambda u, f: _terms.TRUE, lambda a: not a.leave and not a.progress)
 
 
 def starvation(inst: Instance, p: int) -> Loop:
@@ -100,7 +101,7 @@ def starvation(inst: Instance, p: int) -> Loop:
     def waits(u: BMC, f: _Frame):
         value, err = u.enc.checked(lambda: u.enc.expr(a.cond, u.read(f), {a.binder.uid: p}))
         return z3.And(z3.Not(to_term(f.st.out[p])), z3.Not(to_term(value)), z3.Not(to_term(err)))
-    return Loop("starvation", waits, lambda a: not a.leave, lambda a: a.progress)
+    return Loop(waits, lambda a: not a.leave, lambda a: a.progress)
 
 
 class Unrolling(BMC):
