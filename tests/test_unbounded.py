@@ -66,14 +66,16 @@ def test_the_symbolic_engine_keeps_its_time_budget_while_it_encodes_a_step():
     """The grand-melee markers (deadlock/event-defect.rw): eight seats whose triggers raise
     events that fire further triggers. Encoding one step settles every round of them over
     symbolic states, minutes of term building that asks no budget: `decide` watches its own
-    (it took 563 s on a budget of 30). Run as a user would, the checks it could not decide
-    are said, each with why, and the instance is incomplete, never clean."""
-    from checker.limits import LimitHit, cpu_seconds
+    (it took 563 s on a budget of 30), and says each safety check stopped. Run as a user
+    would, the checks it could not decide are said, each with why, and the instance is
+    incomplete, never clean."""
+    from checker.limits import cpu_seconds
     inst = instance("tests/fixtures/deadlock/event-defect.rw")
     start = cpu_seconds()
-    with pytest.raises(LimitHit):
-        unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=1)))
+    _, decisions = unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=1)))
     assert cpu_seconds() - start < 4
+    assert [(d.check, d.verdict, d.detail) for d in decisions] == [
+        (kind, "unknown", "the symbolic engine stopped (time limit of 1s reached)") for kind, _ in unbounded.SAFETY]
     res = engine.check(["tests/fixtures/deadlock/event-defect.rw"], Limits(max_states=300, max_seconds=1))
     (inst_res,) = res.instances
     assert not inst_res.complete and res.is_incomplete
@@ -353,6 +355,31 @@ def test_a_question_the_wall_clock_bound_stopped_says_so_not_that_its_work_ran_o
     assert a.verdict == horn.UNKNOWN and a.why == f"Spacer: {horn.WALL_STOP}"
 
 
+def test_a_question_gets_the_same_work_whatever_time_the_instance_has_left(tmp_path):
+    # an answer must be the one its work gives: with the work cut to the CPU time left, the
+    # last questions of an instance near its share answered otherwise from run to run
+    from checker.analyses.decision import QUERY_SECONDS, Questions
+    from checker.limits import LimitHit
+    prover = horn.Prover(instance(ffa_spec(3, 20, tmp_path)))
+    assert Questions(prover, Budget(Limits(max_seconds=600))).work() == QUERY_SECONDS
+    assert Questions(prover, Budget(Limits(max_seconds=1))).work() == QUERY_SECONDS
+    with pytest.raises(LimitHit):  # no time at all: no question, and no "unknown" either
+        Questions(prover, Budget(Limits(max_seconds=0))).work()
+
+
+def test_a_question_the_time_left_cut_short_stops_the_instance_instead_of_answering(tmp_path):
+    # Z3 cannot be interrupted, so its calls stop by the moment the time left allows
+    # (terms.clock); an unknown said then is the clock's, not the work's, and must not send
+    # the engine on (bounded model checking where Spacer was cut short gave another trace)
+    from checker.limits import LimitHit
+    from checker.symbolic import terms
+    prover = horn.Prover(instance(ffa_spec(4, 8000, tmp_path)))
+    prover.system(False)
+    with terms.clock(Budget(Limits(max_seconds=0.3))), pytest.raises(LimitHit):
+        prover.ask(unbounded._wins(0, False), 20)  # a win thousands of steps deep: never in 0.3 s
+    assert prover.ask(horn.no_step, 20).verdict == horn.PROVED  # the clock is the caller's only
+
+
 def _decided(path, limits):
     from checker.outputs.report import as_json
     import json
@@ -370,9 +397,8 @@ def test_a_proof_reads_the_same_whatever_the_process_checked_before(tmp_path, mo
     monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
     spec, other = ffa_spec(3, 100, tmp_path), tmp_path / "other.rw"
     other.write_text(COUNTER.format(high=10), encoding="utf-8")
-    # time enough that no question's work is cut to the CPU time left: the instance takes
-    # about 90 s of CPU, and under the default 120 s the last questions got what the clock left,
-    # which differs from run to run (a report that depends on speed, not on the context)
+    # time enough that the instance is never stopped: it takes about 90 s of CPU, and a stop
+    # (the default 120 s on a loaded machine) is a difference of speed, not of the context
     limits = Limits(max_states=50, max_seconds=600)
     alone = _decided(spec, limits)
     _decided(other, limits)

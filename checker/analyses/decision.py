@@ -42,9 +42,11 @@ def proof_detail(a: horn.Answer) -> str:
 
 @dataclass(frozen=True)
 class Questions:
-    """Spacer's questions about one instance, each within QUERY_SECONDS and the instance's
-    budget. What the encoding cannot express (`Unsupported`) is an answer too: unknown, saying
-    so, never an error of the run. `walk(kind, subject, answer, key)`: the decision on a bad
+    """Spacer's questions about one instance, each within QUERY_SECONDS of Z3's work whatever
+    the instance's budget has left: an answer must not depend on the time left, so a question
+    the budget cannot see through stops the instance (LimitHit, from the budget or from the
+    `terms.clock` its Z3 calls stop by) instead of answering less. What the encoding cannot
+    express (`Unsupported`) is an answer too: unknown, saying so, never an error of the run. `walk(kind, subject, answer, key)`: the decision on a bad
     frame Spacer found a path to, once the explorer walked it (checker.analyses.unbounded
     `beyond`; None: paths are not walked)."""
     prover: horn.Prover
@@ -64,16 +66,16 @@ class Questions:
             raise self._unrolled[0]
         return self._unrolled[0]
 
-    def seconds(self) -> float:
-        return min(QUERY_SECONDS, max(0.0, self.budget.cpu_left()))
+    def work(self, seconds: float = QUERY_SECONDS) -> float:
+        """The work of the next question, `seconds` of Z3's units; LimitHit if the budget is spent."""
+        self.budget.check()
+        return seconds
 
     def ask(self, bad) -> horn.Answer:
         """Whether a frame where `bad` holds is reachable (`horn.Prover.ask`)."""
-        seconds = self.seconds()
-        if seconds <= 0:
-            return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
+        seconds = self.work()
         try:
-            a = self.prover.ask(bad, seconds, wall=max(0.0, self.budget.remaining()))
+            a = self.prover.ask(bad, seconds)
         except Unsupported as exc:
             return horn.Answer(horn.UNKNOWN, why=f"not encoded for the symbolic engine: {exc}")
         return self._played(bad, a) if a.verdict == horn.UNKNOWN or a.verdict == horn.REACHABLE and not a.path else a
@@ -85,10 +87,9 @@ class Questions:
         if self.walk is None:
             return a  # (a play is shown only once the explorer walked it)
         spent = sum(self._played_work)
-        seconds = min(witness.PATH_SECONDS, witness.PATHS_SECONDS - spent, max(0.0, self.budget.cpu_left()))
+        seconds = min(self.work(witness.PATH_SECONDS), witness.PATHS_SECONDS - spent)
         if seconds <= 0:
-            return a if spent < witness.PATHS_SECONDS else replace(
-                a, why=f"{a.why}; bounded model checking: the instance's share of it was spent")
+            return replace(a, why=f"{a.why}; bounded model checking: the instance's share of it was spent")
         work = horn.Work(seconds)
         try:
             w = witness.path_to(self.unrolling(), bad, seconds)
@@ -109,9 +110,7 @@ class Questions:
 
     def at_setup(self, cond, candidates: bool = False) -> horn.Answer:
         """Whether some setup meets `cond` (`horn.Prover.at_setup`)."""
-        seconds = self.seconds()
-        if seconds <= 0:
-            return horn.Answer(horn.UNKNOWN, why="the instance's time was spent")
+        seconds = self.work()
         try:
             verdict = self.prover.at_setup(cond, seconds, candidates)
         except Unsupported as exc:

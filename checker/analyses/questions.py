@@ -65,9 +65,11 @@ def _ask_within(part: Budget, ask):
 
 def _why_unknown(reason: str) -> str:
     """Z3's reason for "unknown", in words: its timeouts are wall-clock, so on a busy machine
-    they can run out before the CPU time the limits granted ("canceled" is one of them)."""
+    they can run out before the CPU time the limits granted ("canceled" is one of them). Not
+    said "wall-clock": that word marks the run's own wall-clock bound, after which trying the
+    instance again is pointless (checker.engine `short_of_time`); here it is not."""
     if reason in ("canceled", "timeout"):
-        return f"its time ran out ({reason}; Z3 counts wall-clock time, which a busy machine stretches)"
+        return f"its time ran out ({reason}; Z3 counts elapsed time, which a busy machine stretches)"
     return reason
 
 

@@ -33,7 +33,7 @@ from ..explicit import directed, symmetry
 from ..explicit.compile import EvalError
 from ..explicit.explore import STEP_LIMIT, Graph
 from ..limits import Budget, LimitHit, watchdog
-from ..symbolic import horn, ranking, witness
+from ..symbolic import horn, ranking, terms, witness
 from ..symbolic.sides import ended_sides
 from ..symbolic.terms import Unsupported
 from . import consequences, unbounded_declarations, unbounded_rules
@@ -67,25 +67,36 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
     """`_decide` within `budget`, also where no watchdog of the caller's stops it: the encoding
     of a step (every round of triggers settled over symbolic states, each term simplified) asks
     no budget itself, and took 563 s of CPU on a 30 s budget for eight seats whose triggers
-    raise events. A limit hit raises LimitHit (`beyond` says which checks it left undecided)."""
-    with watchdog(budget):
-        return _decide(inst, found, reached, budget, walk)
+    raise events. A limit hit (the budget, or a Z3 call cut short by the time left: an answer
+    is the one its work gives, or none; `terms.clock`) ends it: what it decided by then is kept,
+    each part whole (a check, or every subject of one), and each safety check it did not reach
+    is said stopped."""
+    out: list[Finding] = []
+    decisions: list[Decision] = []
+    try:
+        with watchdog(budget), terms.clock(budget):
+            _decide(inst, found, reached, budget, walk, out, decisions)
+    except LimitHit as exc:
+        kinds, said = {f.kind for f in found}, {d.check for d in decisions}
+        decisions += [Decision(kind, "", "found", "explicit") if kind in kinds else
+                      Decision(kind, "", horn.UNKNOWN, SPACER, f"the symbolic engine stopped ({exc})")
+                      for kind, _ in SAFETY if kind not in said]
+    return out, decisions
 
 
-def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, walk=None
-            ) -> tuple[list[Finding], list[Decision]]:
+def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, walk,
+            out: list[Finding], decisions: list[Decision]) -> None:
     """Ask Spacer what the partial graphs did not show. `found`: the findings the explorer's
     checks made on them; `reached`: what they reached ({"wins": players mask, "team_wins":
     teams mask, "rules": rule ids applied, "properties": (name, binding) pairs reached,
     "decided": the keys the explorer noted, `Machine.decided`}; the rules, properties and
     declarations a key lacks are all asked). `walk(kind, subject, answer, key)`: the
     decision on a question Spacer found a path for, once the explorer walked it (None: not
-    walked; `Questions.judge`). Returns (new findings, decisions)."""
+    walked; `Questions.judge`). Adds the new findings to `out` and the decisions to
+    `decisions`, a part at a time (`decide`)."""
     q = Questions(horn.Prover(inst), budget, walk)
     ask, judge = q.ask, q.judge
     kinds = {f.kind for f in found}
-    decisions: list[Decision] = []
-    out: list[Finding] = []
     for kind, bad in SAFETY:
         if kind == "implied-loss" and not _proved(decisions, "player-without-outcome"):
             continue  # the explorer's check says a player without an outcome first, and then only that
@@ -97,11 +108,14 @@ def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget,
             decisions.append(Decision(kind, "", horn.UNKNOWN, SPACER, why))
             continue
         decisions.append(judge(kind, "", ask(bad)))
+    part: list[Decision] = []
     for d in inst.model.invariants:
         if any(f.kind in ("invariant", "evaluation-error") and d.name in f.subject for f in found):
-            decisions.append(Decision("invariant", d.name, "found", "explicit"))
+            part.append(Decision("invariant", d.name, "found", "explicit"))
             continue
-        decisions.append(judge("invariant", d.name, ask(horn.violated(d.cond))))
+        part.append(judge("invariant", d.name, ask(horn.violated(d.cond))))
+    decisions += part
+    part, proofs = [], []
     answers: dict[tuple[bool, int], horn.Answer | None] = {}  # (team?, who) -> Spacer's answer; None: reached
     for r in inst.model.outcomes:
         if r.kind != "win":
@@ -115,35 +129,43 @@ def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget,
                 who = f"{'team ' if team else ''}{name} wins"
                 if mask >> x & 1:
                     answers[team, x] = None
-                    decisions.append(Decision("unreachable-outcome", who, "found", "explicit"))
+                    part.append(Decision("unreachable-outcome", who, "found", "explicit"))
                 else:
                     answers[team, x] = ask(_wins(x, team))
-                    decisions.append(judge("unreachable-outcome", who, answers[team, x]))
+                    part.append(judge("unreachable-outcome", who, answers[team, x]))
             a = answers[team, x]
             if a is not None and a.verdict == horn.PROVED:
                 never.append((name, a))
         if never:  # as the explorer says it: per win rule, the sides that never win
             who = ", ".join(n for n, _ in never)
-            out.append(Finding("unreachable-outcome",
-                               f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
-                               tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
-                               detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
-                               subject=(r.name,), size=len(never), engine=SPACER))
+            proofs.append(Finding("unreachable-outcome",
+                                  f"{'team ' if team else ''}{who} can never win (rule `{r.name}`)",
+                                  tuple(dict.fromkeys(r.tags)), (r.span,), inst.label, inst.model_name,
+                                  detail=proof_detail(never[0][1]), key=f"{r.name}:{len(never)}",
+                                  subject=(r.name,), size=len(never), engine=SPACER))
+    decisions += part
+    out += proofs
+    part, proofs = [], []
     for d, cyc, p in phase_mentions(inst.model):
         subject = f"{d.name} (phase {p.name})"
         if (cyc.name, p.index) in reached.get("phases", set()):
-            decisions.append(Decision("vacuous-property", subject, "found", "explicit"))
+            part.append(Decision("vacuous-property", subject, "found", "explicit"))
             continue
         a = ask(horn.holds(in_phase(inst, cyc, p), {}))
-        decisions.append(judge("vacuous-property", subject, a))
+        part.append(judge("vacuous-property", subject, a))
         if a.verdict == horn.PROVED:
-            out.append(replace(vacuous_property(inst, d, cyc, p, proof_detail(a)), engine=SPACER))
-    decisions += _cycles(q, kinds, lambda cap=ranking.SECONDS: min(cap, max(0.0, budget.cpu_left())))
+            proofs.append(replace(vacuous_property(inst, d, cyc, p, proof_detail(a)), engine=SPACER))
+    decisions += part
+    out += proofs
+    decisions += _cycles(q, kinds, lambda cap=ranking.SECONDS: q.work(cap))
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
+    decisions += asked
+    out += more
     verdicts = _rule_verdicts(inst, reached.get("rules", set()), asked)
-    more2, asked2 = unbounded_declarations.decide(inst, q, reached.get("decided", set()), verdicts)
-    return out + more + more2, decisions + asked + asked2
+    more, asked = unbounded_declarations.decide(inst, q, reached.get("decided", set()), verdicts)
+    decisions += asked
+    out += more
 
 
 def _rule_verdicts(inst: Instance, hit: set, decisions: list[Decision]) -> dict[int, str]:
@@ -510,13 +532,8 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
         why = unbounded_rules.not_shown(machine, g, last, key) if key is not None else ""
         return Decision(kind, subject, horn.UNKNOWN, SPACER, why) if why else Decision(kind, subject, "found", engine)
 
-    try:
-        proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
-    except LimitHit as exc:  # keep the directed search's findings; every other safety check stays open
-        kinds = {f.kind for f in found} | {f.kind for f, _ in more}
-        proved, decisions = [], [Decision(kind, "", "found", "explicit") if kind in kinds else
-                                 Decision(kind, "", horn.UNKNOWN, SPACER, f"the symbolic engine stopped ({exc})")
-                                 for kind, _ in SAFETY]
+    # (a limit hit keeps the directed search's findings and what Spacer decided by then)
+    proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
     decisions += _every_player_active(inst, [graph] + lassos, found, budget)
     more += [(f, None) for f in proved]
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them

@@ -22,13 +22,13 @@ the documents' numbers); the caller looks for a concrete path the explorer can r
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import z3
 
 from ..frontend.instances import Instance
 from .bmc import BMC, _Frame
-from .terms import SymSet, SymState, or_all, solve, to_term
+from .terms import SymSet, SymState, clock_check, clock_deadline, or_all, solve, to_term
 
 PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
@@ -173,10 +173,11 @@ class Prover:
         each round: how long Spacer takes varies by orders of magnitude with its settings and
         with the order of the terms, and a lucky attempt is short. Unknown once `seconds` of
         work are spent (Z3's units: the answer does not depend on the machine's load), or
-        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`)."""
+        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`), or at the
+        `terms.clock`'s moment: then LimitHit, as that is a limit, not an answer."""
         work = Work(seconds)
         left = work.left
-        self._deadline = time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall)
+        self._deadline = min(time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall), clock_deadline())
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         piece = FIRST_SLICE
         while left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
@@ -189,7 +190,10 @@ class Prover:
         piece = FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
-                if left() <= 0 or time.monotonic() >= self._deadline:
+                if time.monotonic() >= self._deadline:
+                    clock_check()
+                    return replace(last, why=f"Spacer: {WALL_STOP}")
+                if left() <= 0:
                     return last
                 a = self._query(False, bad, min(piece, left()), options)
                 if a.verdict in (PROVED, REACHABLE):
@@ -266,6 +270,7 @@ class Prover:
         try:
             r = fp.query(bad_rel())
         except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
+            clock_check()
             # Z3 says "canceled" for its work limit and for the wall-clock bound alike; only
             # the first is the same on every machine, so the report says which stopped it
             stopped = WALL_STOP if time.monotonic() - began >= 0.95 * wall else _reason(exc)
@@ -284,6 +289,7 @@ class Prover:
         if r == z3.sat:
             path = () if generalized else _path(self.inst, fp)
             return Answer(REACHABLE, setup=setup, seconds=took, path=path)
+        clock_check()
         return Answer(UNKNOWN, why=f"Spacer: {fp.reason_unknown()}", setup=setup, seconds=took)
 
 
@@ -475,9 +481,9 @@ def explorer_layout(inst: Instance, values) -> tuple:
 def limit(solver, seconds: float, deadline: float = float("inf")) -> None:
     """At most `seconds` of work for a Z3 solver, fixedpoint or optimizer (as WORK_PER_SECOND
     resource units), and WALL_SAFETY times that of wall-clock time, never past `deadline`
-    (time.monotonic())."""
+    (time.monotonic()) nor the `terms.clock`'s moment."""
     solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
-    wall = min(seconds * WALL_SAFETY, deadline - time.monotonic())
+    wall = min(seconds * WALL_SAFETY, min(deadline, clock_deadline()) - time.monotonic())
     solver.set("timeout", max(1, int(wall * 1000)))
 
 

@@ -121,7 +121,8 @@ def cycle_checks(prover: horn.Prover, skip: set[str], seconds) -> list[tuple[str
     absent in the prover's instance (a procedure's check per procedure: its name is the
     subject), and those that have nothing to find (no `active` condition: no starvation),
     except the kinds in `skip` (found already). `seconds(cap=SECONDS)`: the work one question
-    may take (at most `cap`), asked as it starts."""
+    gets, asked as it starts (the caller's `cap`, whatever time is left: a question the time
+    left cannot see through stops the instance rather than answer less)."""
     model = prover.inst.model
     out = []
     if "livelock" not in skip:

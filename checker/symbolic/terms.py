@@ -15,12 +15,16 @@ model checking and the setup questions see the formulas they always saw.
 """
 from __future__ import annotations
 
+import math
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import z3
 from z3 import z3core
 
 from ..frontend.instances import Instance, Var
+from ..limits import Budget, LimitHit
 
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)  # of the current context (`fresh_context`)
 
@@ -43,11 +47,51 @@ def fresh_context() -> None:
 def solve(s: z3.Solver, *assumptions):
     """`s.check(*assumptions)`, with Ctrl-C kept. While a check runs, Z3 catches SIGINT itself
     and answers unknown ("interrupted from keyboard"), so Python never sees the interrupt and
-    an interrupted run went on checking; here it stops the run as Ctrl-C does anywhere else."""
+    an interrupted run went on checking; here it stops the run as Ctrl-C does anywhere else.
+    An unknown once the `clock` has run out raises LimitHit (`clock_check`)."""
     r = s.check(*assumptions)
-    if r == z3.unknown and s.reason_unknown() == "interrupted from keyboard":
-        raise KeyboardInterrupt
+    if r == z3.unknown:
+        if s.reason_unknown() == "interrupted from keyboard":
+            raise KeyboardInterrupt
+        clock_check()
     return r
+
+
+# The wall-clock moment (time.monotonic) the symbolic engine's time ends, and the budget it is
+# of. Z3 cannot be interrupted in a call, so each call gets this moment as its timeout beside
+# its work (horn.limit), which alone decides the answer on every machine. A call the clock cut
+# short answers unknown for the clock, not for its work, and that answer is no verdict: it
+# would otherwise send the engine on to another question or another engine (bounded model
+# checking where Spacer was cut), and a report would say what the time left allowed rather
+# than what the work found (a run with slower successors reported other traces). So such an
+# unknown raises LimitHit: the instance is incomplete (and tried again with more time).
+_clock: list = [math.inf, None]
+CLOCK_SLACK = 0.05  # seconds: Z3's timer may stop a call a little before the moment asked
+
+
+@contextmanager
+def clock(budget: Budget):
+    """Every Z3 call inside stops by the wall-clock moment `budget`'s time left allows
+    (`Budget.remaining`, from now)."""
+    saved = list(_clock)
+    _clock[:] = [min(_clock[0], time.monotonic() + max(0.0, budget.remaining())), budget]
+    try:
+        yield
+    finally:
+        _clock[:] = saved
+
+
+def clock_deadline() -> float:
+    """The moment (time.monotonic) Z3's calls stop by (math.inf outside a `clock`)."""
+    return _clock[0]
+
+
+def clock_check() -> None:
+    """Raise LimitHit once the `clock` has run out: what Z3 answered last may be cut short by it."""
+    if time.monotonic() >= _clock[0] - CLOCK_SLACK:
+        budget = _clock[1]
+        raise LimitHit(budget.over() or f"{budget.why} (Z3's calls stop when the time left "
+                                         "allows, which a busy machine brings sooner)")
 
 
 class Unsupported(Exception):
