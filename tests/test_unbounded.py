@@ -74,8 +74,9 @@ def test_the_symbolic_engine_keeps_its_time_budget_while_it_encodes_a_step():
     start = cpu_seconds()
     _, decisions = unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=1)))
     assert cpu_seconds() - start < 4
+    stopped = [kind for kind, _ in unbounded.SAFETY] + ["unreachable-outcome"]  # (the fixture's win rule)
     assert [(d.check, d.verdict, d.detail) for d in decisions] == [
-        (kind, "unknown", "the symbolic engine stopped (time limit of 1s reached)") for kind, _ in unbounded.SAFETY]
+        (kind, "unknown", "the symbolic engine stopped (time limit of 1s reached)") for kind in stopped]
     res = engine.check(["tests/fixtures/deadlock/event-defect.rw"], Limits(max_states=300, max_seconds=1))
     (inst_res,) = res.instances
     assert not inst_res.complete and res.is_incomplete
@@ -378,6 +379,24 @@ def test_a_question_the_time_left_cut_short_stops_the_instance_instead_of_answer
     with terms.clock(Budget(Limits(max_seconds=0.3))), pytest.raises(LimitHit):
         prover.ask(unbounded._wins(0, False), 20)  # a win thousands of steps deep: never in 0.3 s
     assert prover.ask(horn.no_step, 20).verdict == horn.PROVED  # the clock is the caller's only
+
+
+def test_a_stop_keeps_what_the_symbolic_engine_decided_before_it(tmp_path, monkeypatch):
+    # each decision made had its whole work: a stop later leaves it as it is
+    from checker.limits import LimitHit
+    from checker.symbolic import ranking
+
+    def stop(*_):
+        raise LimitHit("time limit of 60s reached")
+    monkeypatch.setattr(unbounded, "_cycles", stop)  # the time runs out at the cycle checks
+    path = tmp_path / "c.rw"
+    path.write_text(COUNTER.format(high=10), encoding="utf-8")
+    inst = instance(path)
+    _, decisions = unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=60)))
+    verdicts = {(d.check, d.subject): d.verdict for d in decisions}
+    assert verdicts[("overflow", "")] == verdicts[("invariant", "small")] == "proved"
+    assert not any(d.check in ranking.CHECKS for d in decisions)
+    assert "livelock" in unbounded.not_decided(inst, decisions)  # said "not checked", never proved
 
 
 def _decided(path, limits):

@@ -46,9 +46,10 @@ class Questions:
     the instance's budget has left: an answer must not depend on the time left, so a question
     the budget cannot see through stops the instance (LimitHit, from the budget or from the
     `terms.clock` its Z3 calls stop by) instead of answering less. What the encoding cannot
-    express (`Unsupported`) is an answer too: unknown, saying so, never an error of the run. `walk(kind, subject, answer, key)`: the decision on a bad
-    frame Spacer found a path to, once the explorer walked it (checker.analyses.unbounded
-    `beyond`; None: paths are not walked)."""
+    express (`Unsupported`) is an answer too: unknown, saying so, never an error of the run.
+    `walk(kind, subject, answer, key)`: the decision on a bad frame Spacer found a path to,
+    once the explorer walked it (checker.analyses.unbounded `beyond`; None: paths are not
+    walked)."""
     prover: horn.Prover
     budget: Budget
     walk: Callable | None = None

@@ -69,8 +69,8 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
     no budget itself, and took 563 s of CPU on a 30 s budget for eight seats whose triggers
     raise events. A limit hit (the budget, or a Z3 call cut short by the time left: an answer
     is the one its work gives, or none; `terms.clock`) ends it: what it decided by then is kept,
-    each part whole (a check, or every subject of one), and each safety check it did not reach
-    is said stopped."""
+    each part whole (a check, or every subject of one), and each check of states it did not
+    reach is said stopped (the checks of plays and cycles are then `not_decided`)."""
     out: list[Finding] = []
     decisions: list[Decision] = []
     try:
@@ -78,9 +78,15 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
             _decide(inst, found, reached, budget, walk, out, decisions)
     except LimitHit as exc:
         kinds, said = {f.kind for f in found}, {d.check for d in decisions}
-        decisions += [Decision(kind, "", "found", "explicit") if kind in kinds else
+        m = inst.model
+        safety = [kind for kind, _ in SAFETY]
+        about = (["invariant"] * bool(m.invariants) + ["unreachable-outcome"] * any(r.kind == "win" for r in m.outcomes)
+                 + ["vacuous-property"] * bool(phase_mentions(m)))
+        # a check of the whole instance the explorer found is decided; one of subjects is not
+        # (what was found of it leaves the other subjects open)
+        decisions += [Decision(kind, "", "found", "explicit") if kind in kinds and kind in safety else
                       Decision(kind, "", horn.UNKNOWN, SPACER, f"the symbolic engine stopped ({exc})")
-                      for kind, _ in SAFETY if kind not in said]
+                      for kind in safety + about if kind not in said]
     return out, decisions
 
 
