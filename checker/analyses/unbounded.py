@@ -69,8 +69,8 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
     no budget itself, and took 563 s of CPU on a 30 s budget for eight seats whose triggers
     raise events. A limit hit (the budget, or a Z3 call cut short by the time left: an answer
     is the one its work gives, or none; `terms.clock`) ends it: what it decided by then is kept,
-    each part whole (a check, or every subject of one), and each check of states it did not
-    reach is said stopped (the checks of plays and cycles are then `not_decided`)."""
+    each part whole (a check, or every subject of one), and each check it did not reach is
+    said stopped."""
     out: list[Finding] = []
     decisions: list[Decision] = []
     try:
@@ -78,15 +78,16 @@ def decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget, 
             _decide(inst, found, reached, budget, walk, out, decisions)
     except LimitHit as exc:
         kinds, said = {f.kind for f in found}, {d.check for d in decisions}
-        m = inst.model
-        safety = [kind for kind, _ in SAFETY]
+        m, left = inst.model, undecided(inst)
+        whole = [kind for kind, _ in SAFETY] + [kind for kind in ranking.CHECKS if kind in left]
         about = (["invariant"] * bool(m.invariants) + ["unreachable-outcome"] * any(r.kind == "win" for r in m.outcomes)
-                 + ["vacuous-property"] * bool(phase_mentions(m)))
+                 + [kind for kind in ("vacuous-property", "dead-rule", "dead-declaration", "unreachable-property")
+                    if kind in left])
         # a check of the whole instance the explorer found is decided; one of subjects is not
-        # (what was found of it leaves the other subjects open)
-        decisions += [Decision(kind, "", "found", "explicit") if kind in kinds and kind in safety else
+        # (what was found of it leaves the other subjects open). (never-active: `beyond`'s.)
+        decisions += [Decision(kind, "", "found", "explicit") if kind in kinds and kind in whole else
                       Decision(kind, "", horn.UNKNOWN, SPACER, f"the symbolic engine stopped ({exc})")
-                      for kind in safety + about if kind not in said]
+                      for kind in whole + about if kind not in said]
     return out, decisions
 
 
