@@ -74,7 +74,9 @@ def test_the_symbolic_engine_keeps_its_time_budget_while_it_encodes_a_step():
     start = cpu_seconds()
     _, decisions = unbounded.decide(inst, [], {"wins": 0, "team_wins": 0}, Budget(Limits(max_seconds=1)))
     assert cpu_seconds() - start < 4
-    assert {(d.verdict, d.detail) for d in decisions} == {("unknown", "the symbolic engine stopped (time limit of 1s reached)")}
+    # (the budget's CPU time, or the moment Z3's calls stop by, which a busy machine brings sooner)
+    assert all(d.verdict == "unknown" and d.detail.startswith("the symbolic engine stopped (time limit of 1s reached")
+               for d in decisions)
     assert [d.check for d in decisions][:len(unbounded.SAFETY)] == [kind for kind, _ in unbounded.SAFETY]
     assert unbounded.not_decided(inst, decisions) == ["never-active"]  # each other check says it stopped
     res = engine.check(["tests/fixtures/deadlock/event-defect.rw"], Limits(max_states=300, max_seconds=1))
@@ -344,16 +346,20 @@ def test_what_the_encoding_cannot_express_leaves_each_question_undecided_never_a
     assert any("livelock not decided" in w for w in unsure) and res.exit_code() == 3
 
 
-def test_a_question_the_wall_clock_bound_stopped_says_so_not_that_its_work_ran_out(tmp_path):
-    # the work limit gives the same answer on every machine; the wall-clock bound does not,
-    # and the report must not pass one off as the other (Z3 says "canceled" for both)
+def test_a_question_the_wall_clock_bound_stopped_is_a_limit_not_an_answer(tmp_path):
+    # the work limit gives the same answer on every machine; the wall-clock bound does not, so
+    # what it stops is no answer (Z3 says "canceled" for both): the instance is stopped instead
     import time
+    from checker.limits import LimitHit
     inst = instance(ffa_spec(4, 8000, tmp_path))
     prover = horn.Prover(inst)
     prover.system(False)
     prover._deadline = time.monotonic() + 0.002  # a win thousands of steps deep: never in 2 ms
-    a = prover._query(False, unbounded._wins(0, False), 20)
-    assert a.verdict == horn.UNKNOWN and a.why == f"Spacer: {horn.WALL_STOP}"
+    with pytest.raises(LimitHit, match="the wall-clock bound stopped it, not its share of work"):
+        prover._query(False, unbounded._wins(0, False), 20)
+    prover._deadline = float("inf")
+    a = prover._query(False, unbounded._wins(0, False), 0.001)  # its work runs out first: an answer
+    assert a.verdict == horn.UNKNOWN and a.why == "Spacer: its share of work ran out"
 
 
 def test_a_question_gets_the_same_work_whatever_time_the_instance_has_left(tmp_path):

@@ -22,13 +22,14 @@ the documents' numbers); the caller looks for a concrete path the explorer can r
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import z3
 
 from ..frontend.instances import Instance
+from ..limits import LimitHit
 from .bmc import BMC, _Frame
-from .terms import SymSet, SymState, clock_check, clock_deadline, or_all, solve, to_term
+from .terms import WALL_BOUND, WALL_STOP, SymSet, SymState, clock_check, clock_deadline, or_all, solve, to_term, wall_check
 
 PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
@@ -173,7 +174,7 @@ class Prover:
         each round: how long Spacer takes varies by orders of magnitude with its settings and
         with the order of the terms, and a lucky attempt is short. Unknown once `seconds` of
         work are spent (Z3's units: the answer does not depend on the machine's load), or
-        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`), or at the
+        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`) or the
         `terms.clock`'s moment: then LimitHit, as that is a limit, not an answer."""
         work = Work(seconds)
         left = work.left
@@ -192,7 +193,7 @@ class Prover:
             for options in ATTEMPTS:
                 if time.monotonic() >= self._deadline:
                     clock_check()
-                    return replace(last, why=f"Spacer: {WALL_STOP}")
+                    raise LimitHit(f"a question to Spacer: {WALL_STOP}")
                 if left() <= 0:
                     return last
                 a = self._query(False, bad, min(piece, left()), options)
@@ -266,15 +267,14 @@ class Prover:
         fp.rule(reach(*a1), [reach(*a0), step])
         fp.rule(bad_rel(), [reach(*a0), condition])
         began = time.monotonic()
-        wall = min(seconds * WALL_SAFETY, self._deadline - began)  # (the bound `_limit` set)
         try:
             r = fp.query(bad_rel())
         except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
-            clock_check()
             # Z3 says "canceled" for its work limit and for the wall-clock bound alike; only
-            # the first is the same on every machine, so the report says which stopped it
-            stopped = WALL_STOP if time.monotonic() - began >= 0.95 * wall else _reason(exc)
-            return Answer(UNKNOWN, why=f"Spacer: {stopped}", setup=setup, seconds=time.process_time() - start)
+            # the first is an answer, the same on every machine (the other: LimitHit)
+            clock_check()
+            wall_check(fp, time.monotonic() - began)
+            return Answer(UNKNOWN, why=f"Spacer: {_reason(exc)}", setup=setup, seconds=time.process_time() - start)
         took = time.process_time() - start
         if r == z3.unsat:
             names = [z3.Const(n, t.sort()) for n, t in slot_names(self.inst, f0)]
@@ -420,10 +420,6 @@ def failing_step(u: BMC, f: _Frame):
     return z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([o.fails for o in u._options(f)]))
 
 
-WALL_STOP = ("the wall-clock bound stopped it, not its share of work (a loaded machine, or the instance's "
-             "time ran out): another run may decide it")
-
-
 def _reason(exc: z3.Z3Exception) -> str:
     """What Z3 said, as words (its exceptions carry bytes: b'canceled')."""
     said = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
@@ -485,6 +481,7 @@ def limit(solver, seconds: float, deadline: float = float("inf")) -> None:
     solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
     wall = min(seconds * WALL_SAFETY, min(deadline, clock_deadline()) - time.monotonic())
     solver.set("timeout", max(1, int(wall * 1000)))
+    setattr(solver, WALL_BOUND, wall)
 
 
 class Work:
