@@ -49,8 +49,12 @@ WIDER_SHARE = 0.75
 # slowest keeps a question's CPU time near its seconds.
 WORK_PER_SECOND = 1_000_000
 # a query also stops after this many times its units' seconds of wall-clock time (a safety
-# net on a machine so loaded that the answer would come too late anyway: then it is unknown)
+# net on a machine so loaded that the answer would come too late anyway: a limit, terms.wall_check)
 WALL_SAFETY = 10
+# ... and never less than this many seconds (unless the caller's time ends sooner): a call of a
+# few thousand units spends more than ten times their time building its state, and what that
+# net stops is no answer (terms.wall_check), so it must catch a loaded machine, not a short call
+WALL_FLOOR = 1.0
 SETUP, WIDER = "the setup", "every start in the declared ranges"  # what a proof starts from
 
 
@@ -476,10 +480,10 @@ def explorer_layout(inst: Instance, values) -> tuple:
 
 def limit(solver, seconds: float, deadline: float = float("inf")) -> None:
     """At most `seconds` of work for a Z3 solver, fixedpoint or optimizer (as WORK_PER_SECOND
-    resource units), and WALL_SAFETY times that of wall-clock time, never past `deadline`
-    (time.monotonic()) nor the `terms.clock`'s moment."""
+    resource units), and WALL_SAFETY times that of wall-clock time (at least WALL_FLOOR), never
+    past `deadline` (time.monotonic()) nor the `terms.clock`'s moment."""
     solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
-    wall = min(seconds * WALL_SAFETY, min(deadline, clock_deadline()) - time.monotonic())
+    wall = min(max(WALL_FLOOR, seconds * WALL_SAFETY), min(deadline, clock_deadline()) - time.monotonic())
     solver.set("timeout", max(1, int(wall * 1000)))
     setattr(solver, WALL_BOUND, wall)
 
