@@ -271,8 +271,8 @@ def test_a_path_the_explorer_cannot_follow_is_an_engine_disagreement(tmp_path, m
     path.write_text(WIDE, encoding="utf-8")
     real = horn.Prover.ask
 
-    def tampered(self, bad, seconds, wall=None):  # Spacer's deadlock path, with a step no action takes
-        a = real(self, bad, seconds, wall)
+    def tampered(self, bad, seconds):  # Spacer's deadlock path, with a step no action takes
+        a = real(self, bad, seconds)
         if a.path:
             a = horn.Answer(a.verdict, setup=a.setup, path=a.path[:2] + ((3, 3, 3, 0, 0),) + a.path[2:])
         return a

@@ -137,7 +137,7 @@ action side progress when w < 3 do w := w + 1; end
 
 
 def test_where_spacer_does_not_decide_a_short_play_shows_the_bad_frame_and_is_replayed(tmp_path, monkeypatch):
-    def gives_up(self, bad, seconds, wall=None):
+    def gives_up(self, bad, seconds):
         return horn.Answer(horn.UNKNOWN, why="Spacer: its share of work ran out")
     monkeypatch.setattr(horn.Prover, "ask", gives_up)
     path = tmp_path / "wide.rw"

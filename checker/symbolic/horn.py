@@ -29,7 +29,8 @@ import z3
 from ..frontend.instances import Instance
 from ..limits import LimitHit
 from .bmc import BMC, _Frame
-from .terms import WALL_BOUND, WALL_STOP, SymSet, SymState, clock_check, clock_deadline, or_all, solve, to_term, wall_check
+from .terms import (WALL_BOUND, WALL_STOP, SymSet, SymState, clock_check, clock_deadline, cut_short_check, or_all,
+                    solve, to_term)
 
 PROVED, REACHABLE, UNKNOWN = "proved", "reachable", "unknown"
 # Spacer's settings, tried in turn (see Prover.ask); each is a few lines of its documented
@@ -49,11 +50,11 @@ WIDER_SHARE = 0.75
 # slowest keeps a question's CPU time near its seconds.
 WORK_PER_SECOND = 1_000_000
 # a query also stops after this many times its units' seconds of wall-clock time (a safety
-# net on a machine so loaded that the answer would come too late anyway: a limit, terms.wall_check)
+# net on a machine so loaded that the answer would come too late anyway: a limit, terms.cut_short_check)
 WALL_SAFETY = 10
 # ... and never less than this many seconds (unless the caller's time ends sooner): a call of a
 # few thousand units spends more than ten times their time building its state, and what that
-# net stops is no answer (terms.wall_check), so it must catch a loaded machine, not a short call
+# net stops is no answer (terms.cut_short_check), so it must catch a loaded machine, not a short call
 WALL_FLOOR = 1.0
 SETUP, WIDER = "the setup", "every start in the declared ranges"  # what a proof starts from
 
@@ -169,7 +170,7 @@ class Prover:
         u = self.system(generalized)[0]
         return u, u.frames[0]
 
-    def ask(self, bad, seconds: float, wall: float | None = None) -> Answer:
+    def ask(self, bad, seconds: float) -> Answer:
         """Is a frame where `bad(bmc, frame)` holds reachable? Asked of the generalized setup
         first (fast proofs: they do not count down from the setup's numbers), in attempts whose
         slice of work doubles, until it proves it, finds a bad frame reachable from some start
@@ -177,12 +178,12 @@ class Prover:
         setup itself, in attempts with different settings (`ATTEMPTS`) and a slice that doubles
         each round: how long Spacer takes varies by orders of magnitude with its settings and
         with the order of the terms, and a lucky attempt is short. Unknown once `seconds` of
-        work are spent (Z3's units: the answer does not depend on the machine's load), or
-        `wall` seconds of wall-clock time (by default WALL_SAFETY times `seconds`) or the
-        `terms.clock`'s moment: then LimitHit, as that is a limit, not an answer."""
+        work are spent (Z3's units: the answer does not depend on the machine's load). Past
+        WALL_SAFETY times `seconds` of wall-clock time or the `terms.clock`'s moment: LimitHit,
+        as that is a limit, not an answer."""
         work = Work(seconds)
         left = work.left
-        self._deadline = min(time.monotonic() + (seconds * WALL_SAFETY if wall is None else wall), clock_deadline())
+        self._deadline = min(time.monotonic() + seconds * WALL_SAFETY, clock_deadline())
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         piece = FIRST_SLICE
         while left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
@@ -276,8 +277,7 @@ class Prover:
         except z3.Z3Exception as exc:  # a timeout cancels the query: no answer, not an error
             # Z3 says "canceled" for its work limit and for the wall-clock bound alike; only
             # the first is an answer, the same on every machine (the other: LimitHit)
-            clock_check()
-            wall_check(fp, time.monotonic() - began)
+            cut_short_check(fp, time.monotonic() - began)
             return Answer(UNKNOWN, why=f"Spacer: {_reason(exc)}", setup=setup, seconds=time.process_time() - start)
         took = time.process_time() - start
         if r == z3.unsat:
@@ -293,7 +293,7 @@ class Prover:
         if r == z3.sat:
             path = () if generalized else _path(self.inst, fp)
             return Answer(REACHABLE, setup=setup, seconds=took, path=path)
-        clock_check()
+        cut_short_check(fp, time.monotonic() - began)
         return Answer(UNKNOWN, why=f"Spacer: {fp.reason_unknown()}", setup=setup, seconds=took)
 
 

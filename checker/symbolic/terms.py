@@ -48,15 +48,13 @@ def solve(s: z3.Solver, *assumptions):
     """`s.check(*assumptions)`, with Ctrl-C kept. While a check runs, Z3 catches SIGINT itself
     and answers unknown ("interrupted from keyboard"), so Python never sees the interrupt and
     an interrupted run went on checking; here it stops the run as Ctrl-C does anywhere else.
-    An unknown once the `clock` has run out, or after the call's own wall-clock bound
-    (`WALL_BOUND`), raises LimitHit (`clock_check`, `wall_check`)."""
+    An unknown a clock cut short raises LimitHit (`cut_short_check`)."""
     began = time.monotonic()
     r = s.check(*assumptions)
     if r == z3.unknown:
         if s.reason_unknown() == "interrupted from keyboard":
             raise KeyboardInterrupt
-        clock_check()
-        wall_check(s, time.monotonic() - began)
+        cut_short_check(s, time.monotonic() - began)
     return r
 
 
@@ -91,14 +89,18 @@ def clock_deadline() -> float:
 
 # What a Z3 call of the symbolic engine is given of wall-clock time beside its work (horn.limit
 # writes it on the solver): a safety net on a machine so loaded that the answer would come too
-# late anyway. A call it stopped is the machine's doing, not the work's: LimitHit as well.
+# late anyway. A call it stopped is the machine's doing, not the work's: LimitHit as well
+# (`cut_short_check`).
 WALL_BOUND = "rulewright_wall"
 WALL_STOP = ("the wall-clock bound stopped it, not its share of work (a loaded machine, or the instance's "
              "time ran out): another run may decide it")
 
 
-def wall_check(solver, elapsed: float) -> None:
-    """Raise LimitHit if `solver`'s call of `elapsed` seconds reached its wall-clock bound."""
+def cut_short_check(solver, elapsed: float) -> None:
+    """After `solver` answered unknown in a call of `elapsed` seconds: raise LimitHit if the
+    `clock` had run out or the call reached its own wall-clock bound, as then the unknown is
+    the clock's, not the work's."""
+    clock_check()
     wall = getattr(solver, WALL_BOUND, None)
     if wall is not None and elapsed >= 0.95 * wall:
         raise LimitHit(f"a Z3 call: {WALL_STOP}")
