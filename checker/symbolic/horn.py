@@ -141,6 +141,11 @@ class Prover:
         self.inst = inst
         self._systems: dict[bool, tuple] = {}
         self._step_vars: dict[bool, list] = {}  # generalized? -> its clauses' variables (_variables)
+        # What Spacer proved of every frame 0 of system(False) a play reaches, for the ranking
+        # searches (checker.symbolic.ranking): learnt by each and kept for the next, since a
+        # fact of every reachable frame holds whatever the question
+        self.reachable_facts: list = []
+        self.declared_ranges = None  # (ranking `_ranges`, checked once)
 
     def system(self, generalized: bool):
         """(unrolled frames, Reach, its arguments in frame 0, in frame 1, setup, step)."""

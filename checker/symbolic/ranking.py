@@ -42,7 +42,11 @@ ranges are ones no play reaches (a player at 0 life still in the game), and lear
 those can rule out the function that works; so Z3 is asked first for a start (the setup with
 its integers anywhere in their ranges, the outcome rules applied), and a frame that is no start
 is first put to Spacer (checker.symbolic.horn, from every start in the ranges): if it proves
-no play reaches it, its inductive invariant joins `support` instead.
+no play reaches it, its inductive invariant joins `support` instead. The prover keeps those
+invariants for the instance's later claims (what every reachable frame satisfies holds
+whatever the claim): one that excludes such a frame joins a later claim's support without a
+question to Spacer. (Not all of them at once: a support larger than the claim needs made
+the candidates' checks slower, and a search that had proved its claim ran out of work.)
 
 A candidate is proved only by Z3's unsat over `support` and the full conditions, never by the
 samples; `support` holds only what every reachable frame satisfies: the declared ranges (the
@@ -306,8 +310,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
         return Ranking(PROVED, "", claim.none)
     x = features(inst, f.st, claim.seats)
     bounds = _bounds(inst, f.st, claim.seats)
-    ranges = _ranges(prover)
-    support = [ranges]
+    support = [_ranges(prover)]
     # Which frame that breaks a candidate is learnt from matters: most frames in the declared
     # ranges are ones no play reaches (a player at 0 life still in the game), and each costs a
     # question to Spacer. So Z3 is asked first for a start in the declared ranges (the setup
@@ -337,10 +340,15 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
         m = s.model()
         if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
             point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(inst, f)])
+            known = _known_excluding(prover, support, point, work)
+            if known is not None:
+                support.append(known)
+                continue
             a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
             if a.verdict == horn.PROVED and a.formula is not None and \
                     _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
                 support.append(a.formula)
+                prover.reachable_facts.append(a.formula)
                 continue
         # a start, reachable from one, or not decided: a frame to learn from
         samples.append(_sample(claim, x, m))
@@ -367,9 +375,25 @@ def _solver(seconds: float) -> z3.Solver:
     return s
 
 
+def _known_excluding(prover: horn.Prover, support: list, point, work: _Work):
+    """The first fact an earlier search of the instance learnt from Spacer (`reachable_facts`)
+    that is not in `support` and excludes `point` with it; None where none does."""
+    for fact in prover.reachable_facts:
+        if all(fact is not s for s in support) and _excludes(z3.And(*support, fact), point, work.take(CHECK_SLICE)):
+            return fact
+    return None
+
+
 def _ranges(prover: horn.Prover):
     """Every variable's slot in its declared range, over frame 0, if that holds on every
-    reachable frame: the setup and each step keep it (checked; else _terms.TRUE, nothing assumed)."""
+    reachable frame: the setup and each step keep it (checked; else _terms.TRUE, nothing
+    assumed). Checked once per prover."""
+    if prover.declared_ranges is None:
+        prover.declared_ranges = _checked_ranges(prover)
+    return prover.declared_ranges
+
+
+def _checked_ranges(prover: horn.Prover):
     u, reach, a0, a1, init, step = prover.system(False)
     f0, f1 = u.frames[0], u.frames[1]
 
