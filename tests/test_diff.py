@@ -60,6 +60,20 @@ MUTANTS = [
 ]
 
 
+# `diff` compares the explorer's graphs, which a spec counted to the unit is beyond (the Tag
+# Duel's 16,000 LP, HITS = 16000: its diff is honestly incomplete): these tests compare the
+# values of its parameter that the document's numbers are checked against.
+EXPLORABLE = {YUGIOH: ("param HITS [TD2.2] in {16000, 2, 4}", "param HITS [TD2.2] in {2, 4}")}
+
+
+def explorable(tmp_path: Path, spec: Path) -> Path:
+    """`spec`, or its copy at the parameter values the explorer holds whole (EXPLORABLE)."""
+    if spec not in EXPLORABLE:
+        return spec
+    (tmp_path / "explorable").mkdir(exist_ok=True)
+    return mutate(tmp_path / "explorable", spec, *EXPLORABLE[spec])
+
+
 def mutate(tmp_path: Path, spec: Path, old: str, new: str) -> Path:
     text = spec.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"the edit must apply exactly once to {spec.name}: {old!r}"
@@ -76,6 +90,7 @@ def side(path: Path, name: str = ""):
 
 @pytest.mark.parametrize("name, spec, old, new, kind", MUTANTS)
 def test_each_missed_mutant_is_reported_with_a_replayed_play(tmp_path, name, spec, old, new, kind):
+    spec = explorable(tmp_path, spec)
     mutant = mutate(tmp_path, spec, old, new)
     res = diff(side(spec), side(mutant))
     assert res.exit_code() == 1, name
@@ -89,28 +104,31 @@ def test_each_missed_mutant_is_reported_with_a_replayed_play(tmp_path, name, spe
 
 @pytest.mark.parametrize("spec", [YUGIOH, pytest.param(RIFTBOUND, marks=pytest.mark.slow),
                                   pytest.param(WARHAMMER, marks=pytest.mark.slow)])
-def test_a_spec_against_itself_has_no_difference(spec):
+def test_a_spec_against_itself_has_no_difference(tmp_path, spec):
+    spec = explorable(tmp_path, spec)
     res = diff(side(spec), side(spec))
     assert res.differences == [] and res.incomplete == [] and res.exit_code() == 0
 
 
 def test_the_same_spec_under_another_name_and_with_moved_lines_has_no_difference(tmp_path):
+    spec = explorable(tmp_path, YUGIOH)
     copy = tmp_path / "renamed.rw"
-    copy.write_text("# a comment that moves every line\n\n" + YUGIOH.read_text(encoding="utf-8"), encoding="utf-8")
-    assert diff(side(YUGIOH), side(copy)).differences == []
+    copy.write_text("# a comment that moves every line\n\n" + spec.read_text(encoding="utf-8"), encoding="utf-8")
+    assert diff(side(spec), side(copy)).differences == []
 
 
 
 def test_variables_declared_in_another_order_have_no_difference(tmp_path):
     # the order of declarations is not behaviour: a variable moved (or a phase cycle declared
     # instead of a variable of the same name) observes the same states
-    text = YUGIOH.read_text(encoding="utf-8")
+    spec = explorable(tmp_path, YUGIOH)
+    text = spec.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     i, j = [k for k, line in enumerate(lines) if line.startswith("var ")][:2]
     lines[i], lines[j] = lines[j], lines[i]
     copy = tmp_path / "moved.rw"
     copy.write_text("".join(lines), encoding="utf-8")
-    assert diff(side(YUGIOH), side(copy)).differences == []
+    assert diff(side(spec), side(copy)).differences == []
 
 SMALL = """document { 1: "turns" 2: "attack" }
 players 3

@@ -157,7 +157,7 @@ def test_where_spacer_does_not_decide_a_short_play_shows_the_bad_frame_and_is_re
 # or four attacks defeat a team: the run over spec/ stays within its time). Here it is counted
 # to the unit, as the document gives it, with damage of any amount.
 TAG_DUEL_TO_THE_UNIT = [
-    ("param HITS [TD2.2] in {2, 4}\nlet HIT = 16000 / HITS\n", ""),
+    ("param HITS [TD2.2] in {16000, 2, 4}\nlet HIT = 16000 / HITS\n", ""),
     ("var lp(t: team) [TD2.2]: 0..16000 in steps of HIT = 16000", "var lp(t: team) [TD2.2]: 0..16000 = 16000"),
     ("action attack(p: player) [TD9, TD10.3, TD10.4] progress", "action attack(p: player, n: 1..16000) [TD9, TD10.3, TD10.4] progress"),
     ("if team(p) == One then lp[Two] := lp[Two] - HIT; else lp[One] := lp[One] - HIT; end",
