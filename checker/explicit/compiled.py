@@ -172,7 +172,7 @@ class CompiledMachine(Machine):
             pad += PAD
             # conjuncts that read this argument and none after it, tested here, once for all
             # the inner bindings (`attack(p, d)`'s `turn == p` before 8,000 values of d)
-            level = _hoistable_at(decl, conjuncts, i, implied) if all_static and i < len(decl.params) - 1 else []
+            level = _hoistable(decl, conjuncts, i, implied) if all_static and i < len(decl.params) - 1 else []
             if level:
                 gen.facts = GUARD_FACTS
                 lines += [f"{pad}if not (" + " and ".join(f"({gen.expr(c)})" for c in level) + "):",
@@ -536,30 +536,18 @@ def _marker_filter(gen: Generator, b: T.Binder, values, conjuncts: list, used: l
     return f"({' & '.join(terms)} & {_lit(dom_mask)})", base
 
 
-def _hoistable(decl, conjuncts: list) -> list:
-    """The guard's conjuncts, before the first that may fail, that read none of the action's
-    arguments and cannot fail themselves: false for one binding, false for all."""
-    uids = {b.uid for b, _ in decl.params}
-    out = []
-    for c in conjuncts:
-        if _may_fail(c):
-            break
-        if not any(isinstance(n, T.BinderRef) and n.uid in uids for n in T.walk(c)):
-            out.append(c)
-    return out
-
-
-def _hoistable_at(decl, conjuncts: list, i: int, implied: list) -> list:
+def _hoistable(decl, conjuncts: list, i: int = -1, implied: list = ()) -> list:
     """The guard's conjuncts, before the first that may fail, that read argument i and none
-    after it, cannot fail themselves and are not tested already (`implied`): false for one
-    value of the first i + 1 arguments, false whatever the rest."""
-    here, later = decl.params[i][0].uid, {b.uid for b, _ in decl.params[i + 1:]}
+    after it (i = -1: no argument), cannot fail themselves and are not tested already
+    (`implied`): false for one value of the first i + 1 arguments, false whatever the rest."""
+    here = decl.params[i][0].uid if i >= 0 else None
+    later = {b.uid for b, _ in decl.params[i + 1:]}
     out = []
     for c in conjuncts:
         if _may_fail(c):
             break
         uids = {n.uid for n in T.walk(c) if isinstance(n, T.BinderRef)}
-        if here in uids and not uids & later and not any(c is t for t in implied):
+        if (here is None or here in uids) and not uids & later and not any(c is t for t in implied):
             out.append(c)
     return out
 
