@@ -10,7 +10,7 @@ import z3
 from checker import engine
 from checker.analyses import unbounded
 from checker.limits import Limits
-from checker.symbolic import horn, ranking
+from checker.symbolic import horn, ranking, terms
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -128,6 +128,28 @@ def test_the_incomplete_line_names_only_the_checks_nobody_decided(tmp_path):
         unbounded.Decision("forced-loop", "", "unknown", unbounded.RANKING)])
     assert line.endswith("not checked: unbounded-procedure, starvation, never-active, player-without-outcome, "
                          "dead-rule, dead-declaration")
+
+
+@pytest.mark.slow  # (two runs of every cycle check at 4 players: about 35 s)
+def test_a_frame_spacer_ruled_out_for_one_check_is_not_asked_again_for_the_next(tmp_path, monkeypatch):
+    # the ranking searches of one instance meet the same unreachable frames (a player at 0
+    # life still in the game); what Spacer proved of them for an earlier check serves the later
+    # ones, and the proofs stay the same
+    path = ffa_spec(4, 10, tmp_path)
+    asked = []
+    ask_wider = horn.Prover.ask_wider
+    monkeypatch.setattr(horn.Prover, "ask_wider", lambda self, *a: asked.append(1) or ask_wider(self, *a))
+
+    def run():
+        terms.fresh_context()  # (Z3's choices follow the order its context made the terms)
+        asked.clear()
+        return {key: (r.verdict, r.function) for key, r in decided(path).items()}, len(asked)
+
+    shared, questions = run()
+    monkeypatch.setattr(ranking, "_known_excluding", lambda *args: [])
+    alone, questions_alone = run()
+    assert shared == alone and all(verdict == "proved" for verdict, _ in shared.values())
+    assert questions < questions_alone * 0.75
 
 
 @pytest.mark.slow

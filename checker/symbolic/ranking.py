@@ -341,8 +341,8 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
         if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
             point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(inst, f)])
             known = _known_excluding(prover, support, point, work)
-            if known is not None:
-                support.append(known)
+            if known:
+                support += known
                 continue
             a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
             if a.verdict == horn.PROVED and a.formula is not None and \
@@ -375,13 +375,20 @@ def _solver(seconds: float) -> z3.Solver:
     return s
 
 
-def _known_excluding(prover: horn.Prover, support: list, point, work: _Work):
-    """The first fact an earlier search of the instance learnt from Spacer (`reachable_facts`)
-    that is not in `support` and excludes `point` with it; None where none does."""
-    for fact in prover.reachable_facts:
-        if all(fact is not s for s in support) and _excludes(z3.And(*support, fact), point, work.take(CHECK_SLICE)):
-            return fact
-    return None
+def _known_excluding(prover: horn.Prover, support: list, point, work: _Work) -> list:
+    """Facts earlier searches of the instance learnt from Spacer (`reachable_facts`), not in
+    `support`, that exclude `point` with it: those of Z3's unsat core, asked once for all of
+    them; [] where they do not."""
+    known = [g for g in prover.reachable_facts if all(g is not s for s in support)]
+    if not known:
+        return []
+    marks = [z3.Bool(f"ranking!known{i}") for i in range(len(known))]
+    s = _solver(max(0.1, work.take(CHECK_SLICE)))
+    s.add(*support, point, *[z3.Implies(k, g) for k, g in zip(marks, known)])
+    if solve(s, *marks) != z3.unsat:
+        return []
+    core = {k.get_id() for k in s.unsat_core()}
+    return [g for k, g in zip(marks, known) if k.get_id() in core]
 
 
 def _ranges(prover: horn.Prover):
