@@ -382,13 +382,7 @@ def _known_excluding(prover: horn.Prover, support: list, point, work: _Work) -> 
     known = [g for g in prover.reachable_facts if all(g is not s for s in support)]
     if not known:
         return []
-    marks = [z3.Bool(f"ranking!known{i}") for i in range(len(known))]
-    s = _solver(max(0.1, work.take(CHECK_SLICE)))
-    s.add(*support, point, *[z3.Implies(k, g) for k, g in zip(marks, known)])
-    if solve(s, *marks) != z3.unsat:
-        return []
-    core = {k.get_id() for k in s.unsat_core()}
-    return [g for k, g in zip(marks, known) if k.get_id() in core]
+    return _core(support, point, known, max(0.1, work.take(CHECK_SLICE)), "known") or []
 
 
 def _ranges(prover: horn.Prover):
@@ -539,13 +533,21 @@ def _needed(support: list, bad) -> list:
     parts = [p for g in support[1:] for p in (g.children() if z3.is_and(g) else [g])]
     if not parts:
         return []
-    marks = [z3.Bool(f"ranking!{i}") for i in range(len(parts))]
-    s = _solver(CHECK_SLICE)
-    s.add(support[0], bad, *[z3.Implies(k, p) for k, p in zip(marks, parts)])
+    core = _core([support[0]], bad, parts, CHECK_SLICE)
+    return parts if core is None else core
+
+
+def _core(base: list, bad, facts: list, seconds: float, name: str = "") -> list | None:
+    """The facts that exclude `bad` together with `base`, as Z3's unsat core picks them (each
+    fact under an assumption literal `ranking!{name}{i}`); None where they do not (sat, or
+    Z3 could not tell)."""
+    marks = [z3.Bool(f"ranking!{name}{i}") for i in range(len(facts))]
+    s = _solver(seconds)
+    s.add(*base, bad, *[z3.Implies(k, p) for k, p in zip(marks, facts)])
     if solve(s, *marks) != z3.unsat:
-        return parts
+        return None
     core = {k.get_id() for k in s.unsat_core()}
-    return [p for k, p in zip(marks, parts) if k.get_id() in core]
+    return [p for k, p in zip(marks, facts) if k.get_id() in core]
 
 
 def _conjuncts(inst: Instance, f, formulas: list) -> str:
