@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from bundled import bundled
 from checker.engine import load_instances
 from checker.explicit.compiled import CompiledMachine, machine_for
 from checker.explicit.explore import Limits, explore
 from checker.explicit.machine import Machine
 from checker.frontend.diagnostics import SpecError
+from checker.outputs import report
 from checking import report_differences
 from test_backends import _tiered
 from test_causes_of_events import BOUNTY
@@ -116,8 +118,7 @@ def test_an_instance_too_deep_for_pythons_parser_runs_on_the_closures(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["spec", "tests/fixtures"])
-def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_successors(target, monkeypatch, capsys):
+def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_successors(monkeypatch, capsys):
     from checker.cli import main
 
     reports = []
@@ -126,11 +127,19 @@ def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_succes
     monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
     for engine in ("compiled", "closures"):
         monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", engine)
-        code = main(["check", target, "--jobs", "1", "--output-format", "json", "--max-seconds", "600"])
+        code = main(["check", "tests/fixtures", "--jobs", "1", "--output-format", "json", "--max-seconds", "600"])
         reports.append((code, capsys.readouterr().out))
     # (on a failure, where they differ first, briefly: a limit met is the usual cause)
     assert report_differences(reports[0][1], reports[1][1]) == []
     assert reports[0] == reports[1]
+
+
+@pytest.mark.slow
+def test_the_bundled_specs_report_the_same_with_the_compiled_and_the_reference_successors():
+    # (the unreduced run is shared with tests/test_symmetry.py: tests/bundled.py)
+    compiled, closures = (bundled(symmetry="off", successors=engine) for engine in ("compiled", "closures"))
+    assert report_differences(report.as_json(compiled), report.as_json(closures)) == []
+    assert (compiled.exit_code(), report.as_json(compiled)) == (closures.exit_code(), report.as_json(closures))
 
 
 # Seat windows and the nearest marked seat (codegen's seat_window and nearest_seat) compile to

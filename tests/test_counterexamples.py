@@ -8,36 +8,29 @@ and review the diff (a changed trace is a changed finding: its write-up may need
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
 
 import pytest
 
-from checker import engine
+from bundled import bundled
 from checker.outputs.trace import to_itf
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "counterexamples").rglob("*.itf.json"))
 
 
-@functools.lru_cache(maxsize=1)
-def _findings():
-    res = engine.check(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "spec").glob("*.rw")))
-    return res.findings
-
-
 def _dump(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-@pytest.mark.slow  # (a whole `check spec/`, about 50 s, for the first of them)
+@pytest.mark.slow  # (a whole `check spec/`, shared with other tests: tests/bundled.py)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT / "counterexamples")))
 def test_a_committed_counterexample_is_what_the_checker_finds_today(path):
     recorded = json.loads(path.read_text(encoding="utf-8"))
     meta = recorded["#meta"]
-    matches = [f for f in _findings() if f.trace and f"{f.kind}: {f.message}" == meta["description"]
+    matches = [f for f in bundled().findings if f.trace and f"{f.kind}: {f.message}" == meta["description"]
                and meta["source"] in (f.instances or [f.instance])]
     assert matches, f"no finding today matches {meta['description']!r} in {meta['source']}"
     now = _dump(to_itf(matches[0]))

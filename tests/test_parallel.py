@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bundled import LIMITS, SPECS, bundled
 from checker import engine, runner
 from checker.cli import main
 from checker.limits import Limits
@@ -31,11 +32,18 @@ def as_json(paths, **options) -> str:
 # ---------------------------------------------------------------- one worker or many: one report
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", [ROOT / "spec"] + FIXTURE_FOLDERS, ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", FIXTURE_FOLDERS, ids=lambda p: p.name)
 def test_one_worker_and_two_give_the_same_report(folder):
     paths = sorted(folder.glob("*.rw"))
     one, two = as_json(paths, jobs=1), as_json(paths, jobs=2)
     assert report_differences(one, two) == []  # (where they differ, briefly: a CI log keeps the end)
+    assert two == one
+
+
+@pytest.mark.slow
+def test_one_worker_and_two_give_the_same_report_of_the_bundled_specs():
+    one, two = report.as_json(bundled(jobs=1)), report.as_json(bundled(jobs=2))
+    assert report_differences(one, two) == []
     assert two == one
 
 
@@ -52,10 +60,9 @@ def test_the_cli_report_is_byte_identical_with_one_and_two_workers():
 @pytest.mark.slow
 def test_a_dask_cluster_gives_the_report_of_one_process():
     distributed = pytest.importorskip("distributed")
-    paths = sorted((ROOT / "spec").glob("*.rw"))
     with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-        on_cluster = as_json(paths, cluster=cluster.scheduler_address)
-    alone = as_json(paths, jobs=1)
+        on_cluster = report.as_json(engine.check(list(SPECS), LIMITS, cluster=cluster.scheduler_address))
+    alone = report.as_json(bundled(jobs=1))
     assert report_differences(on_cluster, alone) == []
     assert on_cluster == alone
 

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from bundled import bundled
 from checker.analyses.checks import run_checks
 from checker.engine import load_instances
 from checker.explicit import symmetry
 from checker.explicit.compiled import CompiledMachine
 from checker.explicit.explore import Limits, explore
+from checker.outputs import report
 from checker.analyses.verdicts import CONFIRMED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,7 +318,12 @@ def _findings(target: str, mode: str, monkeypatch, capsys) -> tuple[list, list]:
     from checker.cli import main
     monkeypatch.setenv("RULEWRIGHT_SYMMETRY", mode)
     main(["check", target, "--jobs", "1", "--output-format", "json", "--stats", "--max-seconds", "900"])
-    doc = json.loads(capsys.readouterr().out)
+    return _compared(json.loads(capsys.readouterr().out))
+
+
+def _compared(doc: dict) -> tuple[list, list]:
+    """What must not change with symmetry: the findings, and the instances' sizes (the reduced
+    search counts the full graph's states); last, the symmetry each instance used."""
     found = sorted((f["kind"], f["fingerprint"], sorted(f["rules"]), f["subject"], f.get("size"), f["instances"],
                     f["status"], f.get("replay", "")) for f in doc["findings"])
     sizes = [(i["instance"], i["states"], i["transitions"], i["complete"]) for i in doc["instances"]]
@@ -324,10 +331,19 @@ def _findings(target: str, mode: str, monkeypatch, capsys) -> tuple[list, list]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["spec", "tests/fixtures"])
-def test_every_finding_is_the_same_with_symmetry_on_and_off(target, monkeypatch, capsys):
-    off, off_sizes = _findings(target, "off", monkeypatch, capsys)
-    on, on_sizes = _findings(target, "auto", monkeypatch, capsys)
+def test_every_finding_is_the_same_with_symmetry_on_and_off(monkeypatch, capsys):
+    off, off_sizes = _findings("tests/fixtures", "off", monkeypatch, capsys)
+    on, on_sizes = _findings("tests/fixtures", "auto", monkeypatch, capsys)
+    assert on == off
+    assert on_sizes[:-1] == off_sizes[:-1]  # states and transitions: the orbit sizes count the full graph
+    assert any(not s.startswith("none") for s in on_sizes[-1][1])  # the reduction did apply somewhere
+
+
+@pytest.mark.slow
+def test_every_finding_of_the_bundled_specs_is_the_same_with_symmetry_on_and_off():
+    # (the runs are shared with other tests: tests/bundled.py)
+    off, off_sizes = _compared(json.loads(report.as_json(bundled(symmetry="off"), stats=True)))
+    on, on_sizes = _compared(json.loads(report.as_json(bundled(symmetry="auto"), stats=True)))
     assert on == off
     assert on_sizes[:-1] == off_sizes[:-1]  # states and transitions: the orbit sizes count the full graph
     assert any(not s.startswith("none") for s in on_sizes[-1][1])  # the reduction did apply somewhere
