@@ -9,6 +9,7 @@ import pytest
 from checker import engine
 from checker.analyses import unbounded
 from checker.limits import Limits
+from checker.outputs import report
 from checker.symbolic import horn, terms, witness
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +97,23 @@ def test_a_lasso_of_moves_without_progress_is_a_livelock_and_one_a_player_waits_
     assert witness.lasso(u, witness.starvation(inst, 0), max_steps=4).verdict == witness.NONE  # P1 is active on every cycle
 
 
+# P1 may win at any moment, a step that changes no variable; the turn passes on. No cycle
+# leaves P2 waiting: the win ends the game (the state after it is the explorer's end marker)
+WINS_AT_ONCE = """players 2
+var turn: player = P1
+active p when turn == p
+action claim progress when turn == P1 do win P1; end
+action pass progress when true do turn := after(turn, P1, P2); end
+"""
+
+
+def test_a_step_that_ends_the_game_does_not_come_back_to_the_running_state_it_left(tmp_path):
+    # (seen at Hydra's 8,000 life to the unit: a win changing no variable made a lasso of one
+    # step that the explorer, whose state after a win is ended, could not confirm)
+    inst = instance(tmp_path, WINS_AT_ONCE)
+    assert witness.lasso(witness.Unrolling(inst), witness.starvation(inst, 1), max_steps=4).verdict == witness.NONE
+
+
 def test_a_loop_beyond_the_explorers_reach_is_reported_walked_and_replayed(tmp_path):
     path = tmp_path / "tied.rw"
     path.write_text(UNTIL_UNTIED, encoding="utf-8")
@@ -124,6 +142,11 @@ def test_a_lasso_whose_cycle_the_explorer_does_not_confirm_is_an_engine_disagree
     (d,) = res.disagreements
     assert "lasso of unbounded-procedure (sudden_death) that the explorer's checks do not confirm" in d.finding.message
     assert res.exit_code() == 4
+    # the report shows the symbolic engine's play, in the spec's names, frame by frame
+    text = "\n".join(report.disagreement_text(d))
+    assert "The symbolic engine found a play that the explorer, walking it step by step, does" in text
+    assert "the lasso, frame by frame: 0: life[P1]=8000, life[P2]=8000, turn=0, sudden=False" in text
+    assert "1: sudden=True" in text
 
 
 # every player's counter and a shared one count up to 3, then nothing is left to do: a deadlock

@@ -580,12 +580,27 @@ def _disagreement(inst: Instance, kind: str, subject: str, a: horn.Answer, fitte
     a lasso whose cycle the explorer's checks do not find): a bug in rulewright, reported as a
     finding whose replay failed (the run says ENGINES DISAGREE and exits 4)."""
     what = f"{kind}{' (' + subject + ')' if subject else ''}"
-    because = why or (f"the explorer has no step to state {fitted} of Spacer's "
-                      f"{len(a.path)}: {a.path[min(fitted, len(a.path) - 1)]}")
+    because = (f"{why}; the lasso, frame by frame: {_frames_text(inst, a.path)}" if why else
+               f"the explorer has no step to state {fitted} of Spacer's {len(a.path)}: "
+               f"{_frames_text(inst, a.path[min(fitted, len(a.path) - 1):][:1])}")
     return Finding(kind, f"Spacer found a path to {what} that the explorer cannot follow" if not why else
                    f"the symbolic engine found a lasso of {what} that the explorer's checks do not confirm", (), (inst.spec.span,),
                    inst.label, inst.model_name, key=f"walk:{what}", subject=(subject,) if subject else (),
                    engine=SPACER, replay=Replay("failed", because))
+
+
+def _frames_text(inst: Instance, frames) -> str:
+    """Frames laid out as the explorer's states (horn.explorer_layout), in the spec's names: the
+    first in full, each later one by what changed (a bug report's evidence, never a finding's)."""
+    names = [f"{v.name}[{key}]" if key else v.name
+             for v in inst.vars for key in (v.index_keys(inst) if v.indexed else [""])]
+    names += ["players out (mask)", "teams out (mask)"]
+    shown, before = [], None
+    for i, frame in enumerate(frames):
+        pairs = [f"{n}={x}" for n, x, old in zip(names, frame, before or [None] * len(frame)) if before is None or x != old]
+        shown.append(f"{i}: {', '.join(pairs) or 'as before'}")
+        before = frame
+    return "; ".join(shown)
 
 
 # what a directed search's graph may show (the kinds about single states: a path there is one)

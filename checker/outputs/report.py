@@ -220,20 +220,20 @@ def _partly(res: Result) -> str:
 
 
 def disagreement_text(d) -> list[str]:
-    """Both views of a counterexample the replay rejected, loud enough not to be missed."""
+    """Both views of a counterexample one engine found and the other rejects, loud enough not to be missed."""
     f = d.finding
-    return [
-        "=" * 78,
-        f"ENGINES DISAGREE [{f.kind}] {f.message}",
-        f"  in: {_instances_line(f)}",
-        "  The explorer found the counterexample below; the independent Z3 replay of the same",
-        "  steps does not confirm it. This is a bug in rulewright, not a finding about the rules:",
-        "  please report it with the spec. The explorer's view:",
-        narrative(f),
-        f"  The replay's view: {d.replay}",
-        "=" * 78,
-        "",
-    ]
+    if f.trace:
+        body = ["  The explorer found the counterexample below; the independent Z3 replay of the same",
+                "  steps does not confirm it. This is a bug in rulewright, not a finding about the rules:",
+                "  please report it with the spec. The explorer's view:",
+                narrative(f),
+                f"  The replay's view: {d.replay}"]
+    else:  # the symbolic engine's play (no trace of the explorer's), which the explorer walked
+        body = ["  The symbolic engine found a play that the explorer, walking it step by step, does",
+                "  not confirm. This is a bug in rulewright, not a finding about the rules: please",
+                "  report it with the spec.",
+                f"  The explorer's view: {d.replay}"]
+    return ["=" * 78, f"ENGINES DISAGREE [{f.kind}] {f.message}", f"  in: {_instances_line(f)}", *body, "=" * 78, ""]
 
 
 # ---------------------------------------------------------------- JSON

@@ -197,11 +197,16 @@ def _search(u: Unrolling, at: Callable, loop_start: Callable, seconds: float, ma
 
 
 def _same(a: _Frame, b: _Frame):
-    """Frames a and b hold the same state: values, who is out, and each player's result."""
+    """Frames a and b hold the same state: values, who is out, each player's result, and the
+    end marker (whether the game ended, and its winners), which the explorer's states hold too:
+    without it, a step that ends the game with a win and changes no variable came back to the
+    running frame it left, a loop the explorer has no cycle for."""
     eqs = [equal(x, y) for k in a.st.vals for x, y in zip(a.st.vals[k], b.st.vals[k])]
     eqs += [x == y for x, y in zip(a.st.out + a.st.tout, b.st.out + b.st.tout)]
     for r in SymState.RESULTS:
         eqs += [to_term(x) == to_term(y) for x, y in zip(getattr(a.st, r), getattr(b.st, r))]
+    eqs += [x == y for x, y in zip(a.wp + a.wt, b.wp + b.wt)]
+    eqs += [a.ended == b.ended, a.draw == b.draw]
     return z3.And(*eqs)
 
 
