@@ -82,6 +82,31 @@ def test_a_loop_of_non_progress_actions_that_a_counter_bounds_is_proved_absent_b
     assert "each such action (shuffle) lowers it by at least 1" in r.detail
 
 
+# P2's turn: hits bring the life down to 0, then one replay sets it back to 3 (a drawn game
+# played again, as Force of Will's Hydra match has it); P1 waits throughout. No linear
+# function with small coefficients ranks the replay (life rises by 3, `replayed` changes by 1)
+REPLAY = """players 2
+var turn: player = P1
+var life: 0..3 = 3
+var replayed: bool = false
+active p when turn == p
+action hit progress when turn == P2 and life > 0 do life := life - 1; end
+action replay progress when turn == P2 and life == 0 and not replayed do life := 3; replayed := true; end
+action pass progress do turn := next(turn); end
+"""
+
+
+def test_a_replay_that_sets_a_count_back_up_is_ranked_in_two_parts(tmp_path):
+    path = tmp_path / "replay.rw"
+    path.write_text(REPLAY, encoding="utf-8")
+    assert "starvation" not in explorer_finds(path)
+    r = decided(path, "starvation")[("starvation", "P1")]
+    assert r.verdict == "proved", r.why
+    # `replayed` never falls: round a cycle it keeps its value, so the replay is on none
+    assert r.detail.startswith("a ranking in two parts: [replayed] never falls on the steps below")
+    assert r.function == "life"
+
+
 def test_a_game_nothing_can_end_has_no_proof_that_an_end_can_always_be_reached(tmp_path):
     # nobody can hit: the cards are turned over and back forever
     path = shuffles(tmp_path, **{**FOREVER, "hits": "false"})

@@ -34,6 +34,12 @@ would-be cycle lower. What each check needs of it, over every reachable frame:
 The frames are the symbolic engine's (checker.symbolic.bmc: one step from frame 0, the same
 semantics as the explorer's states), so a proof holds for the explorer's graph, however big.
 
+Where no function fits a universal claim (livelock, unbounded-procedure, starvation), a
+ranking in two parts is tried (lexicographic): the slots no step of the claim raises (or none
+lowers) on reachable frames keep their values round any cycle, so the steps that change one
+are on none, and a second function need only rank the steps that keep them all (a drawn game
+replayed sets life back up; the count of games played never falls).
+
 The coefficients are found by counterexample-guided search (CEGIS): the smallest candidate
 (sum of |ci|, each in -BOUND..BOUND) that fits the frames learnt so far is checked by Z3 against
 every frame that satisfies what is known of the reachable ones (`support`); a frame that
@@ -61,7 +67,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -77,6 +83,9 @@ BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable
 # that the answer does not depend on the machine's load)
 SPACER_SLICE = 3.0  # seconds of work Spacer gets for one frame
 CHECK_SLICE = 2.0  # seconds of work of one plain Z3 query (a candidate checked, coefficients found)
+# of one question which slots some step moves (`_never_moving`): a disjunction over every step
+# and slot, for which Z3 counts its units faster (Hydra's starvation: 5.2 s of units, 0.3 s of CPU)
+MOVE_SLICE = 10.0
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
 SECONDS = 10.0  # at most this much work per check (per procedure), whatever the budget left
@@ -275,10 +284,15 @@ def _as_int(t):
 
 def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float) -> Ranking:
     """The ranking of `claim()`; what the encoding cannot express is an answer too (unknown,
-    saying so), never an error of the run."""
+    saying so), never an error of the run. Where no function fits a universal claim, the
+    slots its steps never move one way are kept first (`_lexicographic`)."""
     start = time.process_time()
     try:
-        return _search(prover, claim(), _Work(seconds), start)
+        work, asked = _Work(seconds), claim()
+        first = _search(prover, asked, work, start)
+        if first.verdict == PROVED or asked.existential or not first.why.startswith(NO_FIT) or work.left <= 0:
+            return first
+        return _lexicographic(prover, asked, work, start, first)
     except z3.Z3Exception as exc:
         return Ranking(UNKNOWN, why=f"Z3: {exc}", seconds=time.process_time() - start)
     except Unsupported as exc:
@@ -325,8 +339,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
         c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
         if c is None:
             seats = f" (of a seat: -{max(BOUND, inst.nplayers)}..{max(BOUND, inst.nplayers)})" if claim.seats else ""
-            return _unknown(f"no linear function of the variables with coefficients in -{BOUND}..{BOUND}{seats} fits "
-                            "the states tried", start)
+            return _unknown(f"{NO_FIT} with coefficients in -{BOUND}..{BOUND}{seats} fits the states tried", start)
         if c == "unknown":
             return _unknown("Z3 could not find coefficients in time", start)
         bad = _broken(claim, x, c)
@@ -339,20 +352,79 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
             return _unknown(f"Z3: {s.reason_unknown()}", start)
         m = s.model()
         if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
-            point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(inst, f)])
-            known = _known_excluding(prover, support, point, work)
-            if known:
-                support += known
-                continue
-            a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
-            if a.verdict == horn.PROVED and a.formula is not None and \
-                    _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
-                support.append(a.formula)
-                prover.reachable_facts.append(a.formula)
+            facts = _ruled_out(prover, support, m, work)
+            if facts:
+                support += facts
                 continue
         # a start, reachable from one, or not decided: a frame to learn from
         samples.append(_sample(claim, x, m))
     return _unknown("the time for this question was spent", start)
+
+
+NO_FIT = "no linear function of the variables"
+
+
+def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float, first: Ranking) -> Ranking:
+    """A universal claim no linear function proves, proved in two parts (a lexicographic
+    ranking): the slots that no step of the claim raises (or none lowers), over every frame
+    `support` allows, keep their values round any cycle of the claim's steps, since a cycle
+    comes back to where it started; so the steps that change one are on no cycle, and a
+    function need only rank the steps that keep them all. What a match's replay needs: it sets
+    life back up, but counts the games played, which never falls."""
+    u, f = prover.frame()
+    inst = prover.inst
+    x = features(inst, f.st, claim.seats)
+    support = [_ranges(prover), *prover.reachable_facts]
+    never_rise = _never_moving(prover, claim, x, support, 1, work)
+    never_fall = _never_moving(prover, claim, x, support, -1, work)
+    # (+1: never rises, -1: never falls; a slot that never moves either way is no help)
+    kept = sorted([(i, 1) for i in never_rise - never_fall] + [(i, -1) for i in never_fall - never_rise])
+    if not kept or work.left <= 0:
+        return first
+    unit = [0] * (len(x) + 1)
+    names = []
+    for i, sign in kept:
+        one = list(unit)
+        one[i + 1] = 1
+        names.append(f"{show_rank(inst, tuple(one), f.st, claim.seats)} never {'rises' if sign > 0 else 'falls'}")
+    says = (f"a ranking in two parts: {', '.join(names)} on the steps below, so round a cycle of them each keeps "
+            f"its value, and a step that changes one is on none; on the steps that keep them, " + claim.says)
+    keeping = replace(claim, says=says, steps=tuple(
+        replace(s, goes=z3.And(s.goes, *[s.post[i] == x[i] for i, _ in kept])) for s in claim.steps))
+    second = _search(prover, keeping, work, start)
+    if second.verdict != PROVED:
+        return _unknown(f"{first.why}; nor one of the steps that keep {', '.join(names)}: {second.why}", start)
+    return second
+
+
+def _never_moving(prover: horn.Prover, claim: _Claim, x: tuple, support: list, sign: int, work: _Work) -> set[int]:
+    """The features (indices into `x`) that no step of the claim raises (`sign` 1) or lowers
+    (-1) from a reachable frame of its region: all of them, less those a step Z3 finds moves,
+    asked again until none does (a handful of questions, not one per feature). A frame Spacer
+    shows no play reaches is ruled out instead (its facts join `support`, which grows); none
+    where Z3 cannot tell."""
+    left = set(range(len(x)))
+    while left and work.left > 0:
+        moves = {i: [sign * s.post[i] > sign * x[i] for s in claim.steps] for i in left}
+        q = _solver(work.take(MOVE_SLICE))
+        q.add(*support, claim.region, or_all([z3.And(s.goes, s.target, or_all([moves[i][k] for i in left]))
+                                              for k, s in enumerate(claim.steps)]))
+        r = solve(q)
+        if r == z3.unsat:
+            return left
+        if r != z3.sat:
+            return set()
+        m = q.model()
+        facts = _ruled_out(prover, support, m, work)
+        if facts:
+            support += facts
+            continue
+
+        def holds(t) -> bool:
+            return z3.is_true(m.eval(t, model_completion=True))
+        went = [k for k, s in enumerate(claim.steps) if holds(z3.And(s.goes, s.target))]
+        left -= {i for i in left if any(holds(moves[i][k]) for k in went)}
+    return left if work.left > 0 else set()
 
 
 def _first_sat(s: z3.Solver, tries: list[list]) -> tuple:
@@ -373,6 +445,24 @@ def _solver(seconds: float) -> z3.Solver:
     s = z3.Solver()
     horn.limit(s, seconds)
     return s
+
+
+def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) -> list:
+    """Facts of every reachable frame that, with `support`, exclude the frame of the model `m`
+    (frame 0's values in it): ones Spacer proved for earlier questions of the instance, else
+    the invariant Spacer proves now (kept for the later ones); [] where no play is shown not
+    to reach it."""
+    u, f = prover.frame()
+    point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(prover.inst, f)])
+    known = _known_excluding(prover, support, point, work)
+    if known:
+        return known
+    a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
+    if a.verdict == horn.PROVED and a.formula is not None and \
+            _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
+        prover.reachable_facts.append(a.formula)
+        return [a.formula]
+    return []
 
 
 def _known_excluding(prover: horn.Prover, support: list, point, work: _Work) -> list:
