@@ -46,7 +46,9 @@ def decided(path, *kinds, **params) -> dict:
     """{(check, subject): Ranking} for one instance, each question given 20 CPU seconds: the
     checks `kinds` (all if none named)."""
     skip = EVERY - set(kinds) if kinds else set()
-    prover = horn.Prover(instance(path, **params))
+    inst = instance(path, **params)
+    terms.fresh_context()  # as a run does per instance: the functions found must not depend on what ran before
+    prover = horn.Prover(inst)
     return {(k, s): r for k, s, r in ranking.cycle_checks(prover, skip, lambda cap=20.0: 20.0)}
 
 
@@ -104,6 +106,22 @@ def test_a_replay_that_sets_a_count_back_up_is_ranked_in_two_parts(tmp_path):
     assert r.verdict == "proved", r.why
     # `replayed` never falls: round a cycle it keeps its value, so the replay is on none
     assert r.detail.startswith("a ranking in two parts: [replayed] never falls on the steps below")
+    assert r.function == "life"
+
+
+def test_an_end_reached_after_one_replay_is_ranked_in_two_parts(tmp_path):
+    # the same replay in a game that ends once life is down to 0 a second time: the replay
+    # step changes `replayed`, which only rises within its range, so it counts as a step
+    # towards the end
+    path = tmp_path / "replay.rw"
+    path.write_text("players 2\nvar life: 0..3 = 3\nvar replayed: bool = false\n"
+                    "action hit progress when life > 0 do life := life - 1; end\n"
+                    "action replay progress when life == 0 and not replayed do life := 3; replayed := true; end\n"
+                    "outcome over: draw when life == 0 and replayed\n", encoding="utf-8")
+    assert "forced-loop" not in explorer_finds(path)
+    r = decided(path, "forced-loop")[("forced-loop", "")]
+    assert r.verdict == "proved", r.why
+    assert r.detail.startswith("a ranking in two parts: [replayed] never falls where the game goes on")
     assert r.function == "life"
 
 
