@@ -98,12 +98,18 @@ action pass progress do turn := next(turn); end
 """
 
 
-def test_a_replay_that_sets_a_count_back_up_is_ranked_in_two_parts(tmp_path):
-    path = tmp_path / "replay.rw"
-    path.write_text(REPLAY, encoding="utf-8")
-    assert "starvation" not in explorer_finds(path)
-    r = decided(path, "starvation")[("starvation", "P1")]
+def proved_absent(tmp_path, text: str, kind: str, subject: str = "") -> ranking.Ranking:
+    """The ranking of one check of a spec in which the explorer finds no such defect: proved."""
+    path = tmp_path / "s.rw"
+    path.write_text(text, encoding="utf-8")
+    assert kind not in explorer_finds(path)
+    r = decided(path, kind)[(kind, subject)]
     assert r.verdict == "proved", r.why
+    return r
+
+
+def test_a_replay_that_sets_a_count_back_up_is_ranked_in_two_parts(tmp_path):
+    r = proved_absent(tmp_path, REPLAY, "starvation", "P1")
     # `replayed` never falls: round a cycle it keeps its value, so the replay is on none
     assert r.detail.startswith("a ranking in two parts: [replayed] never falls on the steps below")
     assert r.function == "life"
@@ -113,14 +119,10 @@ def test_an_end_reached_after_one_replay_is_ranked_in_two_parts(tmp_path):
     # the same replay in a game that ends once life is down to 0 a second time: the replay
     # step changes `replayed`, which only rises within its range, so it counts as a step
     # towards the end
-    path = tmp_path / "replay.rw"
-    path.write_text("players 2\nvar life: 0..3 = 3\nvar replayed: bool = false\n"
-                    "action hit progress when life > 0 do life := life - 1; end\n"
-                    "action replay progress when life == 0 and not replayed do life := 3; replayed := true; end\n"
-                    "outcome over: draw when life == 0 and replayed\n", encoding="utf-8")
-    assert "forced-loop" not in explorer_finds(path)
-    r = decided(path, "forced-loop")[("forced-loop", "")]
-    assert r.verdict == "proved", r.why
+    r = proved_absent(tmp_path, "players 2\nvar life: 0..3 = 3\nvar replayed: bool = false\n"
+                      "action hit progress when life > 0 do life := life - 1; end\n"
+                      "action replay progress when life == 0 and not replayed do life := 3; replayed := true; end\n"
+                      "outcome over: draw when life == 0 and replayed\n", "forced-loop")
     assert r.detail.startswith("a ranking in two parts: [replayed] never falls where the game goes on")
     assert r.function == "life"
 
