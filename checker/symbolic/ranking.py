@@ -34,11 +34,12 @@ would-be cycle lower. What each check needs of it, over every reachable frame:
 The frames are the symbolic engine's (checker.symbolic.bmc: one step from frame 0, the same
 semantics as the explorer's states), so a proof holds for the explorer's graph, however big.
 
-Where no function fits a universal claim (livelock, unbounded-procedure, starvation), a
-ranking in two parts is tried (lexicographic): the slots no step of the claim raises (or none
-lowers) on reachable frames keep their values round any cycle, so the steps that change one
-are on none, and a second function need only rank the steps that keep them all (a drawn game
-replayed sets life back up; the count of games played never falls).
+Where no function fits, a ranking in two parts is tried (lexicographic): the slots no step of
+the claim raises (or none lowers) on reachable frames keep their values round any cycle, so
+the steps that change one are on none, and a second function need only rank the steps that
+keep them all (a drawn game replayed sets life back up; the count of games played never
+falls). For forced loops such a step counts as a step towards the end instead: the slots move
+one way within their declared ranges.
 
 The coefficients are found by counterexample-guided search (CEGIS): the smallest candidate
 (sum of |ci|, each in -BOUND..BOUND) that fits the frames learnt so far is checked by Z3 against
@@ -288,8 +289,8 @@ def _as_int(t):
 
 def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float) -> Ranking:
     """The ranking of `claim()`; what the encoding cannot express is an answer too (unknown,
-    saying so), never an error of the run. Where no function fits a universal claim, the
-    slots its steps never move one way are kept first (`_lexicographic`)."""
+    saying so), never an error of the run. Where no function fits, the slots the claim's
+    steps never move one way are kept first (`_lexicographic`)."""
     start = time.process_time()
     try:
         work, asked = _Work(seconds), claim()
@@ -440,7 +441,10 @@ def _never_moving(prover: horn.Prover, claim: _Claim, x: tuple, support: list, s
         def holds(t) -> bool:
             return z3.is_true(m.eval(t, model_completion=True))
         went = [k for k, s in enumerate(claim.steps) if holds(z3.And(s.goes, lands(s)))]
-        left -= {i for i in left if any(holds(moves[i][k]) for k in went)}
+        moved = {i for i in left if any(holds(moves[i][k]) for k in went)}
+        if not moved:  # (the model does not say which step moved what: nothing to go on)
+            return set()
+        left -= moved
     return left if work.left > 0 else set()
 
 
