@@ -177,9 +177,11 @@ def test_the_incomplete_line_names_only_the_checks_nobody_decided(tmp_path):
 
 @pytest.mark.slow  # (two runs of every cycle check at 4 players: about 35 s)
 def test_a_frame_spacer_ruled_out_for_one_check_is_not_asked_again_for_the_next(tmp_path, monkeypatch):
-    # the ranking searches of one instance meet the same unreachable frames (a player at 0
-    # life still in the game); what Spacer proved of them for an earlier check serves the later
-    # ones, and the proofs stay the same
+    # the ranking searches of one instance meet the same unreachable frames (a player below 0
+    # life); what Spacer proved of them for an earlier check serves the later ones, and the
+    # proofs stay the same. (With its declared ranges this game needs no such frame ruled out:
+    # the test takes them away, as where a step relation is too large to show they hold.)
+    monkeypatch.setattr(ranking, "_ranges", lambda prover: ranking._terms.TRUE)
     path = ffa_spec(4, 10, tmp_path)
     asked = []
     ask_wider = horn.Prover.ask_wider
