@@ -118,7 +118,7 @@ def test_an_instance_too_deep_for_pythons_parser_runs_on_the_closures(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_whole_run_reports_the_same_with_the_compiled_and_the_reference_successors(monkeypatch, capsys):
+def test_a_run_of_the_fixtures_reports_the_same_with_the_compiled_and_the_reference_successors(monkeypatch, capsys):
     from checker.cli import main
 
     reports = []

@@ -331,7 +331,7 @@ def _compared(doc: dict) -> tuple[list, list]:
 
 
 @pytest.mark.slow
-def test_every_finding_is_the_same_with_symmetry_on_and_off(monkeypatch, capsys):
+def test_every_finding_of_the_fixtures_is_the_same_with_symmetry_on_and_off(monkeypatch, capsys):
     off, off_sizes = _findings("tests/fixtures", "off", monkeypatch, capsys)
     on, on_sizes = _findings("tests/fixtures", "auto", monkeypatch, capsys)
     assert on == off
