@@ -85,11 +85,13 @@ BOUND = 2  # each coefficient of a variable's slot is in -BOUND..BOUND (readable
 SPACER_SLICE = 3.0  # seconds of work Spacer gets for one frame
 CHECK_SLICE = 2.0  # seconds of work of one plain Z3 query (a candidate checked, coefficients found)
 # of the check, once per instance, that the setup and every step keep the declared ranges: a
-# question over the whole step relation, which every later search leans on (Hydra with life to
-# the unit: 5.4 s of units, 0.35 s of CPU; with less, no range was assumed, and no function fit)
+# question over the whole step relation, which every later search leans on (a team game of a
+# dozen actions with 8,000 life counted to the unit: 5.4 s of units, 0.35 s of CPU; with less,
+# no range was assumed, and no function fit)
 RANGES_SLICE = 20.0
 # of one question which slots some step moves (`_never_moving`): a disjunction over every step
-# and slot, for which Z3 counts its units faster (Hydra's starvation: 5.2 s of units, 0.3 s of CPU)
+# and slot, for which Z3 counts its units faster (the same game's starvation: 5.2 s of units,
+# 0.3 s of CPU)
 MOVE_SLICE = 10.0
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
@@ -377,7 +379,7 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
     a function need only rank the steps that keep them all. The existential one (an end can
     always be reached): a step that changes one moves them, bounded by their ranges, the one
     way they go, so it counts as a step towards the end as one that ends the game does. What a
-    match's replay needs: it sets life back up, but counts the games played, which never falls."""
+    replayed game needs: it sets life back up, but counts the games played, which never falls."""
     u, f = prover.frame()
     inst = prover.inst
     x = features(inst, f.st, claim.seats)
