@@ -28,6 +28,7 @@ from .codegen_runtime import namespace
 from .compile import Compiler, Ctx, EvalError, Overflow
 from .machine import Machine, Room, _nothing, _size, _static_domain
 from .packing import Field, _lit
+from .resolution_keys import key_function, thresholds
 
 PAD = "    "
 
@@ -60,6 +61,14 @@ class CompiledMachine(Machine):
         read = {n.name for c in conds for n in T.walk(c) if isinstance(n, T.VarRef)}
         self._outcome_entries = [f.entry for f in self.fields
                                  if self._triggers_change_vars or f.var.name in read]
+        # a number resolution only compares with constants is keyed by those comparisons
+        # (checker.explicit.resolution_keys): field entry -> the name of its key function
+        limits = thresholds(inst, self.comp) if self._outcomes_read_vars else {}
+        self._keyed = {f.entry: f"_key{f.entry}" for f in self.fields
+                       if f.entry in self._outcome_entries and f.var.name in limits}
+        self._key_functions = {self._keyed[f.entry]: key_function(limits[f.var.name], f.kind, f.var.count,
+                                                                  f.width, f.mask, f.low)
+                               for f in self.fields if f.entry in self._keyed}
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
         triggers = self._trigger_sources()
         sources += [src for _, _, src in triggers]
@@ -87,7 +96,7 @@ class CompiledMachine(Machine):
 
     # ------------------------------------------------------------ the generated code's world (codegen_runtime)
     def _namespace(self) -> dict:
-        return namespace(self.inst, self.gen, self._resolved_packed, self._resolve_packed)
+        return {**namespace(self.inst, self.gen, self._resolved_packed, self._resolve_packed), **self._key_functions}
 
     # ------------------------------------------------------------ generated sources
     def _state_names(self) -> str:
@@ -233,7 +242,8 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), str(exc), exc.span, 'evaluation-error', 'body'))",
                   f"{pad}{PAD}continue"]
         post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
-        seen = "".join(gen.written.get(f"x{e}", f"x{e}") + ", " for e in self._outcome_entries)
+        seen = "".join((f"{self._keyed[e]}({gen.written.get(f'x{e}', f'x{e}')})" if e in self._keyed
+                        else gen.written.get(f"x{e}", f"x{e}")) + ", " for e in self._outcome_entries)
         gen.written = {}
         return lines, fixed_hits, post, seen
 
@@ -257,7 +267,11 @@ class CompiledMachine(Machine):
                   f"{pad}{PAD}{PAD}continue"]
         if same_resolution:
             lines += [f"{pad}{PAD}known = done"]
-        if self._triggers_change_vars:  # with triggers, the variables after them come with the resolution
+        if self._triggers_change_vars and self._keyed:  # the keyed fields (never written by triggers) are the step's own
+            own = post.split(", ")  # (the post state's entries are plain names: x<entry>, or y<entry> if written)
+            parts = [own[i] if f.entry in self._keyed else f"done[5][{i}]" for i, f in enumerate(self.fields)]
+            target = "(" + "".join(p + ", " for p in parts) + "done[0], done[1], done[2])"
+        elif self._triggers_change_vars:  # with triggers, the variables after them come with the resolution
             target = "done[5] + (done[0], done[1], done[2])"
         else:
             target = f"({post}, done[0], done[1], done[2])" if self.fields else "(done[0], done[1], done[2])"

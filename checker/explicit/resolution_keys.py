@@ -1,0 +1,111 @@
+"""What a step's outcome resolution reads of a number: the thresholds it compares it with.
+
+The compiled successors look a step's outcome resolution up by the values it reads
+(checker.explicit.compiled: `RESOLVED`), and compute it only for values not seen before. A
+number that resolution reads only by comparing it with constants ("life[t] <= 0", "score >=
+11") decides the resolution only through those comparisons: 7,999 life and 12 life resolve
+alike. Keyed by the comparisons' truth values instead of the number, a game counted to the unit
+(8,000 life) needs a handful of resolutions where it needed one for every total reached.
+
+A variable is keyed by its thresholds only where that is exact: an integer variable that every
+read of the resolution's code (outcome rules, `ends`, triggers' conditions and statements, the
+statements run again after triggers) compares with a constant of the instance, which that code
+never assigns (so a resolution's result never carries its value), and which has more values
+than its comparisons can tell apart. Anything else about it (an index, a sum, a `let`) keeps
+the value in the key.
+"""
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..frontend import typed as T
+from ..frontend.instances import Instance
+from .compile import Compiler, Ctx, EvalError
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge}
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The comparisons `var op constant` through which resolution reads variable `var`."""
+    var: str
+    atoms: tuple[tuple[str, int], ...]  # (op, constant), the variable on the left, sorted
+
+    def bucket(self, value: int) -> int:
+        """The truth values of the comparisons for one value, as the bits of an int."""
+        out = 0
+        for i, (op, k) in enumerate(self.atoms):
+            if _OPS[op](value, k):
+                out |= 1 << i
+        return out
+
+
+def resolution_nodes(model: T.Model) -> list:
+    """Everything outcome resolution evaluates (checker.explicit.outcomes: `settle`)."""
+    nodes: list = [r.cond for r in model.outcomes] + [d.cond for d in model.ends]
+    for t in model.triggers:
+        nodes += [t.cond, list(t.body)]
+    nodes.append(list(model.after_triggers))
+    return nodes
+
+
+def thresholds(inst: Instance, comp: Compiler) -> dict[str, Thresholds]:
+    """The variables resolution reads only through comparisons with constants, with them."""
+    nodes = resolution_nodes(inst.model)
+    written = {n.var for n in T.walk(nodes) if isinstance(n, T.Assign)}
+    reads: dict[str, int] = {}  # every read of each variable
+    atoms: dict[str, set] = {}  # the reads that are one side of a comparison with a constant
+    for n in T.walk(nodes):
+        if isinstance(n, T.VarRef):
+            reads[n.name] = reads.get(n.name, 0) + 1
+        elif isinstance(n, T.Compare):
+            for var, other, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIPPED[n.op])):
+                if isinstance(var, T.VarRef) and var.type.kind == "int":
+                    k = _constant(comp, other)
+                    if k is not None:
+                        atoms.setdefault(var.name, set()).add((op, k))
+                        reads[var.name] = reads.get(var.name, 0) - 1  # (the walk counts it as a read too)
+    out = {}
+    by_name = {v.name: v for v in inst.vars}
+    for name, found in atoms.items():
+        v = by_name.get(name)
+        if v is None or name in written or reads.get(name, 0) != 0 or v.type.kind != "int":
+            continue
+        values = v.type.high - v.type.low + 1
+        if 2 * len({k for _, k in found}) + 1 >= values:  # no fewer keys than values
+            continue
+        out[name] = Thresholds(name, tuple(sorted(found)))
+    return out
+
+
+def _constant(comp: Compiler, e) -> int | None:
+    """The value of `e` if it reads nothing but the instance's parameters and constants."""
+    if any(isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp, T.Call)) for n in T.walk(e)):
+        return None
+    try:
+        k = comp.expr(e)(Ctx(()))
+    except EvalError:
+        return None
+    return k if type(k) is int else None
+
+
+def key_function(th: Thresholds, kind: str, count: int, width: int, mask: int, low: int) -> Callable:
+    """The key of a packed field's value (`kind` as checker.explicit.packing.Field): the
+    buckets of each of its slots, memoized on the packed value (the values a search reaches)."""
+    memo: dict = {}
+    shared: dict = {}  # one key object per bucket: the memo holds no copies
+
+    def key(x):
+        r = memo.get(x)
+        if r is None:
+            if kind == "scalar":
+                r = th.bucket(x)
+            else:
+                r = tuple(th.bucket(((x >> (i * width)) & mask) + low) for i in range(count))
+            r = memo[x] = shared.setdefault(r, r)
+        return r
+    return key
