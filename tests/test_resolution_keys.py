@@ -30,6 +30,14 @@ trigger count_the_fallen on lose player p do fallen := fallen + 1; end
 """
 
 
+# time is called: the player with the highest life wins (a total compared with its own others)
+HIGHEST_WINS = LIFE_TO_THE_UNIT + """
+var time_over: bool = false
+action call_time progress when not time_over do time_over := true; end
+outcome highest_life: win player p when time_over and forall q in players: q == p or life[p] > life[q]
+"""
+
+
 def _instance(tmp_path, text):
     spec = tmp_path / "s.rw"
     spec.write_text(text, encoding="utf-8")
@@ -43,13 +51,23 @@ def test_a_total_compared_only_with_constants_is_keyed_by_the_comparisons(tmp_pa
     assert {name: th.atoms for name, th in found.items()} == {"life": (("<=", 0),)}
 
 
+def test_totals_compared_with_each_other_are_keyed_by_how_they_compare(tmp_path):
+    inst = _instance(tmp_path, HIGHEST_WINS)
+    (life,) = thresholds(inst, Machine(inst).comp).values()
+    assert life.atoms == (("<=", 0),) and life.ordered
+    compiled = CompiledMachine(inst)
+    graph = explore(compiled, LIMITS)
+    assert len(compiled._resolved_packed) < 300  # out of life or not, who is ahead, by who is out and the time
+    assert view(graph) == view(explore(Machine(inst), LIMITS))
+
+
 def test_life_to_the_unit_needs_a_handful_of_resolutions_and_explores_the_closures_graph(tmp_path):
     for text in (LIFE_TO_THE_UNIT, WITH_TRIGGER):
         inst = _instance(tmp_path, text)
         compiled = CompiledMachine(inst)
         graph = explore(compiled, LIMITS)
         assert graph.complete and len(graph.states) > 2_000
-        assert len(compiled._resolved_packed) < 100  # out of life or not, for each of 3 players, by who is out
+        assert len(compiled._resolved_packed) < 100, text  # out of life or not, for each of 3 players, by who is out
         assert view(graph) == view(explore(Machine(inst), LIMITS))
 
 

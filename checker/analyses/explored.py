@@ -108,6 +108,17 @@ class Explored:
             known = self._active[p] = bytearray(len(self.graph.states))  # 0 unknown, 1 no, 2 yes
         got = known[sid]
         if not got:
+            # states that agree on what the condition reads (whose turn it is, not the life
+            # totals) agree on its value: it is evaluated once for them (never an error,
+            # which is not remembered and fails again where it did)
+            entries = self._active_entries
+            if entries is not None:
+                state = self.graph.states[sid]
+                seen = (p, *[state[i] for i in entries])
+                got = self._active_by_entries.get(seen, 0)
+                if got:
+                    known[sid] = got
+                    return got == 2
             # the checks ask player by player, state after state: a packed state is unpacked
             # once, not once per player (up to READERS states are kept)
             reader = self._readers.get(sid)
@@ -116,7 +127,19 @@ class Explored:
                 if len(self._readers) < READERS:
                     self._readers[sid] = reader
             got = known[sid] = 2 if m.active_in(reader, p) else 1
+            if entries is not None and len(self._active_by_entries) < READERS:
+                self._active_by_entries[seen] = got
         return got == 2
+
+    @cached_property
+    def _active_entries(self) -> tuple[int, ...] | None:
+        """What `is_active` remembers its answers by (None: each state's own)."""
+        entries = getattr(self.machine, "active_entries", None)
+        return entries() if entries is not None else None
+
+    @cached_property
+    def _active_by_entries(self) -> dict:
+        return {}
 
     @cached_property
     def _active(self) -> dict:

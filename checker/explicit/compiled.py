@@ -399,6 +399,29 @@ class CompiledMachine(Machine):
         self._resolved_packed[key] = done
         return done
 
+    def active_entries(self) -> tuple[int, ...] | None:
+        """The entries of a packed state the `active` condition reads (its variables' fields,
+        and who is out and the end marker if it reads a status), for checks that remember its
+        value by them (checker.analyses.explored: `is_active`); None: no `active`, or a
+        condition that reads a choice made before play."""
+        if self.active is None:
+            return None
+        names, statuses = set(), False
+        for n in T.walk(self.active[0].cond):
+            if isinstance(n, T.VarRef):
+                if n.static:
+                    return None
+                names.add(n.name)
+            elif isinstance(n, T.Call) and bi.BY_KEY[n.func].reads:
+                statuses = True
+        entries = [i for i, f in enumerate(self.fields) if f.var.name in names]
+        if len(entries) == len(self.fields):  # it reads the whole state: nothing to share
+            return None
+        if statuses:
+            k = len(self.fields)
+            entries += [k, k + 1, k + 2]
+        return tuple(entries)
+
     def values(self, state: tuple) -> tuple:
         """The slots of a packed state. The checks read one state for every player in turn
         (`is_active`), so the last state unpacked is kept."""

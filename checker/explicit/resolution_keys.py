@@ -9,9 +9,11 @@ alike. Keyed by the comparisons' truth values instead of the number, a game coun
 
 A variable is keyed by its thresholds only where that is exact: an integer variable that every
 read of the resolution's code (outcome rules, `ends`, triggers' conditions and statements, the
-statements run again after triggers) compares with a constant of the instance, which that code
-never assigns (so a resolution's result never carries its value), and which has more values
-than its comparisons can tell apart. Anything else about it (an index, a sum, a `let`) keeps
+statements run again after triggers) compares with a constant of the instance or with another
+of its own values ("the team with the higher LP": `lp[t] > lp[u]`, where the key then holds
+how each two of its values compare), which that code never assigns (so a resolution's result
+never carries its value), and which has more values than its comparisons can tell apart.
+Anything else about it (an index, a sum, a `let`, a comparison with another variable) keeps
 the value in the key.
 """
 from __future__ import annotations
@@ -34,6 +36,7 @@ class Thresholds:
     """The comparisons `var op constant` through which resolution reads variable `var`."""
     var: str
     atoms: tuple[tuple[str, int], ...]  # (op, constant), the variable on the left, sorted
+    ordered: bool = False  # also compared with its own values (another index): their order counts
 
     def bucket(self, value: int) -> int:
         """The truth values of the comparisons for one value, as the bits of an int."""
@@ -59,11 +62,19 @@ def thresholds(inst: Instance, comp: Compiler) -> dict[str, Thresholds]:
     written = {n.var for n in T.walk(nodes) if isinstance(n, T.Assign)}
     reads: dict[str, int] = {}  # every read of each variable
     atoms: dict[str, set] = {}  # the reads that are one side of a comparison with a constant
+    ordered: set = set()  # the variables compared with their own values
     for n in T.walk(nodes):
         if isinstance(n, T.VarRef):
             reads[n.name] = reads.get(n.name, 0) + 1
         elif isinstance(n, T.Compare):
-            for var, other, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIPPED[n.op])):
+            left, right = n.left, n.right
+            if (isinstance(left, T.VarRef) and isinstance(right, T.VarRef) and left.name == right.name
+                    and left.type.kind == "int"):
+                ordered.add(left.name)
+                atoms.setdefault(left.name, set())
+                reads[left.name] = reads.get(left.name, 0) - 2  # (both sides, counted by the walk)
+                continue
+            for var, other, op in ((left, right, n.op), (right, left, _FLIPPED[n.op])):
                 if isinstance(var, T.VarRef) and var.type.kind == "int":
                     k = _constant(comp, other)
                     if k is not None:
@@ -76,9 +87,10 @@ def thresholds(inst: Instance, comp: Compiler) -> dict[str, Thresholds]:
         if v is None or name in written or reads.get(name, 0) != 0 or v.type.kind != "int":
             continue
         values = v.type.high - v.type.low + 1
-        if 2 * len({k for _, k in found}) + 1 >= values:  # no fewer keys than values
+        # no fewer keys than values (a value's order among its others: at most 2 more)
+        if 2 * len({k for _, k in found}) + 1 + 2 * (name in ordered) >= values:
             continue
-        out[name] = Thresholds(name, tuple(sorted(found)))
+        out[name] = Thresholds(name, tuple(sorted(found)), name in ordered)
     return out
 
 
@@ -105,7 +117,10 @@ def key_function(th: Thresholds, kind: str, count: int, width: int, mask: int, l
             if kind == "scalar":
                 r = th.bucket(x)
             else:
-                r = tuple(th.bucket(((x >> (i * width)) & mask) + low) for i in range(count))
+                vals = [((x >> (i * width)) & mask) + low for i in range(count)]
+                r = tuple(th.bucket(v) for v in vals)
+                if th.ordered:  # how each two compare: -1, 0 or 1
+                    r += tuple((a > b) - (a < b) for i, a in enumerate(vals) for b in vals[i + 1:])
             r = memo[x] = shared.setdefault(r, r)
         return r
     return key
