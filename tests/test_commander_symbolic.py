@@ -28,8 +28,8 @@ def check(monkeypatch, path, formats, mode=None):
 
 
 # Spacer's proof of the gap from every start in the declared ranges takes 8 to 12 million of
-# Z3's resource units in one attempt: horn.Prover.ask gives those starts doubling slices, up to
-# three quarters of a question's 40 million (checker/analyses/decision.py QUERY_SECONDS).
+# Z3's resource units in one attempt: horn.Prover.ask gives those starts one attempt of three
+# quarters of a question's 40 million (checker/analyses/decision.py QUERY_SECONDS).
 @pytest.mark.slow
 def test_at_40_life_and_21_commander_damage_the_default_engine_decides_every_outcome_check(monkeypatch):
     res = check(monkeypatch, SPEC, ("commander",))

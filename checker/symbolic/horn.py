@@ -177,9 +177,11 @@ class Prover:
 
     def ask(self, bad, seconds: float) -> Answer:
         """Is a frame where `bad(bmc, frame)` holds reachable? Asked of the generalized setup
-        first (fast proofs: they do not count down from the setup's numbers), in attempts whose
-        slice of work doubles, until it proves it, finds a bad frame reachable from some start
-        (which says nothing of the setup), or has spent WIDER_SHARE of `seconds`; then of the
+        first (fast proofs: they do not count down from the setup's numbers), in one attempt of
+        WIDER_SHARE of `seconds`, which proves it, finds a bad frame reachable from some start
+        (which says nothing of the setup), or spends its work (Spacer is deterministic: attempts
+        of growing slices with the same settings would only do again what the one before did,
+        a proof that takes 8 seconds of work taking 8 in an attempt of 30 as well); then of the
         setup itself, in attempts with different settings (`ATTEMPTS`) and a slice that doubles
         each round: how long Spacer takes varies by orders of magnitude with its settings and
         with the order of the terms, and a lucky attempt is short. Unknown once `seconds` of
@@ -190,14 +192,12 @@ class Prover:
         left = work.left
         self._deadline = min(time.monotonic() + seconds * WALL_SAFETY, clock_deadline())
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
-        piece = FIRST_SLICE
-        while left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
-            a = self._query(True, bad, min(piece, left() - seconds * (1 - WIDER_SHARE)))
+        if left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
+            a = self._query(True, bad, left() - seconds * (1 - WIDER_SHARE))
             if a.verdict == PROVED or a.verdict == REACHABLE and a.setup == SETUP:
                 return a
-            if a.verdict == REACHABLE:  # from some start: the real setup decides
-                break
-            last, piece = a, piece * 2
+            if a.verdict != REACHABLE:  # (reachable from some start: the real setup decides)
+                last = a
         piece = FIRST_SLICE
         while left() > 0:
             for options in ATTEMPTS:
