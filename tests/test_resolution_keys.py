@@ -75,7 +75,8 @@ def test_a_total_read_otherwise_written_by_a_trigger_or_with_few_values_keeps_it
     read_otherwise = LIFE_TO_THE_UNIT.replace("life[p] <= 0", "life[p] <= 0 and life[p] + 1 > 0")
     written = WITH_TRIGGER.replace("fallen := fallen + 1;", "fallen := fallen + 1; life[p] := 0;")
     few_values = LIFE_TO_THE_UNIT.replace("0..12 = 12", "0..2 = 2").replace("n: 1..3", "n: 1..1")
-    rounds = (LIFE_TO_THE_UNIT.replace("players 3", "players 2").replace("turn := next(turn);", "turn := next(turn); rounds := (rounds + 1) % 10;")
+    rounds = (LIFE_TO_THE_UNIT.replace("players 3", "players 2")
+              .replace("turn := next(turn);", "turn := next(turn); rounds := (rounds + 1) % 10;")
               + "var rounds: 0..9 = 0\noutcome late: lose player p when seat(p) == rounds % 2 and rounds > 7\n")
     for text, name in ((read_otherwise, "life"), (written, "life"), (few_values, "life"), (rounds, "rounds")):
         inst = _instance(tmp_path, text)

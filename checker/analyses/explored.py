@@ -108,8 +108,8 @@ class Explored:
             known = self._active[p] = bytearray(len(self.graph.states))  # 0 unknown, 1 no, 2 yes
         got = known[sid]
         if not got:
-            # states that agree on what the condition reads (whose turn it is, not the life
-            # totals) agree on its value: it is evaluated once for them (never an error,
+            # states that agree on what the condition reads (whose turn it is, not the
+            # players' totals) agree on its value: it is evaluated once for them (never an error,
             # which is not remembered and fails again where it did)
             entries = self._active_entries
             if entries is not None:

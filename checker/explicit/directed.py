@@ -31,7 +31,8 @@ Timing (time.process_time(), on a 2-core machine shared with other work): the
 free-for-all at P = 4, L = 8,000 (bench/peers/ffa.rw; 24,000 life to take from each player's
 opponents) finds a path to each player's win, the four goals in one search, in 5.0 CPU
 seconds (2026-11-30; 7.1 before resolutions were keyed by thresholds, checker.explicit.
-resolution_keys; 19,529 of 114,934 states expanded; paths of 10,070, 11,846, 11,846 and 9,489 steps);
+resolution_keys; 19,529 of 114,934 states expanded; paths of 10,070, 11,846, 11,846 and
+9,489 steps);
 P1's win alone takes 2.0 s (10,071 of 74,072; before the keyed resolutions). Most of it now is
 the goals' distances (each new goal re-orders the whole frontier), the rest the steps. From
 the repository's root:

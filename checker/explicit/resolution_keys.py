@@ -2,17 +2,18 @@
 
 The compiled successors look a step's outcome resolution up by the values it reads
 (checker.explicit.compiled: `RESOLVED`), and compute it only for values not seen before. A
-number that resolution reads only by comparing it with constants ("life[t] <= 0", "score >=
-11") decides the resolution only through those comparisons: 7,999 life and 12 life resolve
+number that resolution reads only by comparing it with constants ("total[t] <= 0", "score >=
+11") decides the resolution only through those comparisons: totals of 7,999 and of 12 resolve
 alike. Keyed by the comparisons' truth values instead of the number, a game counted to the unit
-(8,000 life) needs a handful of resolutions where it needed one for every total reached.
+(totals of 8,000) needs a handful of resolutions where it needed one for every total reached.
 
 A variable is keyed by its thresholds only where that is exact: an integer variable that every
 read of the resolution's code (outcome rules, `ends`, triggers' conditions and statements, the
 statements run again after triggers) compares with a constant of the instance or with another
-of its own values ("the team with the higher LP": `lp[t] > lp[u]`, where the key then holds
-how each two of its values compare), which that code never assigns (so a resolution's result
-never carries its value), and which has more values than its comparisons can tell apart.
+of its own values ("the team with the higher total": `total[t] > total[u]`, where the key
+then holds how each two of its values compare), which that code never assigns (so a
+resolution's result never carries its value), and which has more values than its comparisons
+can tell apart.
 Anything else about it (an index, a sum, a `let`, a comparison with another variable) keeps
 the value in the key.
 """

@@ -1,0 +1,39 @@
+"""The checks that read `active` for every state and player (starvation, never-active) evaluate
+it once for states that agree on what it reads (checker.analyses.explored: `is_active`, with
+the entries the compiled machine names): the same findings as the closures, which evaluate it
+in every state, an evaluation error of the condition included."""
+import json
+
+from checker.cli import main
+from checker.engine import load_instances
+from checker.explicit.compiled import CompiledMachine
+
+# `active` reads whose turn it is and d, not the totals; where d is 0 it has no value
+ACTIVE_FAILS_LATE = """
+players 2
+var turn: player = P1
+var d: 0..2 = 2
+var life(p: player): 0..12 = 12
+active p when turn == p and 4 / d > 1
+action hit(q: players) progress when q != turn and life[q] > 0 do life[q] := life[q] - 1; turn := next(turn); end
+action pass progress do turn := next(turn); end
+action soften progress when d > 0 and life[P1] < 6 do d := d - 1; end
+outcome out_of_life: lose player p when life[p] <= 0
+"""
+
+
+def test_active_read_once_per_turn_reports_what_the_closures_report_its_failure_included(tmp_path, monkeypatch,
+                                                                                         capsys):
+    spec = tmp_path / "s.rw"
+    spec.write_text(ACTIVE_FAILS_LATE, encoding="utf-8")
+    m = CompiledMachine(load_instances(str(spec))[0])
+    assert [m.fields[i].var.name for i in m.active_entries()] == ["turn", "d"]  # not the totals
+    monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
+    reports = []
+    for engine in ("compiled", "closures"):
+        monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", engine)
+        main(["check", str(spec), "--jobs", "1", "--output-format", "json"])
+        reports.append(capsys.readouterr().out)
+    assert reports[0] == reports[1]
+    errors = [f for f in json.loads(reports[0])["findings"] if f["kind"] == "evaluation-error"]
+    assert errors and "division by zero" in errors[0]["message"]
