@@ -26,7 +26,8 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from .codegen_builtins import BuiltinSource
 from .codegen_stmts import StatementSource
-from .compile import Compiler, Ctx, EvalError
+from .closed_exprs import closed_value, is_closed
+from .compile import Compiler
 from .packing import Field, _lit, layout
 
 
@@ -89,21 +90,14 @@ class Generator(BuiltinSource, StatementSource):
         where it is evaluated, as in the closures)."""
         if isinstance(e, (T.Const, T.BinderRef, T.VarRef, T.Quant, T.Aggregate, T.SetComp)) or not self.closed(e):
             return None
-        try:
-            v = self.comp.expr(e)(Ctx(()))
-        except (EvalError, RecursionError):
-            return None
+        v = closed_value(self.comp, e)
         return _lit(v) if v.__class__ in (int, bool) else None
 
     def closed(self, e) -> bool:
         key = id(e)
         got = self._closed.get(key)
         if got is None:
-            # loops are not folded: a sum over 0..10^9 is for the budget to stop, at run time
-            got = self._closed[key] = not any(
-                isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp))
-                or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads
-                for n in T.walk(e))
+            got = self._closed[key] = is_closed(e)
         return got
 
     def x_Const(self, e):

@@ -24,6 +24,7 @@ from ..frontend.ends import RUNNING
 from ..frontend.instances import Instance
 from ..limits import GENERATED
 from .codegen import BODY_FACTS, GUARD_FACTS, CannotCompile, Generator, written_vars
+from .closed_exprs import closed_value, is_closed
 from .codegen_runtime import namespace
 from .compile import Compiler, Ctx, EvalError, Overflow
 from .machine import Machine, Room, _nothing, _size, _static_domain
@@ -66,8 +67,7 @@ class CompiledMachine(Machine):
         limits = thresholds(inst, self.comp) if self._outcomes_read_vars else {}
         self._keyed = {f.entry: f"_key{f.entry}" for f in self.fields
                        if f.entry in self._outcome_entries and f.var.name in limits}
-        self._key_functions = {self._keyed[f.entry]: key_function(limits[f.var.name], f.kind, f.var.count,
-                                                                  f.width, f.mask, f.low)
+        self._key_functions = {self._keyed[f.entry]: key_function(limits[f.var.name], f)
                                for f in self.fields if f.entry in self._keyed}
         sources = [self._action_source(ai, a) for ai, a in enumerate(self.actions)]
         triggers = self._trigger_sources()
@@ -209,9 +209,11 @@ class CompiledMachine(Machine):
                       f"{pad}{PAD}continue"]
         return lines
 
-    def _body_lines(self, ai: int, a, binding: str, pad: str, same_resolution: bool) -> tuple[list[str], bool, str, str]:
-        """(lines, whether the hits are the same in every step, the post state's entries, the
-        entries outcome resolution reads): the body on copies of the entries it writes, a failing
+    def _body_lines(self, ai: int, a, binding: str, pad: str,
+                    same_resolution: bool) -> tuple[list[str], bool, list[str], str]:
+        """(lines, whether the hits are the same in every step, the post state's entries (names
+        of locals: x<entry>, or y<entry> if the body writes it), the entries outcome resolution
+        reads): the body on copies of the entries it writes, a failing
         step where it overflows or fails."""
         gen, decl = self.gen, a.decl
         lines = []
@@ -241,17 +243,17 @@ class CompiledMachine(Machine):
                   f"{pad}except EvalError as exc:",
                   f"{pad}{PAD}steps.append(Step({ai}, {binding}, None, tuple(hits), str(exc), exc.span, 'evaluation-error', 'body'))",
                   f"{pad}{PAD}continue"]
-        post = ", ".join(gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields)
+        post = [gen.written.get(f"x{f.entry}", f"x{f.entry}") for f in self.fields]
         seen = "".join((f"{self._keyed[e]}({gen.written.get(f'x{e}', f'x{e}')})" if e in self._keyed
                         else gen.written.get(f"x{e}", f"x{e}")) + ", " for e in self._outcome_entries)
         gen.written = {}
         return lines, fixed_hits, post, seen
 
     def _resolution_lines(self, ai: int, binding: str, pad: str, same_resolution: bool, fixed_hits: bool,
-                          post: str, seen: str) -> list[str]:
+                          post: list[str], seen: str) -> list[str]:
         """The step's outcome resolution, looked up in RESOLVED or computed by `resolve` (the
         closures' `settle`), and the step appended to `steps`."""
-        post_t = f"({post},)" if self.fields else "()"
+        post_t = f"({', '.join(post)},)" if post else "()"
         a = self.actions[ai]
         actor = self.gen.x_BinderRef(a.decl.actor) if a.actor is not None else "-1"  # who acts, for `by q`
         if same_resolution:
@@ -268,13 +270,12 @@ class CompiledMachine(Machine):
         if same_resolution:
             lines += [f"{pad}{PAD}known = done"]
         if self._triggers_change_vars and self._keyed:  # the keyed fields (never written by triggers) are the step's own
-            own = post.split(", ")  # (the post state's entries are plain names: x<entry>, or y<entry> if written)
-            parts = [own[i] if f.entry in self._keyed else f"done[5][{i}]" for i, f in enumerate(self.fields)]
+            parts = [post[i] if f.entry in self._keyed else f"done[5][{i}]" for i, f in enumerate(self.fields)]
             target = "(" + "".join(p + ", " for p in parts) + "done[0], done[1], done[2])"
         elif self._triggers_change_vars:  # with triggers, the variables after them come with the resolution
             target = "done[5] + (done[0], done[1], done[2])"
         else:
-            target = f"({post}, done[0], done[1], done[2])" if self.fields else "(done[0], done[1], done[2])"
+            target = "(" + "".join(p + ", " for p in post) + "done[0], done[1], done[2])"
         label_hits = "hits + done[4]" if fixed_hits else "tuple(hits) + done[4]"
         lines += [f"{pad}steps.append((({ai}, {binding}, {label_hits}), {target}, done[3]))"]
         return lines
@@ -507,22 +508,13 @@ def _safe_prefix(conjuncts: list) -> list:
     return out
 
 
-def _closed(e) -> bool:
-    """Reads neither the state nor a binder, and has no loop (a sum over 0..10^9 is for the
-    budget to stop, when the guard is evaluated, not for compiling)."""
-    return not any(isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp))
-                   or isinstance(n, T.Call) and bi.BY_KEY[n.func].reads for n in T.walk(e))
-
-
 def _folds_false(comp: Compiler, e) -> bool:
     """A conjunct that reads neither the state nor a binder and is false (`DEPARTURES == 1` with
     DEPARTURES 0): the action never applies in this instance."""
-    if not _closed(e):
+    if not is_closed(e):
         return False
-    try:
-        return not comp.expr(e)(Ctx(()))
-    except EvalError:
-        return False
+    v = closed_value(comp, e)
+    return v is not None and not v
 
 
 def _static_values(comp: Compiler, d):

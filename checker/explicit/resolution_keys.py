@@ -25,7 +25,9 @@ from dataclasses import dataclass
 
 from ..frontend import typed as T
 from ..frontend.instances import Instance
-from .compile import Compiler, Ctx, EvalError
+from .closed_exprs import closed_value, is_closed
+from .compile import Compiler
+from .packing import Field
 
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
         ">=": operator.ge}
@@ -97,18 +99,16 @@ def thresholds(inst: Instance, comp: Compiler) -> dict[str, Thresholds]:
 
 def _constant(comp: Compiler, e) -> int | None:
     """The value of `e` if it reads nothing but the instance's parameters and constants."""
-    if any(isinstance(n, (T.VarRef, T.BinderRef, T.Quant, T.Aggregate, T.SetComp, T.Call)) for n in T.walk(e)):
+    if not is_closed(e):
         return None
-    try:
-        k = comp.expr(e)(Ctx(()))
-    except EvalError:
-        return None
+    k = closed_value(comp, e)
     return k if type(k) is int else None
 
 
-def key_function(th: Thresholds, kind: str, count: int, width: int, mask: int, low: int) -> Callable:
-    """The key of a packed field's value (`kind` as checker.explicit.packing.Field): the
-    buckets of each of its slots, memoized on the packed value (the values a search reaches)."""
+def key_function(th: Thresholds, field: Field) -> Callable:
+    """The key of a packed field's value: the buckets of each of its slots, memoized on the
+    packed value (the values a search reaches)."""
+    kind, count, width, mask, low = field.kind, field.var.count, field.width, field.mask, field.low
     memo: dict = {}
     shared: dict = {}  # one key object per bucket: the memo holds no copies
 
