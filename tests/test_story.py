@@ -7,8 +7,9 @@ import functools
 import json
 
 from checker import engine
+from checker.analyses import story
 from checker.analyses.explored import Explored
-from checker.analyses.story import Change, entry_changes, rerun
+from checker.analyses.story import Change, entry_changes, rerun, what_ran
 from checker.lsp.problems import finding_problem
 from checker.outputs import html, report
 from checker.outputs.trace import narrative
@@ -175,3 +176,51 @@ def test_a_step_that_ends_phases_names_each_phase_and_when_block_it_ran(tmp_path
 def test_an_action_without_parameters_is_blocked_without_naming_arguments():
     f = deadlock("tests/fixtures/deadlock/phase-defect.rw")
     assert ("pass", "the part `passes < size(remaining)` is false") in {(b.action, b.why) for b in f.blocked}
+
+
+def test_a_step_told_from_its_recorded_ids_reads_as_the_step_run_again(tmp_path, monkeypatch):
+    # Most steps of a long trace hit no rule with a subject; their story skips running them
+    # again, and must not differ from the story of the step run again.
+    runs = []
+    monkeypatch.setattr(story, "rerun", lambda *a: runs.append(a) or rerun(*a))
+    spec = tmp_path / "count.rw"
+    spec.write_text(SUBJECTLESS)
+    graphs: dict = {}
+    res = engine.check([str(spec)], graphs=graphs)
+    shown = [f for f in res.findings if f.trace]
+    assert shown
+    told = 0
+    for f in shown:
+        x = Explored(graphs[f.instance])
+        for before, st in zip(f.trace, f.trace[1:]):
+            if st.sid < 0 or before.sid < 0:
+                continue
+            runs.clear()
+            recorded = what_ran(x, st, before.sid)
+            assert not runs  # told from the recorded ids
+            assert recorded == what_ran(x, st, before.sid, again=True)
+            assert runs  # and again through the closures
+            told += 1
+    assert told >= 5
+
+
+# A total counted down one at a time, then a win decided by a rule without a subject (the
+# game ends): the steps before it hit only the action and a tagged statement.
+SUBJECTLESS = """
+spec "countdown" formalizes "t"
+document {
+  R1: "count"
+  R2: "tick"
+  R3: "end"
+}
+players [R1] 2
+var total [R1]: 0..6 = 6
+var ticks [R2]: 0..6 = 0
+action tick [R2] progress when total > 0 do
+  total := total - 1;
+  [R2] ticks := ticks + 1;
+end
+outcome done [R3]: draw when total == 0
+reachable all_ticked [R2]: ticks == 6
+invariant never_six [R2]: ticks < 6
+"""
