@@ -76,7 +76,7 @@ def check_unbounded_procedure(x: Explored) -> list[Finding]:
     g, m = x.graph, x.machine
     out = []
     for d, f in m.procedures:
-        inside = {i for i in x.running if f(m.reader(g.states[i]))}
+        inside = {i for i in x.running if x.holds_in(d.cond, f, i)}
         if not inside:
             continue
         found = x.lasso(inside, required=g.is_progress)

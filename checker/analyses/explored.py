@@ -131,6 +131,32 @@ class Explored:
                 self._active_by_entries[seen] = got
         return got == 2
 
+    def holds_in(self, cond, f, sid: int, binding: tuple = ()) -> bool:
+        """`f`, the closure of condition `cond` (its binders bound to `binding`), in state `sid`.
+        States that agree on the entries `cond` reads agree on its value: it is evaluated once
+        for them (a procedure's `time == extra` in a game counting totals). An error is not
+        remembered: it is raised again where it was."""
+        known = self._by_entries.get(id(cond))
+        if known is None:  # (the condition is kept with its answers: its id is not reused)
+            known = self._by_entries[id(cond)] = (cond, self.entries_read(cond), {})
+        _, read, memo = known
+        state = self.graph.states[sid]
+        if read is None:
+            return bool(f(self.machine.reader(state)))
+        seen = (binding, *[state[j] for j in read])
+        got = memo.get(seen)
+        if got is None:
+            got = bool(f(self.machine.reader(state)))
+            if len(memo) < READERS:
+                memo[seen] = got
+        return got
+
+    def entries_read(self, cond) -> tuple[int, ...] | None:
+        """The entries of a stored state that condition `cond` reads, by which a check may
+        remember its value (checker.explicit.compiled: `entries_read`); None: remember nothing."""
+        entries = getattr(self.machine, "entries_read", None)
+        return entries(cond) if entries is not None else None
+
     @cached_property
     def _active_entries(self) -> tuple[int, ...] | None:
         """What `is_active` remembers its answers by (None: each state's own)."""
@@ -139,6 +165,10 @@ class Explored:
 
     @cached_property
     def _active_by_entries(self) -> dict:
+        return {}
+
+    @cached_property
+    def _by_entries(self) -> dict:
         return {}
 
     @cached_property

@@ -109,11 +109,11 @@ def property_bindings(x: Explored) -> list[tuple[object, list, list[tuple[tuple,
             # it holds for the binding rotated back in the state itself
             tries = [binding] if not x.reduced else \
                 list(dict.fromkeys(g.rot.rotate_binding_of(binders, binding, r) for r in g.rot.rs))
-            for i, state in enumerate(g.states):
+            for i in range(len(g.states)):
                 x.tick(i)
                 for b in tries:
                     m.bind(binders, b)
-                    if f(m.reader(state)):
+                    if x.holds_in(d.cond, f, i, b):
                         ok = True
                         break
                 if ok:

@@ -186,18 +186,30 @@ def check_evaluation_errors(x: Explored) -> list[Finding]:
 def check_invariants(x: Explored) -> list[Finding]:
     """Each invariant at the first state (by id) where it fails or cannot be evaluated. The
     states are read once for all invariants (one reader per state, not one per invariant and
-    state: unpacking a state is most of a cheap invariant's cost)."""
+    state: unpacking a state is most of a cheap invariant's cost), and an invariant is not
+    evaluated again in a state that agrees with one where it held on every entry it reads
+    (`Explored.entries_read`: a rule about whose turn it is, in a game counting totals)."""
     g, m = x.graph, x.machine
     invariants = m.invariants
     first: list = [None] * len(invariants)  # per invariant: (state id, the error or None)
     pending = list(range(len(invariants)))
+    entries = [x.entries_read(d.cond) for d, _ in invariants]
+    held: list[set] = [set() for _ in invariants]  # per invariant: the entries' values where it held
     for sid, state in enumerate(g.states):
         if not pending:
             break
         x.tick(sid)
-        c = m.reader(state)
+        c = None
         left = []
         for i in pending:
+            read = entries[i]
+            if read is not None:
+                seen = tuple([state[j] for j in read])
+                if seen in held[i]:
+                    left.append(i)
+                    continue
+            if c is None:
+                c = m.reader(state)
             try:
                 holds = invariants[i][1](c)
             except EvalError as exc:  # the property has no value here
@@ -205,6 +217,8 @@ def check_invariants(x: Explored) -> list[Finding]:
                 continue
             if holds:
                 left.append(i)
+                if read is not None:
+                    held[i].add(seen)
             else:
                 first[i] = (sid, None)
         pending = left

@@ -401,14 +401,19 @@ class CompiledMachine(Machine):
         return done
 
     def active_entries(self) -> tuple[int, ...] | None:
-        """The entries of a packed state the `active` condition reads (its variables' fields,
-        and who is out and the end marker if it reads a status), for checks that remember its
-        value by them (checker.analyses.explored: `is_active`); None: no `active`, or a
-        condition that reads a choice made before play."""
+        """The entries of a packed state the `active` condition reads, for checks that remember
+        its value by them (checker.analyses.explored: `is_active`); None: no `active`, or see
+        `entries_read`."""
         if self.active is None:
             return None
+        return self.entries_read(self.active[0].cond)
+
+    def entries_read(self, cond) -> tuple[int, ...] | None:
+        """The entries of a packed state condition `cond` reads (its variables' fields, and who
+        is out and the end marker if it reads a status): states that agree on them agree on its
+        value. None: it reads a choice made before play, or the whole state."""
         names, statuses = set(), False
-        for n in T.walk(self.active[0].cond):
+        for n in T.walk(cond):
             if isinstance(n, T.VarRef):
                 if n.static:
                     return None
