@@ -15,6 +15,7 @@ from checker.explicit.directed import (explore_directed, invariant_fails, player
                                        rule_fires, win_goals)
 from checker.explicit.distance import distance
 from checker.explicit.explore import Limits, explore
+from checker.explicit.machine import Machine
 from checker.frontend.ends import has_ended
 from checker.limits import Budget
 
@@ -159,6 +160,38 @@ def test_the_distance_of_a_win_rule_is_what_the_opponents_have_left(tmp_path_fac
     state = m.initial_states()[0][0][0]
     for p in range(4):  # each of the three others has 8,000 life: that much damage away
         assert distance(m, rule.cond, state, {rule.binder: p}) == 24_000.0
+
+
+# The win is read off the totals and who is out (a player may resign); whose turn it is and
+# the tap are not read by any outcome rule.
+TOTALS_AND_TURN = """
+players 2
+var turn: player = P1
+var life(p: player): 0..30 = 30
+var tapped: bool = false
+action hit(q: players) progress when q != turn and life[q] > 0 do life[q] := life[q] - 1; end
+action tap progress when not tapped do tapped := true; end
+action end_turn progress do turn := next(turn); tapped := false; end
+action resign(q: players) progress when q == turn do lose q; end
+outcome out_of_life: lose player p when life[p] <= 0
+outcome last_standing: win player p when forall q in players: q == p or lost(q)
+"""
+
+
+def test_a_distance_kept_by_the_totals_it_reads_is_the_closures_distance_in_every_state(tmp_path):
+    m = spec(tmp_path, TOTALS_AND_TURN)
+    read = m.entries_read([r.decl.cond for r in m.outcomes])
+    assert [m.fields[i].var.name for i in read if i < len(m.fields)] == ["life"]  # and who is out
+    closures = Machine(m.inst)
+    g = explore(m, Limits(max_states=100_000))
+    assert g.complete
+    for p in range(2):
+        kept, computed = player_wins(m, p), player_wins(closures, p)
+        assert all(kept.distance(s) == computed.distance(m.values(s)) for s in g.states)
+    g1, found1 = search(m, win_goals(m))
+    g2, found2 = search(closures, win_goals(closures))
+    assert [len(g1.path_to(s)) for s in found1] == [len(g2.path_to(s)) for s in found2]
+    assert len(g1.states) == len(g2.states)
 
 
 COUNTER = """spec "Counter" formalizes "counter.txt"

@@ -62,6 +62,9 @@ from .explore import Graph, expand, renumbered, seed
 from .machine import Machine, Room
 
 
+KNOWN = 200_000  # distances a goal keeps, by the entries its condition reads
+
+
 @dataclass(frozen=True)
 class Goal:
     """What the search looks for: `holds(state)` where it is met, and `distance(state)`, 0.0
@@ -75,12 +78,13 @@ class Goal:
 
 
 def condition_goal(machine: Machine, description: str, cond, negated: bool = False, bindings=None,
-                   cells: tuple = (), chain: tuple = (), running: bool = False) -> Goal:
+                   cells: tuple = (), chain: tuple = (), running: bool = False, fixed: bool = False) -> Goal:
     """The goal "`cond` holds (or, `negated`, fails) for some binding": `bindings(ctx)` gives
     the tuples of values of the binders `cond` leaves free, whose cells are `cells` (one
     binding, (), when None). An evaluation error is a binding that does not meet it. With
     `running`, only a state where the game goes on meets it. `chain`: the outcome rules whose
-    binders `cond` reads (a rule's own condition), which its distance must not unfold again."""
+    binders `cond` reads (a rule's own condition), which its distance must not unfold again.
+    `fixed`: `bindings` reads nothing of the state (the same tuples in every state)."""
     f = machine.comp.expr(cond)
     far = distances(machine).of(cond, negated, chain)
     choices = bindings or (lambda c: ((),))
@@ -107,6 +111,17 @@ def condition_goal(machine: Machine, description: str, cond, negated: bool = Fal
     def distance(state) -> float:
         if running and state[-1]:
             return OUT
+        if read is None:
+            return far_from(state)
+        seen = tuple([state[i] for i in read])
+        d = known.get(seen)
+        if d is None:
+            d = far_from(state)
+            if len(known) < KNOWN:
+                known[seen] = d
+        return d
+
+    def far_from(state) -> float:
         c = reader(state)
         best = math.inf
         for _ in bound(c):
@@ -115,6 +130,14 @@ def condition_goal(machine: Machine, description: str, cond, negated: bool = Fal
                 return 0.0
             best = min(best, d)
         return max(best, MISS) if best < math.inf else MISS  # not met: never 0, whatever the heuristic says
+
+    # States that agree on every entry the condition and the outcome rules its distance unfolds
+    # read (a win read off the totals, not whose turn it is or the phase) are as far from it:
+    # the distance is computed once for them (the search places hundreds of thousands).
+    entries = getattr(machine, "entries_read", None)
+    read = entries([cond] + [r.decl.cond for r in machine.outcomes]) \
+        if entries is not None and (bindings is None or fixed) else None
+    known: dict = {}
     return Goal(description, holds, distance)
 
 
@@ -140,7 +163,7 @@ def reachable_goal(machine: Machine, name: str, binding: tuple | None = None) ->
     if binding is not None:
         args = ", ".join(f"{b.binder.name}={machine.show(b.binder.type, v)}" for b, v in zip(bounds, binding))
         return condition_goal(machine, f"`{name}` is reached" + (f" for {args}" if args else ""), d.cond,
-                              bindings=lambda c: (binding,), cells=cells)
+                              bindings=lambda c: (binding,), cells=cells, fixed=True)
     return condition_goal(machine, f"`{name}` is reached", d.cond, bindings=_bindings_of(machine, bounds), cells=cells)
 
 
@@ -165,7 +188,7 @@ def rule_fires(machine: Machine, name: str) -> Goal:
     else:
         subjects = [(s,) for s in r.subjects]
         goal = condition_goal(machine, f"rule `{name}` applies", r.decl.cond, bindings=lambda c: subjects,
-                              cells=(r.cell,), chain=(r.rid,))
+                              cells=(r.cell,), chain=(r.rid,), fixed=True)
     return replace(goal, settled=lambda g, rid=r.rid: rid in g.hit_rules)
 
 
