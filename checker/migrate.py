@@ -1,9 +1,10 @@
 """`rulewright migrate`: reviewed specs brought up to a new version of the language.
 
-Two changes of the language break a spec nobody edited: a word becomes reserved (a variable
-named `over` no longer resolves), and a finding cites other rules than when it was reviewed
-(its `expect [rules]`, which names the exact set, now reads "changed since it was reviewed").
-Both are mechanical to repair, and this module proposes the repair; nothing else.
+Three changes break a spec nobody edited: a word becomes reserved (a variable named `over` no
+longer resolves), a finding cites other rules than when it was reviewed (its `expect [rules]`,
+which names the exact set, now reads "changed since it was reviewed"), and a finding the
+explorer showed in the games of a setup that cannot exist is no longer reported. All three are
+mechanical to repair, and this module proposes the repair; nothing else.
 
 Per spec (the file and the files it includes, read as `check` reads them: inside its folder
 tree only):
@@ -22,9 +23,15 @@ tree only):
    the finding's order, and its fingerprint the finding's. An expectation of a model not
    checked to its end rewrites nothing (the finding it names may lie where the run did not
    look), nor does one shared by several models that would need different rules.
+3. Expectations of states that cannot exist. An expectation that names no finding, of a kind
+   the run folded into a contradiction of its model (checker.analyses.questions: with no
+   initial state every rule is dead and nothing is reached, and one finding says it all), is
+   turned into a comment, under a line that says why. Such an `expect` was reviewed when the
+   explorer still played the games of a setup no value fits (CHANGELOG, issue 22).
 
 Every edit replaces the text of one span (line:col to line:col) of the parse tree: a name, a
-`[...]` tag list, a fingerprint string; comments and layout are untouched. Nothing is written
+`[...]` tag list, a fingerprint string, or puts `# ` before the lines of an `expect`; comments
+and layout are untouched. Nothing is written
 but by `write`, which refuses any file outside the spec's tree and replaces each atomically.
 """
 from __future__ import annotations
@@ -41,6 +48,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from .analyses.expectations import Expectation, accepted, differences
 from .analyses.findings import Finding
+from .analyses.questions import FOLLOW_ON
 from .engine import Result, check, collect_files, front_end, front_end_file
 from .frontend.diagnostics import Code, Diagnostic, SpecError
 from .frontend.grammar import lark_parser
@@ -302,13 +310,16 @@ class _Proposal:
 
 
 def proposals(findings: list[Finding], expectations: list[Expectation], unchecked: dict[str, str]
-              ) -> tuple[list[_Proposal], list[tuple[Expectation, str, bool]]]:
+              ) -> tuple[list[_Proposal], list[tuple[Expectation, str, bool]], list[tuple[Expectation, str]]]:
     """What each expectation's rules and fingerprint must become for it to accept the finding
-    it now names; and (expectation, why not, whether a limit is why) for those left alone."""
+    it now names; (expectation, why not, whether a limit is why) for those left alone; and
+    (expectation, why) for those of states that cannot exist, to be turned into comments."""
     taken = accepted(findings, expectations)
     done = {id(f) for f in taken.values()}
     out: list[_Proposal] = []
     left: list[tuple[Expectation, str, bool]] = []
+    dropped: list[tuple[Expectation, str]] = []
+    folded = _folded(findings)
     for i, e in enumerate(expectations):
         if i in taken:
             out.append(_Proposal(e, e.rules, e.fingerprint))
@@ -320,6 +331,11 @@ def proposals(findings: list[Finding], expectations: list[Expectation], unchecke
         named = [f for f in pool if e.fingerprint and f.fingerprint == e.fingerprint] or \
                 [f for f in pool if not e.subject or set(f.subject) == set(e.subject)]
         fits = [f for f in named if not differences(_as_for(e, f), f)]
+        contra = folded.get((e.model, e.kind))
+        if not named and contra is not None:
+            dropped.append((e, f"no setup exists ({contra}): {e.kind} findings of states that cannot "
+                               "exist are no longer reported"))
+            continue
         if len(fits) != 1:
             why = ("no finding it could name" if not named else
                    f"the finding it names {'; '.join(differences(_as_for(e, named[0]), named[0]))}: review it"
@@ -331,7 +347,20 @@ def proposals(findings: list[Finding], expectations: list[Expectation], unchecke
         done.add(id(f))
         rules = e.rules if set(e.rules) == set(f.rules) else f.rules  # the same set: keep the writer's order
         out.append(_Proposal(e, rules if e.rules else (), f.fingerprint if e.fingerprint else ""))
-    return out, left
+    return out, left, dropped
+
+
+def _folded(findings: list[Finding]) -> dict[tuple[str, str], str]:
+    """(model, kind) -> the contradiction it was folded into, shown, for the kinds a run folded
+    into a contradiction (an instance without any initial state: checker.analyses.questions)."""
+    out: dict[tuple[str, str], str] = {}
+    for f in findings:
+        if f.kind == "contradiction":
+            for kind, _ in f.folded:
+                if kind in FOLLOW_ON:
+                    on = f" on {', '.join(f.subject)}" if f.subject else ""
+                    out.setdefault((f.model, kind), f"contradiction [{', '.join(f.rules)}]{on}")
+    return out
 
 
 def _as_for(e: Expectation, f: Finding) -> Expectation:
@@ -393,7 +422,7 @@ def _migrate_expectations(spec: str, root: Path, files: dict[str, _File], order:
         if res.interrupted:
             unchecked.update({m: res.interrupted for p in plans for m in {i.model_name for i in p.instances}})
         findings = [f for f in res.findings if f.kind != "expectation-unmet"]
-        props, left = proposals(findings, _expectations(plans), unchecked)
+        props, left, dropped = proposals(findings, _expectations(plans), unchecked)
     by_span: dict[Span, list[_Proposal]] = {}
     for p in props:
         by_span.setdefault(p.expectation.span, []).append(p)
@@ -419,7 +448,57 @@ def _migrate_expectations(spec: str, root: Path, files: dict[str, _File], order:
                ([f'fingerprint "{new.fingerprint}"'] if new.fingerprint != e.fingerprint else [])
         notes.append(Note(f"{files[real].shown}:{span.line}:{span.col}",
                           f"expect {e.kind}: now {' '.join(said)}, as the finding it names cites"))
+    # last: the comments add lines, and the rewrites above find their `expect` by line
+    _comment_out(dropped, {e.span for e, _, _ in left} | {p.expectation.span for p in props}, where, files, notes)
     return []
+
+
+def _comment_out(dropped: list[tuple[Expectation, str]], blocked: set, where: dict[str, str],
+                 files: dict[str, _File], notes: list[Note]) -> None:
+    """Turn each expectation of `dropped` into a comment under a line saying why, unless another
+    model's copy of it (an expectation of the whole file) still accepts or names a finding. The
+    edits of a file are found in its text as it is and applied together (each adds a line)."""
+    edits: dict[str, list[Edit]] = {}
+    for e, why in sorted(dict((e.span, (e, why)) for e, why in dropped).values(),
+                         key=lambda d: (d[0].span.file, d[0].span.line, d[0].span.col)):
+        real = where.get(os.path.normpath(e.span.file))
+        if e.span in blocked or real is None:
+            continue
+        mine = _comment_edits(files[real].text, e.span, f"rulewright migrate: {why}")
+        if not mine:
+            _note(notes, e, where, files, f"not turned into a comment ({why}): it shares its lines with "
+                                          "other declarations", False)
+            continue
+        edits.setdefault(real, []).extend(mine)
+        notes.append(Note(f"{files[real].shown}:{e.span.line}:{e.span.col}",
+                          f"expect {e.describe()}: turned into a comment: {why}"))
+    for real, mine in edits.items():
+        files[real].text = _apply(files[real].text, mine)
+
+
+def _comment_edits(text: str, at: Span, why: str) -> list[Edit]:
+    """The edits that put `# ` before each line of the `expect` declaration that starts at `at`,
+    under a comment line `why`; none where the declaration does not have its lines to itself."""
+    tree = _tree(text)
+    if tree is None:
+        return []
+    for node in tree.iter_subtrees():
+        if node.data == "expect_decl" and (node.meta.line, node.meta.column) == (at.line, at.col):
+            break
+    else:
+        return []
+    lines = text.split("\n")
+    m = node.meta
+    indent = lines[m.line - 1][:m.column - 1]
+    rest = lines[m.end_line - 1][m.end_column - 1:].strip()
+    if indent.strip() or rest and not rest.startswith("#"):
+        return []
+    edits = [Edit(m.line, m.column, m.line, m.column, f"# {why}\n{indent}# ")]
+    for n in range(m.line + 1, m.end_line + 1):
+        line = lines[n - 1]
+        col = len(line) - len(line.lstrip()) + 1
+        edits.append(Edit(n, col, n, col, "# "))
+    return edits
 
 
 def _note(notes: list[Note], e: Expectation, where: dict[str, str], files: dict[str, _File], why: str,

@@ -1,7 +1,8 @@
 """`rulewright migrate`: reviewed specs brought up to this version of the language.
 
-A spec nobody edited breaks in two mechanical ways when the language changes: a name becomes a
-reserved word, or a reviewed finding now cites other rules than its `expect [rules]` lists.
+A spec nobody edited breaks in three mechanical ways when the language changes: a name becomes
+a reserved word, a reviewed finding now cites other rules than its `expect [rules]` lists, or
+a finding of the games of a setup that cannot exist is no longer reported.
 migrate proposes the repair as a diff, writes it only with --write, only inside the spec's tree,
 and a second run has nothing left to do.
 """
@@ -287,3 +288,40 @@ def test_an_include_two_specs_share_is_renamed_once_and_both_specs_use_the_new_n
     for name in ("a.rw", "b.rw"):
         assert "when phases_ and" in (tmp_path / name).read_text(encoding="utf-8")
         assert check(capsys, tmp_path / name)[0] in (0, 1)
+
+
+CONTRADICTION = ROOT / "tests" / "fixtures" / "contradiction" / "defect.rw"
+# Reviewed when the teams of three (no setup fits: a contradiction) still had their games
+# played: `attack` was dead there. Now the contradiction is the one finding of that instance.
+PHANTOM_EXPECTS = ('expect contradiction 1 instance "teams of three cannot register"\n'
+                   'expect dead-rule [U5] on attack 1 instance "teams of three never attack"  # 2025\n')
+
+
+def test_an_expect_of_a_setup_that_cannot_exist_becomes_a_comment_that_says_why(tmp_path, capsys):
+    spec = tmp_path / "unified.rw"
+    spec.write_text(CONTRADICTION.read_text(encoding="utf-8") + "\n" + PHANTOM_EXPECTS, encoding="utf-8")
+    code, out = check(capsys, spec)
+    assert code == 1 and "expectation-unmet" in out
+
+    code, out, err = migrate(capsys, spec, "--write")
+    assert code == 1
+    assert "turned into a comment: no setup exists (contradiction" in err
+    text = spec.read_text(encoding="utf-8")
+    assert text.endswith('expect contradiction 1 instance "teams of three cannot register"\n'
+                         "# rulewright migrate: no setup exists (contradiction [U2, U3] on featured_minimum, "
+                         "team_copies): dead-rule findings of states that cannot exist are no longer reported\n"
+                         '# expect dead-rule [U5] on attack 1 instance "teams of three never attack"  # 2025\n')
+
+    code, out = check(capsys, spec)
+    assert code == 0, out
+    assert migrate(capsys, spec, "--write")[:2] == (0, "")
+
+
+def test_an_expect_that_names_no_finding_for_another_reason_is_left_alone(tmp_path, capsys):
+    # the teams of two have setups: a dead `attack` missing there is not the contradiction's doing
+    spec = tmp_path / "unified.rw"
+    text = CONTRADICTION.read_text(encoding="utf-8").replace("param S [U1] in 2..3", "param S [U1] in 2..2")
+    spec.write_text(text + '\nexpect dead-rule [U5] on attack 1 instance "never attack"\n', encoding="utf-8")
+    code, out, err = migrate(capsys, spec, "--write")
+    assert (code, out) == (0, "")
+    assert "no finding it could name" in err

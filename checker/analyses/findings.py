@@ -120,6 +120,8 @@ class Finding:
     # writer's claims the finding rests on, e.g. "life in steps of 1,000; V=2 for the document's 11"
     abstraction: str = ""
     blocked: tuple = ()  # a deadlock: story.Blocker per player still in the game, what blocks them
+    # a contradiction: the follow-on findings folded into it, (kind, count) (questions.py)
+    folded: tuple[tuple[str, int], ...] = ()
     # which engine decided it, where not the explorer's own search ("" = EXPLORER): a directed
     # search's play, a Spacer proof (checker.analyses.unbounded)
     engine: str = ""

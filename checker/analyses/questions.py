@@ -45,7 +45,7 @@ def fold_into_contradiction(out: list[Finding], found: list[Finding], graph: Gra
         shown = ", ".join(f"{n} {k}" for k, n in counts.items())
         contra[0].detail = (f"{len(folded)} follow-on finding(s) folded into this one ({shown}): "
                             "with no initial state, no rule applies and no state is reached")
-        contra[0].context["folded"] = counts
+        contra[0].folded = tuple(counts.items())
     return [f for f in found if f.kind not in FOLLOW_ON]
 
 
