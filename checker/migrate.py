@@ -378,15 +378,19 @@ def _expectations(plans) -> list[Expectation]:
             for name, inst in models.items() for e in inst.model.expects]
 
 
-def _expect_edits(text: str, at: Span, rules: tuple[str, ...], fingerprint: str) -> list[Edit]:
-    """The edits of the `expect` declaration that starts at `at`: its [rules] and fingerprint."""
+def _expect_node(text: str, at: Span) -> Tree | None:
+    """The parse tree of the `expect` declaration that starts at `at` in `text`, if any."""
     tree = _tree(text)
     if tree is None:
-        return []
-    for node in tree.iter_subtrees():
-        if node.data == "expect_decl" and (node.meta.line, node.meta.column) == (at.line, at.col):
-            break
-    else:
+        return None
+    return next((node for node in tree.iter_subtrees()
+                 if node.data == "expect_decl" and (node.meta.line, node.meta.column) == (at.line, at.col)), None)
+
+
+def _expect_edits(text: str, at: Span, rules: tuple[str, ...], fingerprint: str) -> list[Edit]:
+    """The edits of the `expect` declaration that starts at `at`: its [rules] and fingerprint."""
+    node = _expect_node(text, at)
+    if node is None:
         return []
     edits = []
     for child in node.children:
@@ -479,13 +483,8 @@ def _comment_out(dropped: list[tuple[Expectation, str]], blocked: set, where: di
 def _comment_edits(text: str, at: Span, why: str) -> list[Edit]:
     """The edits that put `# ` before each line of the `expect` declaration that starts at `at`,
     under a comment line `why`; none where the declaration does not have its lines to itself."""
-    tree = _tree(text)
-    if tree is None:
-        return []
-    for node in tree.iter_subtrees():
-        if node.data == "expect_decl" and (node.meta.line, node.meta.column) == (at.line, at.col):
-            break
-    else:
+    node = _expect_node(text, at)
+    if node is None:
         return []
     lines = text.split("\n")
     m = node.meta

@@ -23,18 +23,22 @@ outcome out_of_life: lose player p when life[p] <= 0
 """
 
 
+def report_with(successors: str, spec, monkeypatch, capsys) -> str:
+    """The JSON report of `check` with the compiled successors or the closures (which remember
+    nothing), symmetry off."""
+    monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
+    monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", successors)
+    main(["check", str(spec), "--jobs", "1", "--output-format", "json"])
+    return capsys.readouterr().out
+
+
 def test_active_read_once_per_turn_reports_what_the_closures_report_its_failure_included(tmp_path, monkeypatch,
                                                                                          capsys):
     spec = tmp_path / "s.rw"
     spec.write_text(ACTIVE_FAILS_LATE, encoding="utf-8")
     m = CompiledMachine(load_instances(str(spec))[0])
     assert [m.fields[i].var.name for i in m.active_entries()] == ["turn", "d"]  # not the totals
-    monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
-    reports = []
-    for engine in ("compiled", "closures"):
-        monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", engine)
-        main(["check", str(spec), "--jobs", "1", "--output-format", "json"])
-        reports.append(capsys.readouterr().out)
+    reports = [report_with(engine, spec, monkeypatch, capsys) for engine in ("compiled", "closures")]
     assert reports[0] == reports[1]
     errors = [f for f in json.loads(reports[0])["findings"] if f["kind"] == "evaluation-error"]
     assert errors and "division by zero" in errors[0]["message"]
@@ -67,12 +71,7 @@ def test_invariants_procedures_and_properties_read_once_per_turn_report_what_the
     m = CompiledMachine(load_instances(str(spec))[0])
     conds = [d.cond for d, _ in m.invariants] + [d.cond for d, _ in m.procedures] + [d.cond for d, _, _ in m.reachables]
     assert {tuple(m.fields[i].var.name for i in m.entries_read(c)) for c in conds} == {("d",), ("turn", "d")}
-    monkeypatch.setenv("RULEWRIGHT_SYMMETRY", "off")
-    reports = []
-    for engine in ("compiled", "closures"):
-        monkeypatch.setenv("RULEWRIGHT_SUCCESSORS", engine)
-        main(["check", str(spec), "--jobs", "1", "--output-format", "json"])
-        reports.append(capsys.readouterr().out)
+    reports = [report_with(engine, spec, monkeypatch, capsys) for engine in ("compiled", "closures")]
     assert reports[0] == reports[1]
     kinds = sorted(f["kind"] for f in json.loads(reports[0])["findings"])
     assert {"evaluation-error", "invariant", "unbounded-procedure"} <= set(kinds), kinds
