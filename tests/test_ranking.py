@@ -1,6 +1,7 @@
 """Ranking functions (checker/symbolic/ranking.py): the cycle checks an instance the explorer
 cannot finish still gets decided where a linear function of the state proves them absent,
 and never where the explorer finds the cycle."""
+import re
 import sys
 from pathlib import Path
 
@@ -241,3 +242,60 @@ def test_each_clean_twin_has_its_check_proved_by_a_ranking_function(kind, subjec
     r = decided(ROOT / "tests" / "fixtures" / kind / "twin.rw", kind, **({"R": 1} if kind == "forced-loop" else {}))
     assert r[(kind, subject)].verdict == "proved", r[(kind, subject)].why
     assert r[(kind, subject)].function
+
+
+# A total counted down, then a new game that sets it back up. Frames "between games with a low
+# total" are ones no play reaches; asked about one, Spacer proves only that frame's bound
+# (between games, life > 2), and a search that meets the next total down asks again.
+BETWEEN_GAMES = """players 2
+var between: bool = false
+var life: 0..2000 = 2000
+var turn: player = P1
+action hit progress when not between and life > 0 do life := life - 1; turn := next(turn); end
+action finish_game progress when not between and life == 0 do between := true; life := 2000; end
+action next_game progress when between do between := false; turn := next(turn); end
+active p when turn == p
+outcome done: draw when between and turn == P2
+"""
+
+
+def _facts_and_questions(path, monkeypatch) -> tuple[list[str], int]:
+    asked = []
+    ask_wider = horn.Prover.ask_wider
+    monkeypatch.setattr(horn.Prover, "ask_wider", lambda self, *a: asked.append(1) or ask_wider(self, *a))
+    inst = instance(path)
+    terms.fresh_context()
+    prover = horn.Prover(inst)
+    verdicts = {(k, s): r.verdict for k, s, r in ranking.cycle_checks(prover, set(), lambda cap=20.0: 20.0)}
+    assert verdicts[("starvation", "P2")] == "proved"
+    return [str(f) for f in prover.reachable_facts], len(asked)
+
+
+def test_a_bound_spacer_proves_of_one_frame_is_moved_to_the_end_of_its_range(tmp_path, monkeypatch):
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    facts, questions = _facts_and_questions(path, monkeypatch)
+    life_bounds = {int(b) for f in facts for b in re.findall(r"life_0@0 <= (\d+)", f)}
+    assert life_bounds == {1999}, facts  # between games, life is 2,000: one question, not one per total
+    monkeypatch.setattr(ranking, "WIDENED_BOUNDS", 0)
+    facts_as_given, questions_as_given = _facts_and_questions(path, monkeypatch)
+    assert len({b for f in facts_as_given for b in re.findall(r"life_0@0 <= (\d+)", f)}) > 3
+    assert questions * 2 < questions_as_given
+
+
+def test_a_bound_is_kept_where_no_end_of_the_range_holds_of_every_frame(tmp_path):
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    terms.fresh_context()
+    prover = horn.Prover(instance(path))
+    u, f = prover.frame()
+    names = dict(horn.slot_names(prover.inst, f))
+    life, between = names["life"], names["between"]
+    support = [ranking._ranges(prover)]
+    work = ranking._Work(60.0)
+    # life is 2,000 between games: the widest bound holds
+    widened = ranking._widened(prover, support, z3.Or(z3.Not(between), z3.Not(life <= 2)), work)
+    assert z3.eq(widened, z3.Or(z3.Not(between), z3.Not(life <= 1999)))
+    # life >= 0 holds, but neither life == 2,000 (it counts down) nor life > 0 (it reaches 0)
+    held = z3.Not(life <= -1)
+    assert z3.eq(ranking._widened(prover, support, held, work), held)

@@ -93,6 +93,10 @@ RANGES_SLICE = 20.0
 # and slot, for which Z3 counts its units faster (the same game's starvation: 5.2 s of units,
 # 0.3 s of CPU)
 MOVE_SLICE = 10.0
+# of each check that a fact Spacer proved, one bound moved to an end of its range, still holds
+# (`_widened`): the step relation of the same game needs about 20 s of units
+WIDEN_SLICE = 30.0
+WIDENED_BOUNDS = 4  # bounds of one fact tried, at most
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
 SECONDS = 10.0  # at most this much work per check (per procedure), whatever the budget left
@@ -483,9 +487,77 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) 
     a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
     if a.verdict == horn.PROVED and a.formula is not None and \
             _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
-        prover.reachable_facts.append(a.formula)
-        return [a.formula]
+        fact = _widened(prover, support, a.formula, work)
+        prover.reachable_facts.append(fact)
+        return [fact]
     return []
+
+
+def _widened(prover: horn.Prover, support: list, fact, work: _Work):
+    """Spacer's `fact`, each bound `t <= c` on an integer variable's slot moved to an end of
+    the slot's declared range where the fact is then stronger and still holds of every
+    reachable frame (it holds at the setup, and a step from a frame where it and `support`
+    hold keeps it): `between games, life > 7,999` where Spacer, asked about one frame, proved
+    `between games, life > 2`. Spacer's proof covers the frame it was asked about and little
+    more, so a search whose frames count a total down would ask it once per value (8,000
+    questions); the check of one fact is three plain queries. A bound no end can replace, or
+    whose checks run out of work, stays as Spacer gave it."""
+    ranges = _slot_ranges(prover)
+    u, _, a0, a1, init, step = prover.system(False)
+    for atom in _bounds_of(fact, ranges)[:WIDENED_BOUNDS]:
+        t, c = atom.arg(0), atom.arg(1).as_long()
+        lo, hi = ranges[t.get_id()]
+        for end in (hi - 1, lo):  # `not t <= hi - 1` is t == hi; `t <= lo` is t == lo
+            if end == c or work.left <= 0:
+                continue
+            wider = z3.substitute(fact, (atom, t <= end))
+            if _holds_always(wider, fact, support, init, step, list(zip(a0, a1)), work):
+                fact = wider
+                break
+    return fact
+
+
+def _slot_ranges(prover: horn.Prover) -> dict[int, tuple[int, int]]:
+    """The declared range (low, high) of every integer slot of frame 0, by the term's id."""
+    f = prover.frame()[1]
+    out = {}
+    for v in prover.inst.vars:
+        if v.type.kind == "int":
+            for t in f.st.vals[v.name]:
+                if isinstance(t, z3.ArithRef):
+                    out[t.get_id()] = (v.type.low, v.type.high)
+    return out
+
+
+def _bounds_of(fact, ranges: dict) -> list:
+    """The atoms `t <= c` of `fact` (t an integer slot of frame 0 with a declared range wider
+    than two values, c a number), each once, in the order Z3 walks them."""
+    out, seen, todo = [], set(), [fact]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_le(e) and z3.is_int_value(e.arg(1)) and e.arg(0).get_id() in ranges:
+            lo, hi = ranges[e.arg(0).get_id()]
+            if hi - lo > 1:
+                out.append(e)
+            continue
+        todo.extend(e.children())
+    return out
+
+
+def _holds_always(wider, fact, support: list, init, step, to_next: list, work: _Work) -> bool:
+    """Whether `wider` implies `fact` and holds of every reachable frame: at the setup, and
+    after a step from a frame where it and `support` hold (Z3's unsat each time, within its
+    slice of `work`)."""
+    for premises in ([wider, z3.Not(fact)], [init, z3.Not(wider)],
+                     [*support, wider, step, z3.Not(z3.substitute(wider, *to_next))]):
+        s = _solver(work.take(WIDEN_SLICE))
+        s.add(*premises)
+        if solve(s) != z3.unsat:
+            return False
+    return True
 
 
 def _known_excluding(prover: horn.Prover, support: list, point, work: _Work) -> list:
