@@ -54,6 +54,11 @@ invariants for the instance's later claims (what every reachable frame satisfies
 whatever the claim): one that excludes such a frame joins a later claim's support without a
 question to Spacer. (Not all of them at once: a support larger than the claim needs made
 the candidates' checks slower, and a search that had proved its claim ran out of work.)
+Spacer's invariant covers the frame it was asked about and little more ("between games, life
+> 2"), and the next frame Z3 offers is the next total down: each bound of such an invariant is
+moved to an end of its slot's declared range where it still holds of every reachable frame
+("between games, life > 7,999": `_widened`, checked by Z3), so one question rules out the
+whole count.
 
 A candidate is proved only by Z3's unsat over `support` and the full conditions, never by the
 samples; `support` holds only what every reachable frame satisfies: the declared ranges (the
