@@ -104,9 +104,9 @@ MOVE_SLICE = 10.0
 WIDEN_SLICE = 30.0
 # Bounds of one fact tried, at most. Off (0) by default for now: the checks take Z3's work
 # from the question that asks, and where no bound moves (the free-for-all of four at life 10,
-# its declared ranges taken away) they left questions short that were proved before. Hydra's
-# game at 8,000 needs 4 (docs/speed.md); widening only once Spacer's facts count down (a fact
-# the same as one before but for a bound) would spend nothing elsewhere.
+# its declared ranges taken away) they left questions short that were proved before. A team
+# game counted to the unit at 8,000 needs it (docs/speed.md); widening only once Spacer's facts
+# count down (a fact the same as one before but for a bound) would spend nothing elsewhere.
 WIDENED_BOUNDS = 0
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
