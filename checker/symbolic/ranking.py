@@ -521,14 +521,16 @@ def _widened(prover: horn.Prover, support: list, fact, work: _Work):
     questions); the check of one fact is three plain queries. A bound no end can replace, or
     whose checks run out of work, stays as Spacer gave it. Only with WIDENED_BOUNDS set, and
     only once the facts count down (`_counts_down`)."""
-    if not WIDENED_BOUNDS or not _counts_down(prover, fact):
+    if not WIDENED_BOUNDS:
+        return fact
+    ranges = _slot_ranges(prover)
+    if not _counts_down(prover, fact, ranges):
         return fact
     left = getattr(prover, "widening_left", WIDEN_ALLOWANCE)
     if left <= 0:
         return fact
     before = horn.units_now()
     own = _Work(left)  # the instance's allowance, not the question's work
-    ranges = _slot_ranges(prover)
     u, _, a0, a1, init, step = prover.system(False)
     fact = _widen_with(fact, ranges, support, init, step, list(zip(a0, a1)), own)
     spent = horn.units_now() - before
@@ -554,11 +556,10 @@ def _widen_with(fact, ranges: dict, support: list, init, step, to_next: list, wo
     return fact
 
 
-def _counts_down(prover: horn.Prover, fact) -> bool:
+def _counts_down(prover: horn.Prover, fact, ranges: dict) -> bool:
     """Whether `fact` is an earlier fact of the instance but for the numbers of its bounds (and
     the order of its disjuncts or conjuncts): Spacer's facts count a total down, and moving
     their bounds pays; elsewhere it is not tried, and costs nothing."""
-    ranges = _slot_ranges(prover)
     mine = _shape(fact, ranges)
     return mine is not None and any(_shape(g, ranges) == mine for g in prover.reachable_facts)
 
