@@ -274,7 +274,7 @@ def _facts_and_questions(path, monkeypatch) -> tuple[list[str], int]:
 def test_a_bound_spacer_proves_of_one_frame_is_moved_to_the_end_of_its_range(tmp_path, monkeypatch):
     path = tmp_path / "between.rw"
     path.write_text(BETWEEN_GAMES, encoding="utf-8")
-    monkeypatch.setattr(ranking, "WIDENED_BOUNDS", 4)  # (off by default: ranking.py says why)
+    monkeypatch.setattr(ranking, "WIDENED_BOUNDS", 4)  # (the default; the test must not follow a change of it)
     facts, questions = _facts_and_questions(path, monkeypatch)
     life_bounds = {int(b) for f in facts for b in re.findall(r"life_0@0 <= (\d+)", f)}
     # between games, life is 2,000: once the facts count down, one more question, not one per total

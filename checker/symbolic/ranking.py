@@ -55,8 +55,8 @@ whatever the claim): one that excludes such a frame joins a later claim's suppor
 question to Spacer. (Not all of them at once: a support larger than the claim needs made
 the candidates' checks slower, and a search that had proved its claim ran out of work.)
 Spacer's invariant covers the frame it was asked about and little more ("between games, life
-> 2"), and the next frame Z3 offers is the next total down: with WIDENED_BOUNDS set (off by
-default for now), each bound of such an invariant is moved to an end of its slot's declared
+> 2"), and the next frame Z3 offers is the next total down: unless WIDENED_BOUNDS is 0, each
+bound of such an invariant is moved to an end of its slot's declared
 range where it still holds of every reachable frame ("between games, life > 7,999":
 `_widened`, checked by Z3), so one question rules out the whole count.
 
@@ -102,14 +102,13 @@ MOVE_SLICE = 10.0
 # (`_widened`): a step of the same game, between games, life > 7,999, is decided with 10 s of
 # units (0.3 s of CPU), not with 5
 WIDEN_SLICE = 30.0
-# Bounds of one fact tried, at most; 0 turns moving them off, as it is by default for now. A
-# team game counted to the unit at 8,000 needs it (docs/speed.md). Its first version took
-# Z3's work from the question that asked and moved bounds of every fact: in the free-for-all
-# of four at life 10, its declared ranges taken away, questions proved before ran out of
-# work. Now bounds move only once Spacer's facts count down (`_counts_down`), and the checks
-# spend an allowance of the instance's own (WIDEN_ALLOWANCE) that is given back to the
-# question; tests/test_ranking.py passes with it on, but a whole CI has not run with it on.
-WIDENED_BOUNDS = 0
+# Bounds of one fact tried, at most (0 turns moving them off). A team game counted to the
+# unit at 8,000 needs it (docs/speed.md). Its first version took Z3's work from the question
+# that asked and moved bounds of every fact: in the free-for-all of four at life 10, its
+# declared ranges taken away, questions proved before ran out of work. So bounds move only
+# once Spacer's facts count down (`_counts_down`), and the checks spend an allowance of the
+# instance's own (WIDEN_ALLOWANCE) that is given back to the question.
+WIDENED_BOUNDS = 4
 WIDEN_ALLOWANCE = 60.0  # units per instance for moving bounds, apart from the questions' work
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
@@ -519,7 +518,7 @@ def _widened(prover: horn.Prover, support: list, fact, work: _Work):
     `between games, life > 2`. Spacer's proof covers the frame it was asked about and little
     more, so a search whose frames count a total down would ask it once per value (8,000
     questions); the check of one fact is three plain queries. A bound no end can replace, or
-    whose checks run out of work, stays as Spacer gave it. Only with WIDENED_BOUNDS set, and
+    whose checks run out of work, stays as Spacer gave it. Only with WIDENED_BOUNDS above 0, and
     only once the facts count down (`_counts_down`)."""
     if not WIDENED_BOUNDS:
         return fact
