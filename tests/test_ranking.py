@@ -85,6 +85,24 @@ def test_a_loop_of_non_progress_actions_that_a_counter_bounds_is_proved_absent_b
     assert "each such action (shuffle) lowers it by at least 1" in r.detail
 
 
+
+def test_a_constant_that_creeps_up_one_state_at_a_time_is_lifted_at_once(tmp_path, monkeypatch):
+    # up to 2,000 shuffles: Z3 offers the state one shuffle past each candidate's constant,
+    # so learning from them one at a time raised it by one per question
+    path = tmp_path / "s.rw"
+    path.write_text(SHUFFLES.replace("0..3", "0..2000").format(
+        guard="shuffles < 2000", update="shuffles + 1", hits="true"), encoding="utf-8")
+    learn, asked = ranking._learn, []
+    monkeypatch.setattr(ranking, "_learn", lambda *a: asked.append(1) or learn(*a))
+    r = decided(path, "livelock")[("livelock", "")]
+    assert r.verdict == "proved", r.why
+    assert r.function == "-shuffles + 1999"  # the smallest constant that proves it, not the range's 2,000
+    assert len(asked) < 10
+    asked.clear()
+    monkeypatch.setattr(ranking, "_lifted", lambda c, ranges: c)
+    assert decided(path, "livelock")[("livelock", "")].verdict == "unknown"
+    assert len(asked) > 50
+
 # P2's turn: hits bring the life down to 0, then one replay sets it back to 3 (a drawn game
 # played again, as Force of Will's Hydra match has it); P1 waits throughout. No linear
 # function with small coefficients ranks the replay (life rises by 3, `replayed` changes by 1)
@@ -115,6 +133,19 @@ def test_a_replay_that_sets_a_count_back_up_is_ranked_in_two_parts(tmp_path):
     assert r.detail.startswith("a ranking in two parts: [replayed] never falls on the steps below")
     assert r.function == "life"
 
+
+
+def test_what_the_first_search_saw_move_is_not_asked_about_again(tmp_path, monkeypatch):
+    never_moving, seeds = ranking._never_moving, []
+    monkeypatch.setattr(ranking, "_never_moving",
+                        lambda *a: seeds.append((a[4], set(a[6]))) or never_moving(*a))
+    seen = proved_absent(tmp_path, REPLAY, "starvation", "P1")
+    assert any(s for _, s in seeds)  # the hits lowered life in the first search's states
+    seeds.clear()
+    monkeypatch.setattr(ranking, "_seen_moving", lambda *a: set())
+    unseen = proved_absent(tmp_path, REPLAY, "starvation", "P1")
+    assert not any(s for _, s in seeds)
+    assert (seen.function, seen.detail) == (unseen.function, unseen.detail)
 
 def test_an_end_reached_after_one_replay_is_ranked_in_two_parts(tmp_path):
     # the same replay in a game that ends once life is down to 0 a second time: the replay

@@ -44,8 +44,11 @@ one way within their declared ranges.
 The coefficients are found by counterexample-guided search (CEGIS): the smallest candidate
 (sum of |ci|, each in -BOUND..BOUND) that fits the frames learnt so far is checked by Z3 against
 every frame that satisfies what is known of the reachable ones (`support`); a frame that
-breaks it is learnt from, the next candidate must fit it too. Most frames in the declared
-ranges are ones no play reaches (a player at 0 life still in the game), and learning from
+breaks it is learnt from, the next candidate must fit it too. (The constant c0 only keeps
+r >= 0: where the frames offered would raise it one total at a time, it is lifted at once to
+where r >= 0 over the declared ranges, then lowered by halves to the smallest that proves.
+Where the smallest candidate is not found in time, any that fits is tried.) Most frames in
+the declared ranges are ones no play reaches (a player at 0 life still in the game), and learning from
 those can rule out the function that works; so Z3 is asked first for a start (the setup with
 its integers anywhere in their ranges, the outcome rules applied), and a frame that is no start
 is first put to Spacer (checker.symbolic.horn, from every start in the ranges): if it proves
@@ -312,11 +315,11 @@ def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float) -> 
     steps never move one way are kept first (`_lexicographic`)."""
     start = time.process_time()
     try:
-        work, asked = _Work(seconds), claim()
-        first = _search(prover, asked, work, start)
+        work, asked, samples = _Work(seconds), claim(), []
+        first = _search(prover, asked, work, start, samples)
         if first.verdict == PROVED or not first.why.startswith(NO_FIT) or work.left <= 0:
             return first
-        return _lexicographic(prover, asked, work, start, first)
+        return _lexicographic(prover, asked, work, start, first, samples)
     except z3.Z3Exception as exc:
         return Ranking(UNKNOWN, why=f"Z3: {exc}", seconds=time.process_time() - start)
     except Unsupported as exc:
@@ -342,10 +345,11 @@ class _Work:
         self.work.start += units
 
 
-def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ranking:
+def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, samples: list | None = None) -> Ranking:
     """CEGIS (the module's docstring). `support`: what every reachable frame satisfies, as
     far as known: the declared ranges, then Spacer's invariants that showed a frame that
-    broke a candidate to be one no play reaches (such a frame is dropped, not learnt from)."""
+    broke a candidate to be one no play reaches (such a frame is dropped, not learnt from).
+    The frames learnt from are added to `samples`."""
     u, f = prover.frame()
     inst = prover.inst
     if not claim.steps and not claim.existential:
@@ -362,7 +366,16 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
     mark = z3.Bool("ranking!start")
     starts = z3.Implies(mark, prover.system(True)[4])
     plain = [z3.Not(b) for r in SymState.RESULTS for b in getattr(f.st, r)] + [z3.Not(f.conflict)]
-    samples: list = []
+    samples = [] if samples is None else samples
+    ranges = _feature_ranges(prover, x)
+    creeping = None  # the other coefficients of the last candidate that broke only for r < 0
+
+    def check(c):  # (bad, the solver, Z3's answer, which assumptions it is sat under)
+        bad = _broken(claim, x, c)
+        s = _solver(work.take(CHECK_SLICE))
+        s.add(*support, bad, starts)
+        return (bad, s, *_first_sat(s, [[mark, *plain], plain, []]))
+
     while work.left > 0:
         c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
         if c is None:
@@ -370,10 +383,22 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
             return _unknown(f"{NO_FIT} with coefficients in -{BOUND}..{BOUND}{seats} fits the states tried", start)
         if c == "unknown":
             return _unknown("Z3 could not find coefficients in time", start)
-        bad = _broken(claim, x, c)
-        s = _solver(work.take(CHECK_SLICE))
-        s.add(*support, bad, starts)
-        r, which = _first_sat(s, [[mark, *plain], plain, []])
+        bad, s, r, which = check(c)
+        # The constant is there only for r >= 0. Learnt from the frames where r < 0 one at a
+        # time, it may creep up by one total at a time (life 4,110, then 4,111, ...): the
+        # second such frame in a row for the same other coefficients lifts it at once to where
+        # r >= 0 over the declared ranges (not the first: a constant learnt in one step is
+        # the smallest). A proof then takes the smallest constant that still proves it.
+        below = r == z3.sat and _is_negative(s.model(), _rank(c, x))
+        if below and ranges and creeping == c[1:]:
+            lifted = _lifted(c, ranges)
+            if lifted != c:
+                failing, c = c[0], lifted
+                bad, s, r, which = check(c)
+                below = False
+                if r == z3.unsat:
+                    c, bad = _lowered(check, c, failing, work)
+        creeping = c[1:] if below else None
         if r == z3.unsat:
             return _proved(inst, f, claim, c, support, bad, start)
         if r == z3.unknown:
@@ -392,7 +417,63 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float) -> Ra
 NO_FIT = "no linear function of the variables"
 
 
-def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float, first: Ranking) -> Ranking:
+def _feature_ranges(prover: horn.Prover, x: tuple) -> list[tuple[int, int]] | None:
+    """Each feature's (lowest, highest) value by its declared type (a Boolean, a seat or who
+    is out: 0..1); None where one is not known. A guide for the constant (`_lifted`): a
+    candidate is proved by Z3 over `support`, whatever it is."""
+    inst, f = prover.inst, prover.frame()[1]
+    known = {}
+    for v in inst.vars:
+        t = v.type
+        lo_hi = {"int": lambda: (t.low, t.high), "player": lambda: (-1 if t.optional else 0, inst.nplayers - 1),
+                 "team": lambda: (-1 if t.optional else 0, len(inst.teams) - 1),
+                 "enum": lambda: (0, len(t.members) - 1)}.get(t.kind)
+        for term in f.st.vals[v.name]:
+            if lo_hi and isinstance(term, z3.ArithRef):
+                known[term.get_id()] = lo_hi()
+    out = []
+    for t in x:
+        if z3.is_app_of(t, z3.Z3_OP_ITE) and z3.is_bool(t.arg(0)):
+            out.append((0, 1))  # (`_as_int` of a Boolean)
+        elif t.get_id() in known:
+            out.append(known[t.get_id()])
+        else:
+            return None
+    return out
+
+
+def _lifted(c: tuple[int, ...], ranges: list[tuple[int, int]]) -> tuple[int, ...]:
+    """`c` with its constant raised, if need be, so that r >= 0 wherever each feature is in
+    its range."""
+    lowest = sum(min(k * lo, k * hi) for k, (lo, hi) in zip(c[1:], ranges))
+    return (max(c[0], -lowest),) + tuple(c[1:])
+
+
+def _lowered(check, c: tuple[int, ...], failing: int, work: _Work) -> tuple:
+    """(c, its `bad`) with the smallest constant above `failing` that still proves the claim
+    (by halves: a larger constant only makes r >= 0 easier), the proved `c` where Z3 cannot
+    tell or the work is spent."""
+    bad = check(c)[0]
+    low, high = failing, c[0]  # low fails, high proves
+    while high - low > 1 and work.left > 0:
+        mid = (low + high) // 2
+        b, _, r, _ = check((mid,) + c[1:])
+        if r == z3.unsat:
+            high, bad = mid, b
+        elif r == z3.sat:
+            low = mid
+        else:
+            break
+    return (high,) + c[1:], bad
+
+
+def _is_negative(m: z3.ModelRef, r) -> bool:
+    v = m.eval(r, model_completion=True)
+    return z3.is_int_value(v) and v.as_long() < 0
+
+
+def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float, first: Ranking,
+                   samples: list) -> Ranking:
     """A claim no linear function proves, proved in two parts (a lexicographic ranking): the
     slots that no step of the claim raises (or none lowers), over every frame `support`
     allows, can only change one way. Universal claims (no cycle of such steps makes progress):
@@ -400,15 +481,17 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
     a function need only rank the steps that keep them all. The existential one (an end can
     always be reached): a step that changes one moves them, bounded by their ranges, the one
     way they go, so it counts as a step towards the end as one that ends the game does. What a
-    replayed game needs: it sets life back up, but counts the games played, which never falls."""
+    replayed game needs: it sets life back up, but counts the games played, which never falls.
+    The first search's `samples` show steps that moved some slots already: those are not
+    asked about again."""
     u, f = prover.frame()
     inst = prover.inst
     x = features(inst, f.st, claim.seats)
     support = [_ranges(prover), *prover.reachable_facts]
     if claim.existential and support[0] is _terms.TRUE:
         return first  # (a slot that only falls bounds the steps that lower it only within its declared range)
-    never_rise = _never_moving(prover, claim, x, support, 1, work)
-    never_fall = _never_moving(prover, claim, x, support, -1, work)
+    never_rise = _never_moving(prover, claim, x, support, 1, work, _seen_moving(claim, samples, 1))
+    never_fall = _never_moving(prover, claim, x, support, -1, work, _seen_moving(claim, samples, -1))
     # (+1: never rises, -1: never falls; a slot that never moves either way is no help)
     kept = sorted([(i, 1) for i in never_rise - never_fall] + [(i, -1) for i in never_fall - never_rise])
     if not kept or work.left <= 0:
@@ -435,16 +518,30 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
     return second
 
 
-def _never_moving(prover: horn.Prover, claim: _Claim, x: tuple, support: list, sign: int, work: _Work) -> set[int]:
+def _seen_moving(claim: _Claim, samples: list, sign: int) -> set[int]:
+    """The features (indices) that a step of the claim raises (`sign` 1) or lowers (-1) in
+    one of the search's samples, to where the step counts (`_never_moving`'s `lands`)."""
+    seen = set()
+    for sm in samples:
+        for goes, target, post in sm.steps:
+            if goes and (target != claim.existential):
+                seen |= {i for i, (a, b) in enumerate(zip(sm.x, post)) if sign * b > sign * a}
+    return seen
+
+
+def _never_moving(prover: horn.Prover, claim: _Claim, x: tuple, support: list, sign: int, work: _Work,
+                  seen: set[int] = frozenset()) -> set[int]:
     """The features (indices into `x`) that no step of the claim raises (`sign` 1) or lowers
-    (-1) from a reachable frame of its region: all of them, less those a step Z3 finds moves,
-    asked again until none does (a handful of questions, not one per feature). A frame Spacer
-    shows no play reaches is ruled out instead (its facts join `support`, which grows); none
-    where Z3 cannot tell."""
+    (-1) from a reachable frame of its region: all of them, less those `seen` moving that way
+    (in the first search's samples) and those a step Z3 finds moves, asked again until none
+    does (a handful of questions, not one per feature). A frame Spacer shows no play reaches
+    is ruled out instead (its facts join `support`, which grows); none where Z3 cannot tell.
+    Leaving a feature out is safe, whatever the frame that showed it moving: the answer only
+    claims what Z3 then proves of every reachable frame, and a smaller set claims less."""
     def lands(s: _Step):  # where the step goes on to: the region (universal), or a frame where the game goes on
         return z3.Not(s.target) if claim.existential else s.target
 
-    left = set(range(len(x)))
+    left = set(range(len(x))) - seen
     while left and work.left > 0:
         moves = {i: [sign * s.post[i] > sign * x[i] for s in claim.steps] for i in left}
         q = _solver(work.take(MOVE_SLICE))
@@ -711,7 +808,9 @@ def _learn(claim: _Claim, x: tuple, bounds: list[int], samples: list[_Sample], s
     """Coefficients (c0, c1, ...) that meet the claim's conditions on every sample, the
     smallest (sum of |ci|, then |c0|); None if none within `bounds` does, "unknown" if Z3
     could not tell. Each ci is written pi - ni with both at least 0, so that the objective is
-    linear (an optimum has one of them 0): far faster than minimizing absolute values."""
+    linear (an optimum has one of them 0): far faster than minimizing absolute values. Where
+    the optimum is not found in time, any coefficients that fit do (a guide: a candidate is
+    proved by Z3 over `support`; samples with totals in the thousands made the optimum hard)."""
     o = z3.Optimize()
     horn.limit(o, seconds)
     pos = [z3.Int(f"ranking!p{i}") for i in range(len(x) + 1)]
@@ -728,14 +827,23 @@ def _learn(claim: _Claim, x: tuple, bounds: list[int], samples: list[_Sample], s
             for (goes, target, post), s in zip(sm.steps, claim.steps):
                 if goes and target:
                     o.add(r >= 0, _rank(cs, post) <= r - s.strict)
+    fits = o.assertions()
     o.minimize(z3.Sum(pos[1:] + neg[1:]))
     o.minimize(pos[0] + neg[0])
     r = solve(o)
     if r == z3.unsat:
         return None
-    if r != z3.sat:
-        return "unknown"
-    m = o.model()
+    if r == z3.sat:
+        m = o.model()
+    else:
+        any_fit = _solver(seconds)
+        any_fit.add(fits)
+        r = solve(any_fit)
+        if r == z3.unsat:
+            return None
+        if r != z3.sat:
+            return "unknown"
+        m = any_fit.model()
     return tuple(m.eval(c, model_completion=True).as_long() for c in cs)
 
 
