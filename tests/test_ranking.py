@@ -341,3 +341,14 @@ def test_a_bound_is_kept_where_no_end_of_the_range_holds_of_every_frame(tmp_path
     monkeypatch.setattr(ranking, "_holds_always", lambda *a: checks.append(1) or holds_always(*a))
     other = z3.Or(between, z3.Not(life <= 5))
     assert ranking._widened(prover, support, other, work) is other and not checks
+
+
+def test_a_candidate_z3_cannot_check_within_the_work_is_said_so_in_words(tmp_path, monkeypatch):
+    first_sat = ranking._first_sat
+
+    def cut_short(s, tries):
+        s.set("rlimit", 1)  # (Z3's work limit, as a question whose work is spent meets it)
+        return first_sat(s, tries)
+    monkeypatch.setattr(ranking, "_first_sat", cut_short)
+    r = decided(shuffles(tmp_path, **BOUNDED), "livelock")[("livelock", "")]
+    assert (r.verdict, r.why) == ("unknown", "Z3 could not check a candidate within this question's work")

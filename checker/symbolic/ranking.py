@@ -402,7 +402,9 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         if r == z3.unsat:
             return _proved(inst, f, claim, c, support, bad, start)
         if r == z3.unknown:
-            return _unknown(f"Z3: {s.reason_unknown()}", start)
+            why = s.reason_unknown()  # (Z3's words for its work limit: horn._reason)
+            return _unknown("Z3 could not check a candidate within this question's work"
+                            if why in ("canceled", "max. resource limit exceeded") else f"Z3: {why}", start)
         m = s.model()
         if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
             facts = _ruled_out(prover, support, m, work)
