@@ -368,7 +368,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
     plain = [z3.Not(b) for r in SymState.RESULTS for b in getattr(f.st, r)] + [z3.Not(f.conflict)]
     samples = [] if samples is None else samples
     ranges = _feature_ranges(prover, x)
-    creeping = None  # the other coefficients of the last candidate that broke only for r < 0
+    creeping: set = set()  # the other coefficients of the candidates that broke for r < 0
 
     def check(c):  # (bad, the solver, Z3's answer, which assumptions it is sat under)
         bad = _broken(claim, x, c)
@@ -385,20 +385,19 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
             return _unknown("Z3 could not find coefficients in time", start)
         bad, s, r, which = check(c)
         # The constant is there only for r >= 0. Learnt from the frames where r < 0 one at a
-        # time, it may creep up by one total at a time (life 4,110, then 4,111, ...): the
-        # second such frame in a row for the same other coefficients lifts it at once to where
-        # r >= 0 over the declared ranges (not the first: a constant learnt in one step is
-        # the smallest). A proof then takes the smallest constant that still proves it.
-        below = r == z3.sat and _is_negative(s.model(), _rank(c, x))
-        if below and ranges and creeping == c[1:]:
+        # time, it may creep up by one total at a time (life 4,110, then 4,111, ...; or by
+        # turns, for two candidates that weigh each team's life): the second such frame for
+        # the same other coefficients lifts it at once to where r >= 0 over the declared
+        # ranges (not the first: a constant learnt in one step is the smallest). A proof then
+        # takes the smallest constant that still proves it.
+        if r == z3.sat and ranges and _is_negative(s.model(), _rank(c, x)):
             lifted = _lifted(c, ranges)
-            if lifted != c:
+            if c[1:] in creeping and lifted != c:
                 failing, c = c[0], lifted
                 bad, s, r, which = check(c)
-                below = False
                 if r == z3.unsat:
                     c, bad = _lowered(check, c, failing, work)
-        creeping = c[1:] if below else None
+            creeping.add(c[1:])
         if r == z3.unsat:
             return _proved(inst, f, claim, c, support, bad, start)
         if r == z3.unknown:
