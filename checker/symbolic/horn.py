@@ -146,6 +146,7 @@ class Prover:
         # fact of every reachable frame holds whatever the question
         self.reachable_facts: list = []
         self.declared_ranges = None  # (ranking `_ranges`, checked once)
+        self.fact_shapes: dict = {}  # (ranking `_counts_down`: each fact's shape, by its id, worked out once)
 
     def system(self, generalized: bool):
         """(unrolled frames, Reach, its arguments in frame 0, in frame 1, setup, step)."""

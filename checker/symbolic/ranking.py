@@ -658,7 +658,13 @@ def _counts_down(prover: horn.Prover, fact, ranges: dict) -> bool:
     the order of its disjuncts or conjuncts): Spacer's facts count a total down, and moving
     their bounds pays; elsewhere it is not tried, and costs nothing."""
     mine = _shape(fact, ranges)
-    return mine is not None and any(_shape(g, ranges) == mine for g in prover.reachable_facts)
+    if mine is None:
+        return False
+    shapes = prover.fact_shapes  # (the facts stay on the prover: their ids are not reused)
+    for g in prover.reachable_facts:
+        if g.get_id() not in shapes:
+            shapes[g.get_id()] = _shape(g, ranges)
+    return any(shapes[g.get_id()] == mine for g in prover.reachable_facts)
 
 
 def _shape(fact, ranges: dict) -> str | None:
