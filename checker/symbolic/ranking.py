@@ -83,6 +83,7 @@ import z3
 from ..frontend.instances import Instance
 from . import horn
 from .bmc import for_some
+from .statements import value_range
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
 from .terms import SymSet, SymState, Unsupported, or_all, solve, to_term
 
@@ -391,12 +392,11 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         # ranges (not the first: a constant learnt in one step is the smallest). A proof then
         # takes the smallest constant that still proves it.
         if r == z3.sat and ranges and _is_negative(s.model(), _rank(c, x)):
-            lifted = _lifted(c, ranges)
-            if c[1:] in creeping and lifted != c:
-                failing, c = c[0], lifted
+            if c[1:] in creeping and _lifted(c, ranges) != c:
+                failing, c = c[0], _lifted(c, ranges)
                 bad, s, r, which = check(c)
                 if r == z3.unsat:
-                    c, bad = _lowered(check, c, failing, work)
+                    c, bad = _lowered(check, c, bad, failing, work)
             creeping.add(c[1:])
         if r == z3.unsat:
             return _proved(inst, f, claim, c, support, bad, start)
@@ -425,13 +425,10 @@ def _feature_ranges(prover: horn.Prover, x: tuple) -> list[tuple[int, int]] | No
     inst, f = prover.inst, prover.frame()[1]
     known = {}
     for v in inst.vars:
-        t = v.type
-        lo_hi = {"int": lambda: (t.low, t.high), "player": lambda: (-1 if t.optional else 0, inst.nplayers - 1),
-                 "team": lambda: (-1 if t.optional else 0, len(inst.teams) - 1),
-                 "enum": lambda: (0, len(t.members) - 1)}.get(t.kind)
+        span = value_range(v.type, inst.nplayers, inst.nteams)
         for term in f.st.vals[v.name]:
-            if lo_hi and isinstance(term, z3.ArithRef):
-                known[term.get_id()] = lo_hi()
+            if span is not None and isinstance(term, z3.ArithRef):
+                known[term.get_id()] = span
     out = []
     for t in x:
         if z3.is_app_of(t, z3.Z3_OP_ITE) and z3.is_bool(t.arg(0)):
@@ -450,11 +447,10 @@ def _lifted(c: tuple[int, ...], ranges: list[tuple[int, int]]) -> tuple[int, ...
     return (max(c[0], -lowest),) + tuple(c[1:])
 
 
-def _lowered(check, c: tuple[int, ...], failing: int, work: _Work) -> tuple:
+def _lowered(check, c: tuple[int, ...], bad, failing: int, work: _Work) -> tuple:
     """(c, its `bad`) with the smallest constant above `failing` that still proves the claim
-    (by halves: a larger constant only makes r >= 0 easier), the proved `c` where Z3 cannot
-    tell or the work is spent."""
-    bad = check(c)[0]
+    (by halves: a larger constant only makes r >= 0 easier), the proved `c` (whose `bad` is
+    given) where Z3 cannot tell or the work is spent."""
     low, high = failing, c[0]  # low fails, high proves
     while high - low > 1 and work.left > 0:
         mid = (low + high) // 2

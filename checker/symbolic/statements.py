@@ -13,6 +13,21 @@ from ..frontend.instances import Var
 from .terms import FACT, SymSet, SymState, and_, concrete, decided, is_false, merge, not_, or_, or_all, sym_if
 
 
+def value_range(t, nplayers: int, nteams: int) -> tuple[int, int] | None:
+    """(lowest, highest) of the integer that stands for a value of type `t` (a player or a
+    team by its index, -1 for none where optional; an enum's member by its index); None where
+    the type is no single integer (Booleans, sets)."""
+    if t.kind == "int":
+        return t.low, t.high
+    if t.kind == "player":
+        return -1 if t.optional else 0, nplayers - 1
+    if t.kind == "team":
+        return -1 if t.optional else 0, nteams - 1
+    if t.kind == "enum":
+        return 0, len(t.members) - 1
+    return None
+
+
 class Statements:
     """`stmts` and the statement kinds; reads the encoder's `expr`, `candidates`, `checked`, `lit` and
     `stmt_handler` (its dispatch table, checked complete at import)."""
@@ -122,15 +137,9 @@ class Statements:
 
     def in_type(self, var: Var, v):
         """The condition that `v` is a value of `var`'s type (sets: always)."""
-        t = var.type
-        if isinstance(v, SymSet):
+        span = None if isinstance(v, SymSet) else value_range(var.type, self.n, self.nt)
+        if span is None:
             return self.T
-        if t.kind == "int":
-            return and_(v >= t.low, v <= t.high)
-        if t.kind == "player":
-            return and_(v >= (-1 if t.optional else 0), v < self.n)
-        if t.kind == "team":
-            return and_(v >= (-1 if t.optional else 0), v < self.nt)
-        if t.kind == "enum":
-            return and_(v >= 0, v < len(t.members))
-        return self.T
+        # (an index is bounded by a strict `<`, as it always was: Z3's search, and so the
+        # invariants Spacer finds, follow the form of the terms it is given)
+        return and_(v >= span[0], v <= span[1] if var.type.kind == "int" else v < span[1] + 1)
