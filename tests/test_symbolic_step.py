@@ -12,7 +12,7 @@ from checker.engine import load_instances
 from checker.symbolic import bmc, outcomes
 from checker.symbolic.bmc import BMC
 from checker.symbolic.encode import Encoder
-from checker.symbolic.terms import and_, concrete, decided, int_val, not_, or2, or_, or_all
+from checker.symbolic.terms import Unsupported, and_, concrete, decided, int_val, not_, or2, or_, or_all
 
 # Two teams of three; a loss rule reads won(), so resolution goes in rounds, and a trigger on
 # every loss, so settling does too. Nothing a round after the first derives can change anything
@@ -95,3 +95,17 @@ def test_an_integer_literal_is_the_term_of_z3s_intval_a_new_object_each_time():
     assert concrete(a) == 7 and concrete(z3.IntVal(-3)) == -3 and concrete(z3.Int("x") + 0) is None
     assert decided(z3.simplify(z3.Or(z3.Bool("p"), z3.Not(z3.Bool("p"))))) is True
     assert decided(z3.BoolVal(False)) is False and decided(z3.Bool("p")) is None
+
+
+def test_an_arguments_quantifier_is_eliminated_or_said_unsupported():
+    x, y = z3.Ints("x y")
+    out = bmc.eliminated(z3.Exists([y], z3.And(y > x, y < 5)))
+    s = z3.Solver()
+    s.add(out != (x <= 3))
+    assert s.check() == z3.unsat  # "some y with x < y < 5" is "x <= 3"
+    try:
+        bmc.eliminated(z3.Exists([y], y * y == x))  # (not linear: the tactic leaves it)
+    except Unsupported as exc:
+        assert "could not eliminate" in str(exc)
+    else:
+        raise AssertionError("a quantifier left in place must be said unsupported")
