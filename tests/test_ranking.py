@@ -139,12 +139,13 @@ def test_what_the_first_search_saw_move_is_not_asked_about_again(tmp_path, monke
     never_moving, seeds = ranking._never_moving, []
     monkeypatch.setattr(ranking, "_never_moving",
                         lambda *a: seeds.append((a[4], set(a[6]))) or never_moving(*a))
+    # (P1's two questions come first: P2's are asked with P1's proof, which names its slots)
     seen = proved_absent(tmp_path, REPLAY, "starvation", "P1")
-    assert any(s for _, s in seeds)  # the hits lowered life in the first search's states
+    assert any(s for _, s in seeds[:2])  # the hits lowered life in the first search's states
     seeds.clear()
     monkeypatch.setattr(ranking, "_seen_moving", lambda *a: set())
     unseen = proved_absent(tmp_path, REPLAY, "starvation", "P1")
-    assert not any(s for _, s in seeds)
+    assert not any(s for _, s in seeds[:2])
     assert (seen.function, seen.detail) == (unseen.function, unseen.detail)
 
 def test_an_end_reached_after_one_replay_is_ranked_in_two_parts(tmp_path):
@@ -352,3 +353,45 @@ def test_a_candidate_z3_cannot_check_within_the_work_is_said_so_in_words(tmp_pat
     monkeypatch.setattr(ranking, "_first_sat", cut_short)
     r = decided(shuffles(tmp_path, **BOUNDED), "livelock")[("livelock", "")]
     assert (r.verdict, r.why) == ("unknown", "Z3 could not check a candidate within this question's work")
+
+
+def test_a_question_asked_with_its_work_spent_is_unknown_not_a_limit_of_the_run(tmp_path):
+    # A search whose work ran out just before it asked Spacer about a frame once got a
+    # wall-clock deadline of "now": the instance stopped as if the machine were loaded.
+    prover = horn.Prover(instance(shuffles(tmp_path, **BOUNDED)))
+    a = prover.ask_wider(lambda u, f: f.ended, 0.0)
+    assert a.verdict == horn.UNKNOWN
+    a = prover.ask(lambda u, f: f.ended, 0.0)
+    assert a.verdict == horn.UNKNOWN
+
+
+# Teammates wait at the same times: one player's ranking is the next one's. In the second game
+# a replay sets life back up, so the ranking has two parts (games never falls; then life).
+TEAM_TURNS = """teams A, B size 2
+var turn: team = A
+var life: 0..3 = 3
+var games: 0..1 = 0
+active p when team(p) == turn
+action hit progress when life > 0 do life := life - 1; end
+action replay progress when life == 0 and games == {replays} do games := 1; life := 3; end
+action end_turn progress do turn := if turn == A then B else A end; end
+"""
+
+
+@pytest.mark.parametrize("replays, parts", [("2", 1), ("0", 2)])
+def test_the_last_players_ranking_is_tried_first_for_the_next(tmp_path, monkeypatch, replays, parts):
+    path = tmp_path / "teams.rw"
+    path.write_text(TEAM_TURNS.format(replays=replays), encoding="utf-8")  # (games == 2: no replay)
+    learnt = []
+    learn = ranking._learn
+    monkeypatch.setattr(ranking, "_learn", lambda *a: learnt.append(1) or learn(*a))
+    with_hint = {}
+    for (_, who), r in decided(path, "starvation").items():
+        with_hint[who] = (r.verdict, r.function, r.detail, len(learnt))
+        learnt.clear()
+    assert [who for who, (_, _, _, n) in with_hint.items() if n] == ["A1"]  # the others: no search
+    assert {len(r.kept) + 1 for r in decided(path, "starvation").values()} == {parts}
+    prove = ranking._prove
+    monkeypatch.setattr(ranking, "_prove", lambda prover, claim, seconds, hint=None: prove(prover, claim, seconds))
+    alone = {who: (r.verdict, r.function, r.detail) for (_, who), r in decided(path, "starvation").items()}
+    assert alone == {who: v[:3] for who, v in with_hint.items()}  # the same proofs, found without a hint

@@ -191,7 +191,7 @@ class Prover:
         as that is a limit, not an answer."""
         work = Work(seconds)
         left = work.left
-        self._deadline = min(time.monotonic() + seconds * WALL_SAFETY, clock_deadline())
+        self._deadline = min(_wall_deadline(seconds), clock_deadline())
         last = Answer(UNKNOWN, why="no time to ask", setup=SETUP)
         if left() > seconds * (1 - WIDER_SHARE) and time.monotonic() < self._deadline:
             a = self._query(True, bad, left() - seconds * (1 - WIDER_SHARE))
@@ -223,7 +223,7 @@ class Prover:
         """Is a frame where `bad` holds reachable from some start in the declared ranges? One
         attempt: a proof holds for the setup too; `reachable` says nothing of the setup (a
         quick question, for a caller that has other candidates to ask about)."""
-        self._deadline = time.monotonic() + seconds * WALL_SAFETY
+        self._deadline = _wall_deadline(seconds)
         return self._query(True, bad, seconds)
 
     def at_setup(self, cond, seconds: float, candidates: bool = False) -> str:
@@ -482,6 +482,14 @@ def explorer_layout(inst: Instance, values) -> tuple:
     i += inst.nplayers
     teams = sum(1 << t for t in range(inst.nteams) if py[i + t])
     return tuple(out) + (players, teams)
+
+
+def _wall_deadline(seconds: float) -> float:
+    """The wall-clock moment (time.monotonic) a question of `seconds` of work must end by: as
+    `limit` bounds one call, never less than WALL_FLOOR from now. (A question asked with its
+    work all but spent once had its deadline now: its first call met it at once and stopped
+    the instance as if the machine were loaded, where the answer is "the work is spent".)"""
+    return time.monotonic() + max(WALL_FLOOR, seconds * WALL_SAFETY)
 
 
 def limit(solver, seconds: float, deadline: float = float("inf")) -> None:

@@ -29,7 +29,8 @@ would-be cycle lower. What each check needs of it, over every reachable frame:
   progress. The function follows the turn round the table, which no linear function of a
   turn's index does (seat order wraps): here r may also weigh whether each player-valued slot
   holds each player (`[turn == P3]`), a distance to p's seat. The players are asked in seat
-  order; the first one not proved leaves the check undecided.
+  order; the first one not proved leaves the check undecided. The last player's proof is
+  checked first (teammates wait at the same times: their functions are often one).
   A game without an `active` condition, where nobody waits, has nothing to check.
 The frames are the symbolic engine's (checker.symbolic.bmc: one step from frame 0, the same
 semantics as the explorer's states), so a proof holds for the explorer's graph, however big.
@@ -129,6 +130,11 @@ class Ranking:
     detail: str = ""
     why: str = ""
     seconds: float = 0.0
+    # how it was proved, for a like claim to try first (`_prove`'s `hint`): the coefficients
+    # (with the constant first), and for a ranking in two parts the slots kept first
+    # ((feature index, 1: never rises / -1: never falls))
+    coefficients: tuple = ()
+    kept: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -185,11 +191,13 @@ def cycle_checks(prover: horn.Prover, skip: set[str], seconds) -> list[tuple[str
         if model.active is None:
             out.append(("starvation", "", _vacuous("no `active` condition is declared: nobody is ever waiting")))
         else:
+            hint = None  # the last player's proof, tried first: teammates' proofs are often one
             for p, name in enumerate(prover.inst.players):
-                r = _prove(prover, lambda: _starvation(prover, p), seconds(STARVATION_SECONDS))
+                r = _prove(prover, lambda: _starvation(prover, p), seconds(STARVATION_SECONDS), hint)
                 out.append(("starvation", name, r))
                 if r.verdict != PROVED:
                     break  # one player undecided leaves the check undecided: the others' time is kept
+                hint = r if r.coefficients else hint
     return out
 
 
@@ -310,14 +318,22 @@ def _as_int(t):
 
 # ---------------------------------------------------------------- the search
 
-def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float) -> Ranking:
+def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float, hint: Ranking | None = None) -> Ranking:
     """The ranking of `claim()`; what the encoding cannot express is an answer too (unknown,
     saying so), never an error of the run. Where no function fits, the slots the claim's
-    steps never move one way are kept first (`_lexicographic`)."""
+    steps never move one way are kept first (`_lexicographic`). `hint`: a like claim's proof
+    over the same features (another player's), checked first as it is; where it fails, the
+    search goes on from what its checks learnt."""
     start = time.process_time()
     try:
         work, asked, samples = _Work(seconds), claim(), []
-        first = _search(prover, asked, work, start, samples)
+        if hint is not None and hint.kept:
+            again = _lexicographic(prover, asked, work, start,
+                                   _unknown("the last player's ranking in two parts does not fit", start), [], hint)
+            if again.verdict == PROVED or work.left <= 0:
+                return again
+        first = _search(prover, asked, work, start, samples,
+                        hint.coefficients if hint is not None and not hint.kept else None)
         if first.verdict == PROVED or not first.why.startswith(NO_FIT) or work.left <= 0:
             return first
         return _lexicographic(prover, asked, work, start, first, samples)
@@ -346,18 +362,19 @@ class _Work:
         self.work.start += units
 
 
-def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, samples: list | None = None) -> Ranking:
+def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, samples: list | None = None,
+            first: tuple | None = None) -> Ranking:
     """CEGIS (the module's docstring). `support`: what every reachable frame satisfies, as
     far as known: the declared ranges, then Spacer's invariants that showed a frame that
     broke a candidate to be one no play reaches (such a frame is dropped, not learnt from).
-    The frames learnt from are added to `samples`."""
+    The frames learnt from are added to `samples`. `first`: the candidate checked first."""
     u, f = prover.frame()
     inst = prover.inst
     if not claim.steps and not claim.existential:
         return Ranking(PROVED, "", claim.none)
     x = features(inst, f.st, claim.seats)
     bounds = _bounds(inst, f.st, claim.seats)
-    support = [_ranges(prover)]
+    support = [_ranges(prover), *prover.reachable_facts]
     # Which frame that breaks a candidate is learnt from matters: most frames in the declared
     # ranges are ones no play reaches (a player at 0 life still in the game), and each costs a
     # question to Spacer. So Z3 is asked first for a start in the declared ranges (the setup
@@ -378,7 +395,10 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         return (bad, s, *_first_sat(s, [[mark, *plain], plain, []]))
 
     while work.left > 0:
-        c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
+        if first is not None:
+            c, first = first, None
+        else:
+            c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
         if c is None:
             seats = f" (of a seat: -{max(BOUND, inst.nplayers)}..{max(BOUND, inst.nplayers)})" if claim.seats else ""
             return _unknown(f"{NO_FIT} with coefficients in -{BOUND}..{BOUND}{seats} fits the states tried", start)
@@ -470,7 +490,7 @@ def _is_negative(m: z3.ModelRef, r) -> bool:
 
 
 def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float, first: Ranking,
-                   samples: list) -> Ranking:
+                   samples: list, hint: Ranking | None = None) -> Ranking:
     """A claim no linear function proves, proved in two parts (a lexicographic ranking): the
     slots that no step of the claim raises (or none lowers), over every frame `support`
     allows, can only change one way. Universal claims (no cycle of such steps makes progress):
@@ -480,15 +500,22 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
     way they go, so it counts as a step towards the end as one that ends the game does. What a
     replayed game needs: it sets life back up, but counts the games played, which never falls.
     The first search's `samples` show steps that moved some slots already: those are not
-    asked about again."""
+    asked about again. With `hint` (a like claim's proof in two parts), only its kept slots
+    are asked about, and its second function is checked first."""
     u, f = prover.frame()
     inst = prover.inst
     x = features(inst, f.st, claim.seats)
     support = [_ranges(prover), *prover.reachable_facts]
     if claim.existential and support[0] is _terms.TRUE:
         return first  # (a slot that only falls bounds the steps that lower it only within its declared range)
-    never_rise = _never_moving(prover, claim, x, support, 1, work, _seen_moving(claim, samples, 1))
-    never_fall = _never_moving(prover, claim, x, support, -1, work, _seen_moving(claim, samples, -1))
+    if hint is None:
+        seen_rising, seen_falling = _seen_moving(claim, samples, 1), _seen_moving(claim, samples, -1)
+    else:  # (every slot but the hint's kept ones counts as seen moving: not asked about)
+        every = set(range(len(x)))
+        seen_rising = every - {i for i, sign in hint.kept if sign > 0}
+        seen_falling = every - {i for i, sign in hint.kept if sign < 0}
+    never_rise = _never_moving(prover, claim, x, support, 1, work, seen_rising)
+    never_fall = _never_moving(prover, claim, x, support, -1, work, seen_falling)
     # (+1: never rises, -1: never falls; a slot that never moves either way is no help)
     kept = sorted([(i, 1) for i in never_rise - never_fall] + [(i, -1) for i in never_fall - never_rise])
     if not kept or work.left <= 0:
@@ -509,10 +536,10 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
                 f"keeps its value, and a step that changes one is on none; on the steps that keep them, " + claim.says)
         keeping = replace(claim, says=says, steps=tuple(
             replace(s, goes=z3.And(s.goes, *[s.post[i] == x[i] for i, _ in kept])) for s in claim.steps))
-    second = _search(prover, keeping, work, start)
+    second = _search(prover, keeping, work, start, None, hint.coefficients if hint is not None else None)
     if second.verdict != PROVED:
         return _unknown(f"{first.why}; nor one of the steps that keep {', '.join(names)}: {second.why}", start)
-    return second
+    return replace(second, kept=tuple(kept))
 
 
 def _seen_moving(claim: _Claim, samples: list, sign: int) -> set[int]:
@@ -878,7 +905,7 @@ def _proved(inst: Instance, f, claim: _Claim, c: tuple[int, ...], support: list,
                    f"reachable state hold: {_conjuncts(inst, f, needed)}")
     elif support[0] is not _terms.TRUE:
         detail += "; checked on every state in the declared ranges"
-    return Ranking(PROVED, text, detail, seconds=time.process_time() - start)
+    return Ranking(PROVED, text, detail, seconds=time.process_time() - start, coefficients=tuple(c))
 
 
 def _needed(support: list, bad) -> list:
