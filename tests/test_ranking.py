@@ -215,6 +215,10 @@ def test_a_frame_spacer_ruled_out_for_one_check_is_not_asked_again_for_the_next(
     # proofs stay the same. (With its declared ranges this game needs no such frame ruled out:
     # the test takes them away, as where a step relation is too large to show they hold.)
     monkeypatch.setattr(ranking, "_ranges", lambda prover: ranking._terms.TRUE)
+    # (each player searched afresh: the last player's proof, tried first, would hide what the
+    # facts save)
+    prove = ranking._prove
+    monkeypatch.setattr(ranking, "_prove", lambda prover, claim, seconds, hint=None: prove(prover, claim, seconds))
     path = ffa_spec(4, 10, tmp_path)
     asked = []
     ask_wider = horn.Prover.ask_wider
@@ -395,3 +399,15 @@ def test_the_last_players_ranking_is_tried_first_for_the_next(tmp_path, monkeypa
     monkeypatch.setattr(ranking, "_prove", lambda prover, claim, seconds, hint=None: prove(prover, claim, seconds))
     alone = {who: (r.verdict, r.function, r.detail) for (_, who), r in decided(path, "starvation").items()}
     assert alone == {who: v[:3] for who, v in with_hint.items()}  # the same proofs, found without a hint
+
+
+def test_what_spacer_proved_for_a_safety_question_serves_the_ranking_searches(tmp_path):
+    # its invariant holds of every frame a play reaches, whatever the question was
+    from checker.analyses.decision import Questions
+    from checker.limits import Budget, Limits
+    prover = horn.Prover(instance(shuffles(tmp_path, **BOUNDED)))
+    q = Questions(prover, Budget(Limits(max_seconds=60)))
+    a = q.ask(lambda u, f: f.st.vals["shuffles"][0] > 3)
+    assert a.verdict == horn.PROVED
+    assert prover.reachable_facts == [a.formula]
+    assert q.ask(lambda u, f: f.ended).verdict != horn.PROVED and len(prover.reachable_facts) == 1

@@ -79,6 +79,11 @@ class Questions:
             a = self.prover.ask(bad, seconds)
         except Unsupported as exc:
             return horn.Answer(horn.UNKNOWN, why=f"not encoded for the symbolic engine: {exc}")
+        if a.verdict == horn.PROVED and a.formula is not None:
+            # Spacer's invariant holds of every frame a play reaches, whatever was asked: the
+            # ranking searches draw on it (checker.symbolic.ranking `reachable_facts`) before
+            # asking Spacer again about a frame it already rules out
+            self.prover.reachable_facts.append(a.formula)
         return self._played(bad, a) if a.verdict == horn.UNKNOWN or a.verdict == horn.REACHABLE and not a.path else a
 
     def _played(self, bad, a: horn.Answer) -> horn.Answer:

@@ -374,7 +374,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         return Ranking(PROVED, "", claim.none)
     x = features(inst, f.st, claim.seats)
     bounds = _bounds(inst, f.st, claim.seats)
-    support = [_ranges(prover), *prover.reachable_facts]
+    support = [_ranges(prover)]
     # Which frame that breaks a candidate is learnt from matters: most frames in the declared
     # ranges are ones no play reaches (a player at 0 life still in the game), and each costs a
     # question to Spacer. So Z3 is asked first for a start in the declared ranges (the setup
