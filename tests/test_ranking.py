@@ -10,7 +10,8 @@ import z3
 
 from checker import engine
 from checker.analyses import unbounded
-from checker.limits import Limits
+from checker.analyses.decision import Questions
+from checker.limits import Budget, Limits
 from checker.symbolic import horn, ranking, terms
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -385,7 +386,7 @@ action end_turn progress do turn := if turn == A then B else A end; end
 @pytest.mark.parametrize("replays, parts", [("2", 1), ("0", 2)])
 def test_the_last_players_ranking_is_tried_first_for_the_next(tmp_path, monkeypatch, replays, parts):
     path = tmp_path / "teams.rw"
-    path.write_text(TEAM_TURNS.format(replays=replays), encoding="utf-8")  # (games == 2: no replay)
+    path.write_text(TEAM_TURNS.format(replays=replays), encoding="utf-8")  # (games == 2: never, no replay)
     learnt = []
     learn = ranking._learn
     monkeypatch.setattr(ranking, "_learn", lambda *a: learnt.append(1) or learn(*a))
@@ -403,8 +404,6 @@ def test_the_last_players_ranking_is_tried_first_for_the_next(tmp_path, monkeypa
 
 def test_what_spacer_proved_for_a_safety_question_serves_the_ranking_searches(tmp_path):
     # its invariant holds of every frame a play reaches, whatever the question was
-    from checker.analyses.decision import Questions
-    from checker.limits import Budget, Limits
     prover = horn.Prover(instance(shuffles(tmp_path, **BOUNDED)))
     q = Questions(prover, Budget(Limits(max_seconds=60)))
     a = q.ask(lambda u, f: f.st.vals["shuffles"][0] > 3)

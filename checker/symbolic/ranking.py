@@ -322,8 +322,9 @@ def _prove(prover: horn.Prover, claim: Callable[[], _Claim], seconds: float, hin
     """The ranking of `claim()`; what the encoding cannot express is an answer too (unknown,
     saying so), never an error of the run. Where no function fits, the slots the claim's
     steps never move one way are kept first (`_lexicographic`). `hint`: a like claim's proof
-    over the same features (another player's), checked first as it is; where it fails, the
-    search goes on from what its checks learnt."""
+    over the same features (another player's), checked first as it is; where a linear one
+    fails, the search goes on from the state that broke it; where one in two parts fails,
+    the search starts afresh with the work left."""
     start = time.process_time()
     try:
         work, asked, samples = _Work(seconds), claim(), []
