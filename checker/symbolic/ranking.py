@@ -569,7 +569,8 @@ def _never_moving(prover: horn.Prover, claim: _Claim, x: tuple, support: list, s
     left = set(range(len(x))) - seen
     # One solver for all the questions, each asked under its own literal: Z3 takes in the step
     # relation once. (A fresh solver per question spent about 5 units on that alone, sat or
-    # unsat alike: Hydra's game at 8,000, 17 units for one player's "never falls", now 3.)
+    # unsat alike: a team game at 8,000 life took 17 units for one player's "never falls",
+    # now 3; docs/speed.md.)
     q, told, asked = z3.Solver(), 0, 0
     q.add(claim.region)
     while left and work.left > 0:
