@@ -274,6 +274,10 @@ def all_rotations(g: ReducedGraph, mask: int) -> int:
 
 
 def player_orbits(g: ReducedGraph, players) -> set[int]:
-    """The players the group moves `players` to (with every rotation: all of them)."""
+    """The players the group moves `players` to (with every rotation: all of them), where the
+    reachable states are known closed under it; else `players` alone (a search stopped before
+    it showed the closure: P1's turns seen from a setup where P1 starts say nothing of P2's)."""
+    if not g.closed:
+        return set(players)
     n = g.rot.n
     return {(p + r) % n for p in players for r in g.rot.rs}

@@ -249,6 +249,10 @@ class ReducedGraph(Graph):
         self.volt = array("l")
         self.extra: list = []  # real states of de-canonicalized traces, ids EXTRA + i
         self.budget_check = _nothing
+        # whether the reachable states are known closed under the rotations (the initial states
+        # are, or the complete search showed it: `offsets_closed`): only then is what one
+        # player meets here met by every player it rotates to (`player_orbits`)
+        self.closed = False
         self.symmetry = (f"rotations of {rot.n} seats" if rot.step == 1 else
                          f"rotations of {rot.n} seats by multiples of {rot.step} (those that map the setup onto itself)")
 
@@ -295,7 +299,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
         g.seconds = time.perf_counter() - start
         return g
     init_keys = _add_initial_states(g, initial)
-    closed_init = all(len(offs) >= g.orbit[s] for s, offs in init_keys.items())
+    closed_init = g.closed = all(len(offs) >= g.orbit[s] for s, offs in init_keys.items())
     if not closed_init and (g.conflicts or g.setup_errors):
         return None  # what the setup reports of one state would not hold of its rotations
     machine.watch_trigger_order(True)
@@ -314,6 +318,7 @@ def explore_reduced(machine, rot: Rotation, limits: Limits = Limits(), budget: B
         return g
     if not closed_init and not offsets_closed(g, init_keys):
         return None
+    g.closed = True
     g.seconds = time.perf_counter() - start
     return g
 
