@@ -388,3 +388,39 @@ def test_a_finite_game_whose_complete_plays_are_searched_falls_back_to_the_full_
     red = symmetry.explore_reduced(m, symmetry.Rotation(m, 6))
     with pytest.raises(symmetry.Unreduced):
         run_checks(red)
+
+
+# P1 starts and the turn never passes: P2 is never active. The rules treat seats alike, so the
+# search is reduced, but its one initial state is no rotation of itself.
+ONE_STARTS = """players 2
+var life(p: player): 0..100 = 100
+var turn: player = P1
+action hit(q: players, n: 1..3) progress when q != turn and life[q] > 0 do
+  life[q] := if n >= life[q] then 0 else life[q] - n end;
+end
+action pass progress do
+  turn := turn;
+end
+outcome dead: lose player p when life[p] <= 0
+outcome last: win player p when forall q in players: q == p or lost(q)
+active p when p == turn
+"""
+
+
+def test_a_search_stopped_before_closure_under_rotation_says_nothing_of_the_players_it_rotates_to(tmp_path, monkeypatch):
+    # (seen with the symbolic engine taking over: P1 active on a cycle of the stopped reduced
+    # search counted as every player active, and never-active was called proved)
+    from checker import engine
+    path = tmp_path / "one.rw"
+    path.write_text(ONE_STARTS, encoding="utf-8")
+    m = CompiledMachine(load_instances(str(path))[0])
+    g = symmetry.explore_reduced(m, symmetry.Rotation(m, 2), Limits(max_states=20))
+    assert not g.complete and not g.closed
+    assert symmetry.player_orbits(g, {0}) == {0}
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "symbolic")
+    stopped = engine.check([str(path)], Limits(max_states=20))
+    assert not [d for d in stopped.instances[0].decisions if d.check == "never-active" and d.verdict == "proved"]
+    # the complete search shows the closure, or gives way to the full graph: P2 is never active
+    monkeypatch.setenv("RULEWRIGHT_ENGINE", "explicit")
+    full = engine.check([str(path)])
+    assert [f.message for f in full.findings if f.kind == "never-active"] == ["P2 is never active in any reachable state"]
