@@ -14,7 +14,7 @@ from ..frontend.instances import Instance
 from .encode import Encoder
 from .outcomes import CITED_KINDS, settle
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
-from .terms import SymState, Unsupported, equal, fresh_value, or2, or_all, solve, to_term
+from .terms import SymSet, SymState, Unsupported, equal, fresh_value, or2, or_all, solve, to_term
 
 
 class _Frame:
@@ -36,6 +36,17 @@ class _Frame:
         self.ended = z3.Bool(f"ended@{i}")
         self.gap = z3.Bool(f"gap@{i}")
         self.conflict = z3.Bool(f"conflict@{i}")
+
+    def symbols(self) -> list:
+        """Every symbol of the frame, in one order for all frames (`BMC.steps` renames them)."""
+        out = []
+        for terms in self.st.vals.values():
+            for t in terms:
+                out += t.elems if isinstance(t, SymSet) else [t]
+        out += self.st.out + self.st.tout
+        for r in SymState.RESULTS:
+            out += getattr(self.st, r)
+        return out + self.wp + self.wt + [self.draw, self.ended, self.gap, self.conflict]
 
     def equals(self, st: SymState, ended, gap):
         eqs = []
@@ -73,6 +84,13 @@ class Option(NamedTuple):
         quantifier elimination) so that it may be negated inside a Horn clause or a check;
         Unsupported where Z3 cannot eliminate them."""
         return for_some(self.args, cond)
+
+
+def _argument_at(name: str, i: int, j: int) -> str:
+    """The name `BMC._bindings` gives the symbol of a step's argument from frame j, from its
+    name from frame i ("{action}@{i}.{binder}")."""
+    action, rest = name.split(f"@{i}.", 1)
+    return f"{action}@{j}.{rest}"
 
 
 # An integer parameter whose declared range has more values than this is one symbol per step,
@@ -117,6 +135,7 @@ class BMC:
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
+        self._first_step: tuple | None = None  # `steps`: the first step encoded, (from, into, options, formulas)
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
@@ -210,12 +229,29 @@ class BMC:
             out.extend(Option(d, _terms.FALSE, bad, None, None, None, _terms.FALSE) for bad in failures)
         return out
 
+    def steps(self, f: _Frame, g: _Frame) -> list[tuple[T.Action, object]]:
+        """(action, the condition that the step from frame f into frame g takes it) for every
+        option from f with a state after it. Only the first step asked is encoded; every later
+        one is the same formulas with the frames' symbols, and the step's argument symbols,
+        put in by Z3's substitution. A step's encoding (bindings, body, triggers, outcome
+        rules) is a function of its frame's symbols alone, and it cost seconds per frame for a
+        team game with triggers; the substitution costs milliseconds."""
+        if self._first_step is None:
+            opts = [o for o in self._options(f) if o.post is not None]
+            self._first_step = (f, g, [o.action for o in opts],
+                                [z3.And(o.ok, g.equals(o.post, o.ended, o.gap)) for o in opts],
+                                sorted({a.get_id(): a for o in opts for a in o.args}.values(), key=str))
+            return list(zip(self._first_step[2], self._first_step[3]))
+        f0, g0, actions, formulas, args = self._first_step
+        pairs = list(zip(f0.symbols(), f.symbols())) + list(zip(g0.symbols(), g.symbols()))
+        pairs += [(a, z3.Int(_argument_at(str(a), f0.i, f.i))) for a in args]
+        return [(d, z3.substitute(x, *pairs)) for d, x in zip(actions, formulas)]
+
     def extend(self):
         """Add the next frame and the transition relation into it."""
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
-        steps = [z3.And(o.ok, g.equals(o.post, o.ended, o.gap)) for o in self._options(f) if o.post is not None]
-        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), or_all(steps))
+        self.solver.add(z3.Not(f.ended), z3.Not(f.gap), or_all([x for _, x in self.steps(f, g)]))
         self.frames.append(g)
 
     def stuck(self, f: _Frame):
