@@ -68,6 +68,44 @@ def test_a_steps_resolution_stops_at_the_round_that_can_derive_nothing(tmp_path,
     assert resolutions[0] == 2 * settlings[0]
 
 
+WIDE = TEAMS.replace("action hit(q: player)", "action hit(q: player, n: 1..500)").replace(
+    "life[team(q)] := life[team(q)] - 1;", "life[team(q)] := if n >= life[team(q)] then 0 else life[team(q)] - n end;"
+).replace("0..3 = 3", "0..500 = 500")
+
+
+@pytest.mark.parametrize("text", [TEAMS, WIDE], ids=["teams", "wide-argument"])
+def test_a_later_step_is_the_first_steps_formulas_over_its_own_frames_and_arguments(tmp_path, text):
+    # (BMC.steps renames the first step's formulas instead of encoding each step again)
+    inst = _instance(tmp_path, text)
+    u = BMC(inst)
+    u.extend()
+    u.extend()
+    u.frames.append(bmc._Frame(inst, 3))
+    f, g = u.frames[2], u.frames[3]
+    renamed = u.steps(f, g)
+    encoded = [(o.action, z3.And(o.ok, g.equals(o.post, o.ended, o.gap))) for o in u._options(f) if o.post is not None]
+    assert [a for a, _ in renamed] == [a for a, _ in encoded]
+    s = z3.Solver()
+    for (_, x), (_, y) in zip(renamed, encoded):
+        assert s.check(x != y) == z3.unsat
+    # nothing of the first frames is left in them: each reads frames 2 and 3 and its own arguments
+    names = {str(t) for _, x in renamed for t in _symbols(x)}
+    assert names and all(n.endswith(("@2", "@3")) or "@2." in n for n in names)
+
+
+def _symbols(x) -> set:
+    out, seen, todo = set(), set(), [x]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(t)
+        todo += t.children()
+    return out
+
+
 def test_never_is_said_only_of_a_condition_no_value_satisfies(tmp_path):
     enc = Encoder(_instance(tmp_path, TEAMS))
     x = z3.Int("x")
