@@ -129,6 +129,52 @@ def test_a_loop_beyond_the_explorers_reach_is_reported_walked_and_replayed(tmp_p
     assert not res.is_incomplete and not res.disagreements
 
 
+# Both players are active from the start (the first is any), but turns pass only after two
+# ticks: the cycle of game moves is four steps deep behind 8,000 hits, beyond the explorer
+ROUNDS = """players 2
+var life(p: player): 0..8000 = 8000
+var turn: player = any
+var stage: 0..2 = 0
+{rounds}
+active p when p == turn
+action hit(q: players, n: 1..8000) progress when q != turn and life[q] > 0 do
+  life[q] := if n >= life[q] then 0 else life[q] - n end;
+end
+action tick progress when stage < 2 do
+  stage := stage + 1;
+end
+action pass progress when stage == 2{more} do
+  stage := 0;
+  turn := if turn == P1 then P2 else P1 end;{count}
+end
+outcome dead: lose player p when life[p] <= 0
+outcome last: win player p when forall q in players: q == p or lost(q)
+"""
+FOREVER = ROUNDS.format(rounds="", more="", count="")
+THRICE = ROUNDS.format(rounds="var passes: 0..3 = 0", more=" and passes < 3", count="\n  passes := passes + 1;")
+
+
+@pytest.mark.parametrize("text, verdict, engine_", [
+    (FOREVER, "proved", unbounded.LASSO_WALKED),
+    # three passes and no more: no play goes on forever, so whether a complete play skips a
+    # player is the explorer's question, on a graph it cannot finish
+    (THRICE, horn.UNKNOWN, unbounded.LASSO_WALKED)], ids=["forever", "three-passes"])
+def test_never_active_beyond_the_explorers_reach_asks_for_a_cycle_of_game_moves(tmp_path, text, verdict, engine_):
+    path = tmp_path / "rounds.rw"
+    path.write_text(text, encoding="utf-8")
+    res = engine.check([str(path)])  # (the explorer sees both players active in its first million steps)
+    (i,) = res.instances
+    assert not i.complete
+    (d,) = [d for d in i.decisions if d.check == "never-active"]
+    assert (d.verdict, d.engine) == (verdict, engine_)
+    if verdict == "proved":  # the lasso the explorer walked is a cycle of the full graph
+        assert "a lasso of the bounded model checker, walked by the explorer" in d.detail
+        assert not res.is_incomplete and not res.disagreements
+    else:
+        assert "no cycle of game moves is among them, and the bounded model checker showed none" in d.detail
+        assert any("never-active not decided" in line for line in res.incomplete)
+
+
 def test_a_lasso_whose_cycle_the_explorer_does_not_confirm_is_an_engine_disagreement(tmp_path, monkeypatch):
     real = witness.lasso
 

@@ -165,6 +165,7 @@ def _decide(inst: Instance, found: list[Finding], reached: dict, budget: Budget,
     decisions += part
     out += proofs
     decisions += _cycles(q, kinds, lambda cap=ranking.SECONDS: q.work(cap))
+    decisions += _a_cycle(q, reached, decisions)
     decisions += _nothing_to_check(inst)
     more, asked = unbounded_rules.decide(inst, q, reached)
     decisions += asked
@@ -241,26 +242,73 @@ def _every_player_active(inst: Instance, graphs: list, found: list[Finding], bud
     one too and the check of complete plays (for finite games only) does not apply. `graphs`:
     the explorer's partial graph and the lassos walked (each a part of the full graph). Else
     nothing: a player never seen active, or a game that may be finite, is left undecided."""
-    if inst.model.active is None or any(f.kind in ("never-active", "evaluation-error") for f in found):
+    if not _asks_never_active(inst, found):
         return []
+    seen, cycles = _active_and_cycles(inst, graphs, budget)
+    if not any(cycles) or seen != set(range(inst.nplayers)):
+        return []
+    if cycles[0]:
+        return [Decision("never-active", "", "proved", "explicit",
+                         "every player is active in an explored state, and the game moves among them make a cycle "
+                         "(so no complete play of a finite game is to be searched)")]
+    return [Decision("never-active", "", "proved", LASSO_WALKED,
+                     "every player is active in an explored state, and the game moves make a cycle: a lasso of "
+                     "the bounded model checker, walked by the explorer (so no complete play of a finite game "
+                     "is to be searched)")]
+
+
+def _asks_never_active(inst: Instance, found: list[Finding]) -> bool:
+    """Whether never-active is the symbolic engine's to decide: an `active` condition, and
+    the explorer found neither a player never active nor an evaluation error."""
+    return inst.model.active is not None and not any(f.kind in ("never-active", "evaluation-error") for f in found)
+
+
+def _active_and_cycles(inst: Instance, graphs: list, budget: Budget) -> tuple[set[int], list[bool]]:
+    """The players active in a running state of some graph, and per graph whether its game
+    moves make a cycle (a graph a limit stops reading counts neither)."""
     players = set(range(inst.nplayers))
     seen: set[int] = set()
-    cycle = False
+    cycles = []
     for graph in graphs:
         x = Explored(graph, budget)
         try:
-            cycle = cycle or x.has_cycle()
+            cycle = x.has_cycle()
             here = {p for p in players if any(x.is_active(i, p) for i in x.running)}
             if x.reduced:  # a player active somewhere: every rotation of them too
                 here = symmetry.player_orbits(graph, here)
-        except (EvalError, LimitHit):
-            continue  # (the explorer's checks say an evaluation error where they meet it)
+        except (EvalError, LimitHit):  # (the explorer's checks say an evaluation error where they meet it)
+            cycle, here = False, set()
+        cycles.append(cycle)
         seen |= here
-    if not cycle or seen != players:
+    return seen, cycles
+
+
+# the work of never-active's one lasso per instance: more than a cycle check's (witness.SECONDS),
+# as it is asked only where the explorer saw every player active, and a team game's turn round
+# is six steps, each over every option of four players
+CYCLE_SECONDS = 30.0
+
+
+def _a_cycle(q: Questions, reached: dict, decisions: list[Decision]) -> list[Decision]:
+    """Where never-active waits only for a cycle (every player was seen active, but no game
+    moves in the explorer's states come back to one: `reached["cycle wanted"]`), a lasso of
+    any game moves (witness.any_cycle), walked by the explorer; `beyond` reads its graph. A
+    lasso walked for another check is a cycle already. Returns never-active's decision where
+    none can be made (no lasso found, or one the explorer did not confirm), else none."""
+    if not reached.get("cycle wanted") or q.walk is None or any(
+            d.engine == LASSO_WALKED and d.verdict == "found" for d in decisions):
         return []
-    return [Decision("never-active", "", "proved", "explicit",
-                     "every player is active in an explored state, and the game moves among them make a cycle "
-                     "(so no complete play of a finite game is to be searched)")]
+    try:
+        shown = witness.lasso(q.unrolling(), witness.any_cycle(), q.work(CYCLE_SECONDS))
+    except Unsupported as exc:
+        shown = witness.Witness(witness.UNKNOWN, why=f"not encoded for bounded model checking: {exc}")
+    if shown.verdict != witness.FOUND:
+        return [Decision("never-active", "", horn.UNKNOWN, LASSO_WALKED,
+                         f"every player is active in an explored state, but no cycle of game moves is among them, "
+                         f"and the bounded model checker showed none: {shown.why}")]
+    walked = q.walk("never-active", "", horn.Answer(horn.REACHABLE, path=shown.path, setup=horn.SETUP,
+                                                    found_by=horn.BMC_FOUND), lassoed=True)
+    return [walked] if walked.verdict == horn.UNKNOWN else []
 
 
 def _proved(decisions: list[Decision], kind: str) -> bool:
@@ -502,6 +550,9 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     "phases": seen["phases"] | _phases_entered(g2, budget)}
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
+    if _asks_never_active(inst, found):  # never-active then waits for nothing but a cycle (`_a_cycle`)
+        active, cycles = _active_and_cycles(inst, [graph], budget)
+        seen["cycle wanted"] = active == set(range(inst.nplayers)) and not cycles[0]
 
     lassos = []  # the graphs of the lassos walked (never-active reads their cycles)
 
@@ -532,6 +583,8 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                 shown = shown or f.kind == kind
         if lassoed:
             lassos.append(g)
+            if kind == "never-active":  # the lasso of any game moves (`_a_cycle`): a cycle is all it shows
+                shown = Explored(g, budget).has_cycle()
             if not shown:
                 more.append((_disagreement(inst, kind, subject, a, fitted, "its cycle checks find no such cycle "
                                                                             "on the lasso it walked"), None))

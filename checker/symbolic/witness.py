@@ -16,7 +16,8 @@ recording which action it took, and Z3 is asked for the shortest play that shows
     a game action (not `leave`), one of them `progress`;
   - livelock: every frame running, every step a game action that is not `progress`;
   - starvation of player p: every frame running with p in the game and not active, every step
-    a game action, one of them `progress`.
+    a game action, one of them `progress`;
+  - any cycle (for never-active): every step a game action.
   (Forced loops are no lasso: "no play from here ends" is about every path, which one path
   cannot show.)
 
@@ -104,9 +105,16 @@ def starvation(inst: Instance, p: int) -> Loop:
     return Loop(waits, lambda a: not a.leave, lambda a: a.progress)
 
 
+def any_cycle() -> Loop:
+    """never-active's question: game moves (not `leave`) that come back to a state, what the
+    explorer's `Explored.has_cycle` reads on its graph (a game that can go on forever has no
+    complete play in which a player is skipped to the end)."""
+    return Loop(lambda u, f: _terms.TRUE, lambda a: not a.leave)
+
+
 class Unrolling(BMC):
     """BMC's frames for every question of one instance, each step saying which option it took
-    (`taken[i]`: (option, its selector) for the step from frame i), so that a loop's steps can
+    (`taken[i]`: (action, its selector) per option of the step from frame i), so that a loop's steps can
     be asked to be game actions, or `progress` ones; the step from frame i holds under
     `active[i]` (the module's docstring)."""
 
@@ -119,10 +127,10 @@ class Unrolling(BMC):
         f = self.frames[-1]
         g = _Frame(self.inst, len(self.frames))
         chosen = []
-        for k, o in enumerate(o for o in self._options(f) if o.post is not None):
+        for k, (action, step) in enumerate(self.steps(f, g)):
             b = z3.Bool(f"take_{k}@{f.i}")
-            self.solver.add(z3.Implies(b, z3.And(o.ok, g.equals(o.post, o.ended, o.gap))))
-            chosen.append((o, b))
+            self.solver.add(z3.Implies(b, step))
+            chosen.append((action, b))
         on = z3.Bool(f"step@{f.i}")
         self.solver.add(z3.Implies(on, z3.And(z3.Not(f.ended), z3.Not(f.gap), or_all([b for _, b in chosen]))))
         self.frames.append(g)
@@ -149,9 +157,9 @@ def lasso(u: Unrolling, loop: Loop, seconds: float = SECONDS, max_steps: int = M
 
     def at(k: int):
         f, chosen = u.frames[k - 1], u.taken[k - 1]
-        ok.append(z3.And(loop.region(u, f), or_all([b for o, b in chosen if loop.allowed(o.action)])))
+        ok.append(z3.And(loop.region(u, f), or_all([b for a, b in chosen if loop.allowed(a)])))
         need.append(_terms.TRUE if loop.required is None else
-                    or_all([b for o, b in chosen if loop.allowed(o.action) and loop.required(o.action)]))
+                    or_all([b for a, b in chosen if loop.allowed(a) and loop.required(a)]))
         return or_all([z3.And(_same(u.frames[j], u.frames[k]), *ok[j:k], or_all(need[j:k])) for j in range(k)])
 
     def start(k: int, path: tuple) -> int:
