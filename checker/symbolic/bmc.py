@@ -135,7 +135,7 @@ class BMC:
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
-        self._first_step: tuple | None = None  # `steps`: the first step encoded, (from, into, options, formulas)
+        self._first_step: tuple | None = None  # `steps`: the first step encoded (from, into, actions, formulas, arguments)
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
