@@ -10,7 +10,7 @@ import pytest
 import z3
 
 from checker.engine import load_instances
-from checker.symbolic import bmc, outcomes
+from checker.symbolic import bmc, horn, outcomes
 from checker.symbolic.bmc import BMC
 from checker.symbolic.encode import Encoder
 from checker.symbolic.terms import Unsupported, and_, concrete, decided, int_val, not_, or2, or_, or_all
@@ -89,21 +89,9 @@ def test_a_later_step_is_the_first_steps_formulas_over_its_own_frames_and_argume
     for (_, x), (_, y) in zip(renamed, encoded):
         assert s.check(x != y) == z3.unsat
     # nothing of the first frames is left in them: each reads frames 2 and 3 and its own arguments
-    names = {str(t) for _, x in renamed for t in _symbols(x)}
+    names = {str(t) for t in horn._constants(*[x for _, x in renamed])}
     assert names and all(n.endswith(("@2", "@3")) or "@2." in n for n in names)
 
-
-def _symbols(x) -> set:
-    out, seen, todo = set(), set(), [x]
-    while todo:
-        t = todo.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(t)
-        todo += t.children()
-    return out
 
 
 def test_never_is_said_only_of_a_condition_no_value_satisfies(tmp_path):
