@@ -135,8 +135,7 @@ class BMC:
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
-        self._first_step: tuple | None = None  # `steps`: the step renamed (from, into, actions, formulas, arguments)
-        self._encoded = 0  # the steps `steps` encoded
+        self._renamed: tuple | None = None  # `steps`: the step renamed (from, into, actions, formulas, arguments)
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
@@ -237,18 +236,17 @@ class BMC:
         symbols, put in by Z3's substitution. A step's encoding (bindings, body, triggers, outcome
         rules) is a function of its frame's symbols alone, and it cost seconds per frame for a
         team game with triggers; the substitution costs milliseconds."""
-        if self._first_step is None:
+        if self._renamed is None:
             opts = [o for o in self._options(f) if o.post is not None]
             formulas = [z3.And(o.ok, g.equals(o.post, o.ended, o.gap)) for o in opts]
-            # Kept from the second step encoded on: the horn Prover encodes one step only, and
+            # Kept from the second step on: the horn Prover encodes the first one only, and
             # keeping its terms alive would change the ids of every later term, and with them
             # Z3's choices (the proofs of an instance found so far would read otherwise)
-            self._encoded += 1
-            if self._encoded > 1:
-                self._first_step = (f, g, [o.action for o in opts], formulas,
+            if f.i > 0:
+                self._renamed = (f, g, [o.action for o in opts], formulas,
                                     sorted({a.get_id(): a for o in opts for a in o.args}.values(), key=str))
             return [(o.action, x) for o, x in zip(opts, formulas)]
-        f0, g0, actions, formulas, args = self._first_step
+        f0, g0, actions, formulas, args = self._renamed
         pairs = list(zip(f0.symbols(), f.symbols())) + list(zip(g0.symbols(), g.symbols()))
         pairs += [(a, z3.Int(_argument_at(str(a), f0.i, f.i))) for a in args]
         return [(d, z3.substitute(x, *pairs)) for d, x in zip(actions, formulas)]
