@@ -65,10 +65,28 @@ class Difference:
 
 # ---------------------------------------------------------------- two graphs of one instance
 
+class _Observations(dict):
+    """What states show, both versions' alike, interned: (name, value) pairs -> an id, and
+    `values[id]` back. Both ways are kept as they grow: the comparison reads an id's values at
+    every pair of state sets, and rebuilding the reverse map there was quadratic (two 29,260-state
+    graphs compared in 166 s instead of seconds)."""
+
+    def __init__(self):
+        super().__init__()
+        self.values: list[tuple] = []
+
+    def id_of(self, values: tuple) -> int:
+        o = self.get(values)
+        if o is None:
+            o = self[values] = len(self.values)
+            self.values.append(values)
+        return o
+
+
 class _View:
     """One version's graph as observable steps: (action text, observation id) -> targets."""
 
-    def __init__(self, g: Graph, observed: set[str], intern: dict, recode: Recoding | None = None):
+    def __init__(self, g: Graph, observed: set[str], intern: _Observations, recode: Recoding | None = None):
         self.g = g
         self.obs_names = observed
         self._intern = intern
@@ -88,7 +106,7 @@ class _View:
                 shown.setdefault(name, show({"#set": []}))
             # sorted by name: the order of declarations is not behaviour (a moved variable is the same state)
             values = tuple(sorted(shown.items()))
-            o = self._obs[sid] = self._intern.setdefault(values, len(self._intern))
+            o = self._obs[sid] = self._intern.id_of(values)
         return o
 
     def text(self, lid: int) -> str:
@@ -275,11 +293,11 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True, budg
     that differ, or that it does not allow the step), each with the shortest play to it, in the
     order the breadth-first search meets them; those past the cap are only counted."""
     budget = budget or Budget(limits)
-    intern: dict = {}
+    intern = _Observations()
     names = observed_names(a, b)
     va, vb = _View(a, names, intern, recoding(a, b)), _View(b, names, intern)
     views = {"old": va, "new": vb}
-    unobs = {v: k for k, v in intern.items()}  # filled lazily below
+    unobs = intern.values
     stopped = [which for which, g in (("OLD", a), ("NEW", b)) if not g.complete]  # (each check says why)
     incomplete = (f"{' and '.join(stopped)} stopped exploring at a limit: only the states explored to the end are "
                   "compared" if stopped else "")
@@ -319,7 +337,6 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True, budg
                 if not all(va.expanded(s) for s in node[0]) or not all(vb.expanded(s) for s in node[1]):
                     continue  # beyond what a stopped exploration saw: nothing is known there
                 sa, sb = va.steps(node[0]), vb.steps(node[1])
-                unobs.update({v: k for k, v in intern.items() if v not in unobs})
                 here: dict[tuple, tuple] = {}  # with `every`: (side, action) -> the key first met at this node
                 for key in sorted(set(sa) | set(sb), key=lambda k: (k[0], unobs[k[1]])):
                     if key in sa and key in sb:
@@ -362,7 +379,7 @@ def compare_graphs(a: Graph, b: Graph, limits: Limits, replay: bool = True, budg
     return out, incomplete, more
 
 
-def _what_differs(mine: tuple, action: str, other_steps: dict, unobs: dict) -> tuple | None:
+def _what_differs(mine: tuple, action: str, other_steps: dict, unobs: list) -> tuple | None:
     """What the other version does with a step one version takes: the names of the values that
     differ after it (from the closest of its own observations after that action), or None when
     it does not allow the action there."""
@@ -407,10 +424,10 @@ def model_of(g: Graph) -> str:
     return without_path(m.name, m.path)
 
 
-def _setup_difference(views, side: str, sid: int, init: dict, intern: dict) -> Difference:
+def _setup_difference(views, side: str, sid: int, init: dict, intern: _Observations) -> Difference:
     v = views[side]
     other = views["new" if side == "old" else "old"]
-    unobs = {i: k for k, i in intern.items()}
+    unobs = intern.values
     mine = unobs[v.obs(sid)]
     theirs = [o for o, sets in init.items() if sets[side == "old"]]  # what the other side starts with
     inst = v.g.machine.inst
@@ -436,7 +453,7 @@ def other_name(side: str) -> str:
 
 
 def _play_difference(views, side: str, node: tuple, key: tuple, edges: list, other_steps: dict, parent: dict,
-                     unobs: dict) -> Difference:
+                     unobs: list) -> Difference:
     v = views[side]
     _, lid, target = min(edges, key=lambda e: (e[2], e[1]))
     # walk back through the pairs of sets to a concrete path of this side's graph
