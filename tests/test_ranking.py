@@ -215,7 +215,7 @@ def test_a_frame_spacer_ruled_out_for_one_check_is_not_asked_again_for_the_next(
     # life); what Spacer proved of them for an earlier check serves the later ones, and the
     # proofs stay the same. (With its declared ranges this game needs no such frame ruled out:
     # the test takes them away, as where a step relation is too large to show they hold.)
-    monkeypatch.setattr(ranking, "_ranges", lambda prover: ranking._terms.TRUE)
+    monkeypatch.setattr(ranking, "_ranges", lambda prover, work=None: ranking._terms.TRUE)
     # (each player searched afresh: the last player's proof, tried first, would hide what the
     # facts save)
     prove = ranking._prove

@@ -375,7 +375,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         return Ranking(PROVED, "", claim.none)
     x = features(inst, f.st, claim.seats)
     bounds = _bounds(inst, f.st, claim.seats)
-    support = [_ranges(prover)]
+    support = [_ranges(prover, work)]
     # Which frame that breaks a candidate is learnt from matters: most frames in the declared
     # ranges are ones no play reaches (a player at 0 life still in the game), and each costs a
     # question to Spacer. So Z3 is asked first for a start in the declared ranges (the setup
@@ -506,7 +506,7 @@ def _lexicographic(prover: horn.Prover, claim: _Claim, work: _Work, start: float
     u, f = prover.frame()
     inst = prover.inst
     x = features(inst, f.st, claim.seats)
-    support = [_ranges(prover), *prover.reachable_facts]
+    support = [_ranges(prover, work), *prover.reachable_facts]
     if claim.existential and support[0] is _terms.TRUE:
         return first  # (a slot that only falls bounds the steps that lower it only within its declared range)
     if hint is None:
@@ -765,12 +765,17 @@ def _known_excluding(prover: horn.Prover, support: list, point, work: _Work) -> 
     return _core(support, point, known, max(0.1, work.take(CHECK_SLICE)), "known") or []
 
 
-def _ranges(prover: horn.Prover):
+def _ranges(prover: horn.Prover, work: _Work | None = None):
     """Every variable's slot in its declared range, over frame 0, if that holds on every
     reachable frame: the setup and each step keep it (checked; else _terms.TRUE, nothing
-    assumed). Checked once per prover."""
+    assumed). Checked once per prover, within RANGES_SLICE: a fact of the instance, not of the
+    question that happens to ask first, so its units are given back to that question's `work`
+    (they were 5 of a forced-loop check's 10 where livelock had nothing to rank)."""
     if prover.declared_ranges is None:
+        before = horn.units_now()
         prover.declared_ranges = _checked_ranges(prover)
+        if work is not None:
+            work.give_back(horn.units_now() - before)
     return prover.declared_ranges
 
 
