@@ -236,15 +236,18 @@ def _nothing_to_check(inst: Instance) -> list[Decision]:
     return out
 
 
-def _every_player_active(inst: Instance, graphs: list, found: list[Finding], budget: Budget) -> list[Decision]:
+def _every_player_active(inst: Instance, explored: tuple[set[int], list[bool]], lassos: list, found: list[Finding],
+                         budget: Budget) -> list[Decision]:
     """never-active, decided where the explored states show it cannot be: every player is
     active in one of them, and the game moves among them make a cycle, so the full graph has
-    one too and the check of complete plays (for finite games only) does not apply. `graphs`:
-    the explorer's partial graph and the lassos walked (each a part of the full graph). Else
-    nothing: a player never seen active, or a game that may be finite, is left undecided."""
+    one too and the check of complete plays (for finite games only) does not apply.
+    `explored`: `_active_and_cycles` of the explorer's partial graph (read once per instance);
+    `lassos`: the graphs of the lassos walked (each a part of the full graph). Else nothing: a
+    player never seen active, or a game that may be finite, is left undecided."""
     if not _asks_never_active(inst, found):
         return []
-    seen, cycles = _active_and_cycles(inst, graphs, budget)
+    more, cycles = _active_and_cycles(inst, lassos, budget)
+    seen, cycles = explored[0] | more, explored[1] + cycles
     if not any(cycles) or seen != set(range(inst.nplayers)):
         return []
     if cycles[0]:
@@ -550,9 +553,9 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     "phases": seen["phases"] | _phases_entered(g2, budget)}
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
-    if _asks_never_active(inst, found):  # never-active then waits for nothing but a cycle (`_a_cycle`)
-        active, cycles = _active_and_cycles(inst, [graph], budget)
-        seen["cycle wanted"] = active == set(range(inst.nplayers)) and not cycles[0]
+    explored = _active_and_cycles(inst, [graph], budget) if _asks_never_active(inst, found) else (set(), [False])
+    # never-active then waits for nothing but a cycle (`_a_cycle`)
+    seen["cycle wanted"] = explored[0] == set(range(inst.nplayers)) and not explored[1][0]
 
     lassos = []  # the graphs of the lassos walked (never-active reads their cycles)
 
@@ -594,7 +597,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
 
     # (a limit hit keeps the directed search's findings and what Spacer decided by then)
     proved, decisions = decide(inst, found + [f for f, _ in more], seen, budget, walk)
-    decisions += _every_player_active(inst, [graph] + lassos, found, budget)
+    decisions += _every_player_active(inst, explored, lassos, found, budget)
     more += [(f, None) for f in proved]
     consequences.mark_dead_win_rules(found + [f for f, _ in more])  # as the explorer's checks mark them
     # Spacer may decide what the search did not reach, but which engine shows it would then
