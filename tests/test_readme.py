@@ -21,7 +21,7 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 INSTALL_AND_CHECK = "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/rulewright check spec/"
 FAST_TIER = ".venv/bin/python -m pytest -q"
-EVERY_TIER = ".venv/bin/python -m pytest -q --all"
+EVERY_TIER = ".venv/bin/python -m pytest -q --all -n 2"
 
 # a path inside docs/, not part of a longer path or address, ending in a letter or digit (so the
 # full stop or comma after it is not part of it)
