@@ -60,7 +60,7 @@ class Questions:
         """The frames every bounded search of this instance extends (checker.symbolic.witness)."""
         if not self._unrolled:
             try:
-                self._unrolled.append(witness.Unrolling(self.prover.inst))
+                self._unrolled.append(witness.Unrolling(self.prover.inst, self.prover.first_step))
             except Unsupported as exc:
                 self._unrolled.append(exc)  # (said once per question, not encoded again)
         if isinstance(self._unrolled[0], Unsupported):

@@ -124,10 +124,23 @@ def eliminated(formula):
 _HAS_QUANTIFIERS = z3.Probe("has-quantifiers")
 
 
+class FirstStep:
+    """The step from frame 0, encoded once for every `BMC` of one instance that is handed it
+    (the horn Prover's two systems and the instance's `witness.Unrolling`): a frame's symbols
+    are named by its index alone, so frame 0 is the same terms in each, and so are its options
+    (`BMC._options`: bindings, body, triggers, outcome rules; a second of CPU per encoding for
+    a team game with amounts) and the step's formulas, which every later step renames
+    (`BMC.steps`). The setup is not shared: the generalized one differs."""
+
+    def __init__(self):
+        self.options: list | None = None  # frame 0's options
+        self.renamed: tuple | None = None  # the step from frame 0: (from, into, actions, formulas, arguments)
+
+
 class BMC:
     """The transition relation unrolled step by step, for bounded queries."""
 
-    def __init__(self, inst: Instance):
+    def __init__(self, inst: Instance, first: FirstStep | None = None):
         self.inst = inst
         self.enc = Encoder(inst)
         self.actions = list(inst.model.actions)
@@ -135,7 +148,7 @@ class BMC:
         self.frames = [_Frame(inst, 0)]
         self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
         self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
-        self._renamed: tuple | None = None  # `steps`: the step renamed (from, into, actions, formulas, arguments)
+        self.first = FirstStep() if first is None else first
         self._initial()
 
     generalized = False  # the integer variables start anywhere in their ranges (checker.symbolic.horn)
@@ -207,10 +220,12 @@ class BMC:
 
     def _options(self, f: _Frame) -> list[Option]:
         """An `Option` for every action and binding from frame f."""
+        if f.i == 0 and self.first.options is not None:
+            return self.first.options
         if id(f) in self._cache:
             return self._cache[id(f)]
         enc = self.enc
-        out = self._cache[id(f)] = []
+        out = []
         for d in self.actions:
             failures: list = []
             for env, conds, args in self._bindings(d.params, f.st, {}, [], failures, f"{d.name}@{f.i}"):
@@ -227,26 +242,29 @@ class BMC:
                 out.append(Option(d, z3.And(taken, z3.Not(body_fail), z3.Not(post.error)), fails, post, ended, gap, taken,
                                   body, args))
             out.extend(Option(d, _terms.FALSE, bad, None, None, None, _terms.FALSE) for bad in failures)
+        # kept only once whole: an encoding cut short (Unsupported, a limit) must not leave a
+        # frame with some of its options for the next question
+        self._cache[id(f)] = out
+        if f.i == 0:
+            self.first.options = out
         return out
 
     def steps(self, f: _Frame, g: _Frame) -> list[tuple[T.Action, object]]:
         """(action, the condition that the step from frame f into frame g takes it) for every
-        option from f with a state after it. Only the first two steps asked are encoded; every
-        later one is the second's formulas with the frames' symbols, and the step's argument
-        symbols, put in by Z3's substitution. A step's encoding (bindings, body, triggers, outcome
-        rules) is a function of its frame's symbols alone, and it cost seconds per frame for a
-        team game with triggers; the substitution costs milliseconds."""
-        if self._renamed is None:
-            opts = [o for o in self._options(f) if o.post is not None]
-            formulas = [z3.And(o.ok, g.equals(o.post, o.ended, o.gap)) for o in opts]
-            # Kept from the second step on: the horn Prover encodes the first one only, and
-            # keeping its terms alive would change the ids of every later term, and with them
-            # Z3's choices (the proofs of an instance found so far would read otherwise)
-            if f.i > 0:
-                self._renamed = (f, g, [o.action for o in opts], formulas,
-                                    sorted({a.get_id(): a for o in opts for a in o.args}.values(), key=str))
-            return [(o.action, x) for o, x in zip(opts, formulas)]
-        f0, g0, actions, formulas, args = self._renamed
+        option from f with a state after it. Only the step from frame 0 is encoded, once per
+        `FirstStep`; every later one is its formulas with the frames' symbols, and the step's
+        argument symbols, put in by Z3's substitution. A step's encoding (bindings, body,
+        triggers, outcome rules) is a function of its frame's symbols alone, and it cost seconds
+        per frame for a team game with triggers; the substitution costs milliseconds."""
+        if self.first.renamed is None:
+            f0, g0 = (f, g) if f.i == 0 else (_Frame(self.inst, 0), _Frame(self.inst, 1))
+            opts = [o for o in self._options(f0) if o.post is not None]
+            formulas = [z3.And(o.ok, g0.equals(o.post, o.ended, o.gap)) for o in opts]
+            self.first.renamed = (f0, g0, [o.action for o in opts], formulas,
+                                  sorted({a.get_id(): a for o in opts for a in o.args}.values(), key=str))
+        f0, g0, actions, formulas, args = self.first.renamed
+        if f.i == 0:
+            return list(zip(actions, formulas))
         pairs = list(zip(f0.symbols(), f.symbols())) + list(zip(g0.symbols(), g.symbols()))
         pairs += [(a, z3.Int(_argument_at(str(a), f0.i, f.i))) for a in args]
         return [(d, z3.substitute(x, *pairs)) for d, x in zip(actions, formulas)]

@@ -28,7 +28,7 @@ import z3
 
 from ..frontend.instances import Instance
 from ..limits import LimitHit
-from .bmc import BMC, _Frame
+from .bmc import BMC, FirstStep, _Frame
 from .terms import (WALL_BOUND, WALL_STOP, SymSet, SymState, clock_check, clock_deadline, cut_short_check, or_all,
                     solve, to_term)
 
@@ -93,9 +93,9 @@ class _Clauses(list):
 class _Unrolled(BMC):
     """The bounded model checker's first two frames: its setup and one transition, recorded."""
 
-    def __init__(self, inst: Instance, generalized: bool):
+    def __init__(self, inst: Instance, generalized: bool, first: FirstStep):
         self.generalized = generalized
-        super().__init__(inst)
+        super().__init__(inst, first)
 
     def _fresh_solver(self):
         return _Clauses()
@@ -139,6 +139,7 @@ class Prover:
 
     def __init__(self, inst: Instance):
         self.inst = inst
+        self.first_step = FirstStep()  # shared by both systems and the instance's bounded searches
         self._systems: dict[bool, tuple] = {}
         self._step_vars: dict[bool, list] = {}  # generalized? -> its clauses' variables (_variables)
         # What Spacer proved of every frame 0 of system(False) a play reaches, for the ranking
@@ -151,7 +152,7 @@ class Prover:
     def system(self, generalized: bool):
         """(unrolled frames, Reach, its arguments in frame 0, in frame 1, setup, step)."""
         if generalized not in self._systems:
-            u = _Unrolled(self.inst, generalized)
+            u = _Unrolled(self.inst, generalized, self.first_step)
             init = list(u.solver)
             u.extend()
             step = list(u.solver)[len(init):]

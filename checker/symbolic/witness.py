@@ -44,7 +44,7 @@ from ..frontend import typed as T
 from ..frontend.instances import Instance
 from . import horn
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
-from .bmc import BMC, _Frame
+from .bmc import BMC, FirstStep, _Frame
 from .terms import SymState, Unsupported, equal, or_all, solve, to_term
 
 FOUND, NONE, UNKNOWN = "found", "none", "unknown"
@@ -118,10 +118,10 @@ class Unrolling(BMC):
     be asked to be game actions, or `progress` ones; the step from frame i holds under
     `active[i]` (the module's docstring)."""
 
-    def __init__(self, inst: Instance):
+    def __init__(self, inst: Instance, first: FirstStep | None = None):
         self.taken: list[list] = []
         self.active: list = []
-        super().__init__(inst)
+        super().__init__(inst, first)
 
     def extend(self):
         f = self.frames[-1]
