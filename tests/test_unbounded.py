@@ -362,6 +362,22 @@ def test_a_question_the_wall_clock_bound_stopped_is_a_limit_not_an_answer(tmp_pa
     assert a.verdict == horn.UNKNOWN and a.why == "Spacer: its share of work ran out"
 
 
+def test_the_wall_clock_bound_recorded_for_a_call_is_the_one_z3_was_given():
+    # Z3 takes whole milliseconds: a call given 1.9 ms stops after 1, and with 1.9 recorded its
+    # "canceled" looked short of the bound, an answer of its work rather than the clock's
+    # (the test above failed now and then)
+    import time
+
+    import z3
+
+    from checker.symbolic.terms import WALL_BOUND
+    s = z3.Solver()
+    horn.limit(s, 20, time.monotonic() + 0.0019)
+    assert getattr(s, WALL_BOUND) == 0.001
+    horn.limit(s, 20, time.monotonic() - 5)  # a moment passed already: the least Z3 takes
+    assert getattr(s, WALL_BOUND) == 0.001
+
+
 def test_a_question_gets_the_same_work_whatever_time_the_instance_has_left(tmp_path):
     # an answer must be the one its work gives: with the work cut to the CPU time left, the
     # last questions of an instance near its share answered otherwise from run to run

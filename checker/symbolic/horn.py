@@ -499,8 +499,11 @@ def limit(solver, seconds: float, deadline: float = float("inf")) -> None:
     past `deadline` (time.monotonic()) nor the `terms.clock`'s moment."""
     solver.set("rlimit", max(1, int(seconds * WORK_PER_SECOND)))
     wall = min(max(WALL_FLOOR, seconds * WALL_SAFETY), min(deadline, clock_deadline()) - time.monotonic())
-    solver.set("timeout", max(1, int(wall * 1000)))
-    setattr(solver, WALL_BOUND, wall)
+    ms = max(1, int(wall * 1000))
+    solver.set("timeout", ms)
+    # the bound Z3 was given, whole milliseconds: with the wall's fraction recorded instead, a
+    # call stopped at 1 ms of a 1.9 ms wall looked short of it, and its unknown passed for the work's
+    setattr(solver, WALL_BOUND, ms / 1000)
 
 
 class Work:
