@@ -553,6 +553,7 @@ def beyond(inst: Instance, machine, graph, found: list[Finding], limits, budget:
                     "phases": seen["phases"] | _phases_entered(g2, budget)}
             unbounded_rules.credit(seen, [k for _, k in keyed], met[len(goals) - len(keyed):])
     known = {f.signature() for f in found + [f for f, _ in more]}
+    # (where never-active is not asked, the graph is not read: as one that shows nobody active and no cycle)
     explored = _active_and_cycles(inst, [graph], budget) if _asks_never_active(inst, found) else (set(), [False])
     # never-active then waits for nothing but a cycle (`_a_cycle`)
     seen["cycle wanted"] = explored[0] == set(range(inst.nplayers)) and not explored[1][0]

@@ -359,7 +359,8 @@ class _Work:
         return max(0.0, min(share, self.left))
 
     def give_back(self, units: int) -> None:
-        """Z3's units spent since on work that another budget counts (`_widened`)."""
+        """Z3's units spent since on work that another budget counts: the instance's
+        allowance for moving bounds (`_widened`), its range check (`_ranges`)."""
         self.work.start += units
 
 
@@ -413,8 +414,9 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
         # ranges (not the first: a constant learnt in one step is the smallest). A proof then
         # takes the smallest constant that still proves it.
         if r == z3.sat and ranges and _is_negative(s.model(), _rank(c, x)):
-            if c[1:] in creeping and _lifted(c, ranges) != c:
-                failing, c = c[0], _lifted(c, ranges)
+            lifted = _lifted(c, ranges)
+            if c[1:] in creeping and lifted != c:
+                failing, c = c[0], lifted
                 bad, s, r, which = check(c)
                 if r == z3.unsat:
                     c, bad = _lowered(check, c, bad, failing, work)
