@@ -143,6 +143,7 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
     budget = Budget(limits, seconds=max(deadline - cpu_seconds(), 0.001), why=f"the diff's time limit of {total:g}s reached",
                     wall=max(wall_deadline - time.perf_counter(), 0.001))
     raw: list[Difference] = []
+    work = [_comparison_work(g_old.get(label), g_new.get(label)) for label in labels]
     for k, label in enumerate(labels):
         if label not in i_old or label not in i_new:
             raw.append(_instance_difference(label, i_old.get(label) or i_new[label], "new" if label not in i_old else "old"))
@@ -161,8 +162,7 @@ def diff(old: tuple[str, str, str], new: tuple[str, str, str], limits: Limits = 
             else:
                 raw.append(d)
             continue
-        left = len(labels) - k  # (at most: instances only one version has take no time)
-        seconds = budget.remaining() / left
+        seconds = _time_share(budget.remaining(), work, k)
         part = budget.part(seconds, f"its share ({seconds:.3g}s) of the diff's time limit of {total:g}s ran out")
         found, why, more = compare_graphs(a, b, limits, replay, part, every)
         res.compared += 1
@@ -225,6 +225,27 @@ def _not_comparable(a: Graph | None, b: Graph | None) -> str:
         if not g.init_ids and not g.complete:
             return f"{which} stopped before its initial states were known ({g.stop_reason})"
     return ""
+
+
+def _comparison_work(a: Graph | None, b: Graph | None) -> int:
+    """How much comparing an instance's two graphs costs, roughly: their states, where `compare`
+    compares them (0 where it does not)."""
+    if a is None or b is None or _not_comparable(a, b) or (_no_setup(a) and _no_setup(b)):
+        return 0
+    return max(1, len(a.states) + len(b.states))
+
+
+def _time_share(remaining: float, work: list[int], k: int) -> float:
+    """The CPU seconds instance k may spend comparing, of the `remaining` ones: its part of what
+    the instances from k on weigh (`work`, `_comparison_work`), and at least an equal part of
+    those that take time. With equal parts only, a 29,000-state instance followed by light ones
+    got no more than each of them and, on a loaded machine, ran out of it ("incomplete") while
+    they left theirs unused; the floor keeps a light one's fixed costs (a replay by Z3) paid.
+    A share bounds the instance and is not set aside: what it leaves goes to the next."""
+    weighing = [w for w in work[k:] if w]
+    if not work[k]:
+        return 0.0
+    return remaining * max(work[k] / sum(weighing), 1 / len(weighing))
 
 
 def _no_setup(g: Graph) -> bool:

@@ -856,3 +856,17 @@ def test_a_set_of_players_and_a_boolean_per_player_are_the_same_values(tmp_path)
     res = diff(side(as_set), side(edited))
     assert "after setup, mark(q=P2) leads to marked = {P1: false, P2: true, P3: false} in OLD but to " \
            "marked = {P1: true, P2: true, P3: false} in NEW" in [d.summary for d in res.undeclared]
+
+
+def test_each_instance_is_given_time_to_compare_in_proportion_to_its_states():
+    # with equal parts, a 29,000-state instance followed by light ones got no more than each of
+    # them, and on a loaded machine said "incomplete" while they left theirs unused
+    from checker.diff import _time_share
+    assert _time_share(100.0, [30_000, 40, 40], 0) > 99.0
+    # a light one keeps at least an equal part of what is left (its replay by Z3 costs the same)
+    assert _time_share(100.0, [40, 30_000, 40], 0) == pytest.approx(100.0 / 3)
+    assert _time_share(100.0, [40, 30_000, 40], 1) > 99.0
+    # an instance compared in neither version takes nothing, and counts in nobody's part
+    assert _time_share(100.0, [0, 40, 40], 0) == 0.0
+    assert _time_share(100.0, [40, 0, 40], 0) == pytest.approx(50.0)
+    assert _time_share(100.0, [40, 0, 40], 2) == pytest.approx(100.0)
