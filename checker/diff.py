@@ -35,7 +35,8 @@ difference is declared when a `changes [ids] "why"` note of the new version's mo
 of its rules, or when its fingerprint is in an accepted-differences file.
 
 `--max-seconds` is the whole diff's: each version's check gets SIDE_SHARE of it (what OLD
-leaves goes to NEW), the comparisons what is left, shared among the instances as they come.
+leaves goes to NEW), the comparisons what is left, shared among the instances as they come
+by their size (`_time_share`).
 An instance one version did not check, or whose initial states may be no setup's (Z3 could not
 tell whether the choices it decides fit), is not compared; one whose exploration or
 comparison stopped at a limit is incomplete: a difference found among the fully expanded
