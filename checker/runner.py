@@ -346,10 +346,17 @@ class _LocalPool:
         """Cancel what has not started and stop the workers now (an interrupt)."""
         self._abandoned = True
         processes = list((getattr(self._executor, "_processes", None) or {}).values())  # no public way before 3.14
+        manager = getattr(self._executor, "_executor_manager_thread", None)  # (shutdown forgets it)
         self._executor.shutdown(wait=False, cancel_futures=True)
         for p in processes:
             if p.is_alive():
                 p.terminate()
+        # The pool's thread sees its workers gone and closes its wake-up pipe; at exit, Python
+        # wakes that thread through the same pipe. Before 3.12.1 the two race: a pipe closed
+        # between the check and the write printed a traceback (OSError: Bad file descriptor)
+        # after the interrupted run's report. Waiting for the thread here ends the race.
+        if manager is not None and manager.is_alive():
+            manager.join(timeout=2.0)
 
     def __enter__(self):
         return self
