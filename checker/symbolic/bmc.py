@@ -146,7 +146,7 @@ class BMC:
         self.actions = list(inst.model.actions)
         self.solver = self._fresh_solver()
         self.frames = [_Frame(inst, 0)]
-        self._cache: dict[int, list] = {}  # frame id -> its options (the frames live as long as self)
+        self._cache: dict[int, list] = {}  # frame id -> its options, frame 0 aside (`first`); frames live as long as self
         self._notes: dict[tuple, object] = {}  # (frame id or None for the setup, key) -> `notes` (asked per attempt)
         self.first = FirstStep() if first is None else first
         self._initial()
@@ -244,9 +244,10 @@ class BMC:
             out.extend(Option(d, _terms.FALSE, bad, None, None, None, _terms.FALSE) for bad in failures)
         # kept only once whole: an encoding cut short (Unsupported, a limit) must not leave a
         # frame with some of its options for the next question
-        self._cache[id(f)] = out
         if f.i == 0:
             self.first.options = out
+        else:
+            self._cache[id(f)] = out
         return out
 
     def steps(self, f: _Frame, g: _Frame) -> list[tuple[T.Action, object]]:
