@@ -216,6 +216,9 @@ def test_a_frame_spacer_ruled_out_for_one_check_is_not_asked_again_for_the_next(
     # proofs stay the same. (With its declared ranges this game needs no such frame ruled out:
     # the test takes them away, as where a step relation is too large to show they hold.)
     monkeypatch.setattr(ranking, "_ranges", lambda prover, work=None: ranking._terms.TRUE)
+    # (Spacer asked about every such frame: the facts shown with plain queries would leave
+    # it few questions to share)
+    monkeypatch.setattr(ranking, "NO_WAY_IN", False)
     # (each player searched afresh: the last player's proof, tried first, would hide what the
     # facts save)
     prove = ranking._prove
@@ -314,6 +317,7 @@ def test_a_bound_spacer_proves_of_one_frame_is_moved_to_the_end_of_its_range(tmp
     path = tmp_path / "between.rw"
     path.write_text(BETWEEN_GAMES, encoding="utf-8")
     monkeypatch.setattr(ranking, "WIDENED_BOUNDS", 4)  # (the default; the test must not follow a change of it)
+    monkeypatch.setattr(ranking, "NO_WAY_IN", False)  # (Spacer asked about every frame: its facts are moved)
     facts, questions = _facts_and_questions(path, monkeypatch)
     life_bounds = {int(b) for f in facts for b in re.findall(r"life_0@0 <= (\d+)", f)}
     # between games, life is 2,000: once the facts count down, one more question, not one per total
@@ -349,6 +353,53 @@ def test_a_bound_is_kept_where_no_end_of_the_range_holds_of_every_frame(tmp_path
     monkeypatch.setattr(ranking, "_holds_always", lambda *a: checks.append(1) or holds_always(*a))
     other = z3.Or(between, z3.Not(life <= 5))
     assert ranking._widened(prover, support, other, work) is other and not checks
+
+
+def _frame(prover, **values):
+    """A model of frame 0 with the slots named (in the spec's words) set, the rest 0 / false."""
+    u, f = prover.frame()
+    names = dict(horn.slot_names(prover.inst, f))
+    s = z3.Solver()
+    s.add(*[names[n] == v for n, v in values.items()])
+    assert s.check() == z3.sat
+    return s.model(), names
+
+
+def test_a_frame_no_step_leads_into_is_ruled_out_without_spacer_for_all_its_totals(tmp_path, monkeypatch):
+    # between games, life is 2,000 (finish_game sets it, and nothing else is done between
+    # games): a frame between games at 7 life has no way in, and two plain queries say so for
+    # every total below 2,000 at once, where Spacer proved "life > 6" and little more
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    monkeypatch.setattr(horn.Prover, "ask_wider", lambda *a: pytest.fail("Spacer was asked"))
+    terms.fresh_context()
+    prover = horn.Prover(instance(path))
+    m, names = _frame(prover, between=True, life=7, turn=0)
+    support = [ranking._ranges(prover)]
+    (fact,) = ranking._ruled_out(prover, support, m, ranking._Work(10.0))
+    life, between = names["life"], names["between"]
+    assert z3.eq(z3.simplify(fact), z3.simplify(z3.Not(z3.And(between == True, life <= 1999)))), fact  # noqa: E712
+    assert prover.reachable_facts == [fact]
+
+
+def test_a_frame_a_step_leads_into_is_left_to_spacer(tmp_path):
+    # in a game at 7 life with P2 to play, hit leads in (from 8 life with P1 to play): only
+    # a question about every play can tell, which is Spacer's; nothing is learnt without it
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    terms.fresh_context()
+    prover = horn.Prover(instance(path))
+    m, _ = _frame(prover, between=False, life=7, turn=1)
+    assert ranking._no_way_in(prover, [ranking._ranges(prover)], m, ranking._Work(10.0)) is None
+
+
+def test_a_frame_a_setup_meets_has_a_way_in(tmp_path):
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    terms.fresh_context()
+    prover = horn.Prover(instance(path))
+    m, _ = _frame(prover, between=False, life=2000, turn=0)
+    assert ranking._no_way_in(prover, [ranking._ranges(prover)], m, ranking._Work(10.0)) is None
 
 
 def test_a_candidate_z3_cannot_check_within_the_work_is_said_so_in_words(tmp_path, monkeypatch):

@@ -52,8 +52,10 @@ Where the smallest candidate is not found in time, any that fits is tried.) Most
 the declared ranges are ones no play reaches (a player at 0 life still in the game), and learning from
 those can rule out the function that works; so Z3 is asked first for a start (the setup with
 its integers anywhere in their ranges, the outcome rules applied), and a frame that is no start
-is first put to Spacer (checker.symbolic.horn, from every start in the ranges): if it proves
-no play reaches it, its inductive invariant joins `support` instead. The prover keeps those
+is first ruled out where nothing leads into it (`_no_way_in`: two plain queries, IC3's
+relative induction over the facts known so far), else put to Spacer (checker.symbolic.horn,
+from every start in the ranges): if it proves no play reaches it, its inductive invariant
+joins `support` instead. The prover keeps those
 invariants for the instance's later claims (what every reachable frame satisfies holds
 whatever the claim): one that excludes such a frame joins a later claim's support without a
 question to Spacer. (Not all of them at once: a support larger than the claim needs made
@@ -114,6 +116,7 @@ WIDEN_SLICE = 30.0
 # once Spacer's facts count down (`_counts_down`), and the checks spend an allowance of the
 # instance's own (WIDEN_ALLOWANCE) that is given back to the question.
 WIDENED_BOUNDS = 4
+NO_WAY_IN = True  # a frame no step leads into is ruled out by plain queries before Spacer is asked (_no_way_in)
 WIDEN_ALLOWANCE = 60.0  # units per instance for moving bounds, apart from the questions' work
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
@@ -428,7 +431,7 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
             return _unknown("Z3 could not check a candidate within this question's work"
                             if why in ("canceled", "max. resource limit exceeded") else f"Z3: {why}", start)
         m = s.model()
-        if which > 0:  # no start breaks it: a frame no play may reach, which Spacer may rule out
+        if which > 0:  # no start breaks it: a frame no play may reach, which may be ruled out
             facts = _ruled_out(prover, support, m, work)
             if facts:
                 support += facts
@@ -634,6 +637,10 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) 
     known = _known_excluding(prover, support, point, work)
     if known:
         return known
+    fact = _no_way_in(prover, support, m, work) if NO_WAY_IN else None
+    if fact is not None:
+        prover.reachable_facts.append(fact)
+        return [fact]
     a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
     if a.verdict == horn.PROVED and a.formula is not None and \
             _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
@@ -641,6 +648,68 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) 
         prover.reachable_facts.append(fact)
         return [fact]
     return []
+
+
+def _no_way_in(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work):
+    """A fact of every reachable frame that excludes the frame of `m`, where nothing leads into
+    it: not(l1 and ... and lk), the li literals over the frame's slots that it meets, such that
+    no setup meets them all, and no step from a frame where `support` holds and some li fails
+    leads to a frame that meets them all (IC3's relative induction: so no play reaches one, as
+    the first step into one would start from a frame that breaks `support`, which no reachable
+    one does). None where the frame has a way in (or Z3 cannot tell): then it is Spacer's
+    question. Many frames that break a candidate are ones only the outcome rules keep out (a
+    team at 0 life still in the game), or a step's own effects (nothing leaves a player between
+    games below the starting life): two plain queries say so, where Spacer's question costs
+    five to fifty times as much and proves a fact that covers the frame and little more.
+
+    The li: the frame's values (`slot == value`) that Z3's minimized unsat cores of the two
+    queries need, then each integer slot's value widened to all but one end of its declared
+    range where that still holds (`life < 8000` between games, not `life == 4110`: a search
+    whose frames count a total down would otherwise ask once per value)."""
+    u, _, a0, a1, init, step = prover.system(False)
+    setup, stepped = z3.Solver(), z3.Solver()
+    setup.add(init)
+    stepped.add(*support, step)
+    for s in (setup, stepped):
+        s.set("core.minimize", True)
+    into = list(zip(a0, a1))
+    marks: dict[int, z3.BoolRef] = {}  # a literal's id -> its assumption in both solvers
+    cubes: list = []  # one assumption per cube asked about: "the step starts outside it"
+
+    def mark(lit):
+        if lit.get_id() not in marks:
+            k = marks[lit.get_id()] = z3.Bool(f"ranking!in{len(marks)}")
+            setup.add(z3.Implies(k, lit))
+            stepped.add(z3.Implies(k, z3.substitute(lit, *into)))
+        return marks[lit.get_id()]
+
+    def core(cube: list) -> list | None:  # the literals both queries need, None unless both unsat
+        # (a step from a frame in the cube may lead into it: that is no way in)
+        outside = z3.Bool(f"ranking!outside{len(cubes)}")
+        cubes.append(outside)
+        stepped.add(z3.Implies(outside, z3.Not(z3.And(cube))))
+        needed: set[int] = set()
+        for s, extra in ((setup, []), (stepped, [outside])):
+            horn.limit(s, work.take(CHECK_SLICE))
+            if work.left <= 0 or solve(s, *extra, *[mark(lit) for lit in cube]) != z3.unsat:
+                return None
+            needed |= {k.get_id() for k in s.unsat_core()}
+        return [lit for lit in cube if mark(lit).get_id() in needed]
+
+    cube = core([t == m.eval(t, model_completion=True) for t in a0])
+    if cube is None:
+        return None
+    ranges = _slot_ranges(prover)
+    for i, lit in enumerate(list(cube)):
+        t, v = (lit.arg(1), lit.arg(0)) if z3.is_int_value(lit.arg(0)) else (lit.arg(0), lit.arg(1))  # (Z3 orders =)
+        if t.get_id() not in ranges or not z3.is_int_value(v):
+            continue
+        lo, hi = ranges[t.get_id()]
+        for wider in ([t <= hi - 1] if v.as_long() < hi else []) + ([t >= lo + 1] if v.as_long() > lo else []):
+            if core(cube[:i] + [wider] + cube[i + 1:]) is not None:
+                cube[i] = wider
+                break
+    return z3.Not(z3.And(cube))
 
 
 def _widened(prover: horn.Prover, support: list, fact, work: _Work):
@@ -905,13 +974,17 @@ def _proved(inst: Instance, f, claim: _Claim, c: tuple[int, ...], support: list,
     text = show_rank(inst, c, f.st, claim.seats)
     r = _rank(c, x)
     if claim.existential:
-        names = []
-        for s in claim.steps:
+        # One solver, each step asked under its own literal: Z3 takes in the support once (a
+        # fresh solver per step cost a team game at 8,000 life 23 units for these names alone)
+        names, q = [], z3.Solver()
+        q.add(*support, claim.region)
+        for k, s in enumerate(claim.steps):
             if s.action in names:
                 continue
-            q = _solver(CHECK_SLICE)
-            q.add(*support, claim.region, s.goes, z3.Not(s.target), _rank(c, s.post) <= r - 1)
-            if solve(q) != z3.unsat:  # sat, or unknown: named rather than left out
+            lowers = z3.Bool(f"ranking!lowers{k}")
+            q.add(z3.Implies(lowers, z3.And(s.goes, z3.Not(s.target), _rank(c, s.post) <= r - 1)))
+            horn.limit(q, CHECK_SLICE)
+            if solve(q, lowers) != z3.unsat:  # sat, or unknown: named rather than left out
                 names.append(s.action)
     else:
         names = list(dict.fromkeys(s.action for s in claim.steps if s.strict))
