@@ -53,9 +53,10 @@ the declared ranges are ones no play reaches (a player at 0 life still in the ga
 those can rule out the function that works; so Z3 is asked first for a start (the setup with
 its integers anywhere in their ranges, the outcome rules applied), and a frame that is no start
 is first ruled out where nothing leads into it (`_no_way_in`: two plain queries, IC3's
-relative induction over the facts known so far), else put to Spacer (checker.symbolic.horn,
-from every start in the ranges): if it proves no play reaches it, its inductive invariant
-joins `support` instead. The prover keeps those
+relative induction over the facts known so far), else learnt from and put to Spacer
+(checker.symbolic.horn, from every start in the ranges) once no function fits the frames
+learnt from (DEFER_SPACER): if it proves no play reaches it, its inductive invariant joins
+`support` and the frame is no longer learnt from. The prover keeps those
 invariants for the instance's later claims (what every reachable frame satisfies holds
 whatever the claim): one that excludes such a frame joins a later claim's support without a
 question to Spacer. (Not all of them at once: a support larger than the claim needs made
@@ -117,6 +118,15 @@ WIDEN_SLICE = 30.0
 # instance's own (WIDEN_ALLOWANCE) that is given back to the question.
 WIDENED_BOUNDS = 4
 NO_WAY_IN = True  # a frame no step leads into is ruled out by plain queries before Spacer is asked (_no_way_in)
+# A frame that breaks a candidate, that no start breaks and that `_no_way_in` does not rule
+# out, is learnt from at once and put to Spacer only once no function fits the frames learnt
+# from, or once all but PENDING_SHARE of the search's work is spent (`_search`). Most such
+# frames are reachable, or beyond what Spacer decides in its slice: asking first spent 3 units
+# on each undecided one and about 0.5 on each reachable one, more than the search had for the
+# rest (Hydra's game at 8,000 with damage of any amount: forced-loop needed about 20 units with
+# questions first, 7 without; docs/speed.md). Off (False): asked when met.
+DEFER_SPACER = True
+PENDING_SHARE = 0.25
 WIDEN_ALLOWANCE = 60.0  # units per instance for moving bounds, apart from the questions' work
 KINDS = ("livelock", "forced-loop", "unbounded-procedure")  # what a ranking function can prove absent
 CHECKS = KINDS + ("starvation",)  # the cycle checks `cycle_checks` answers for (starvation only where vacuous)
@@ -372,7 +382,8 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
     """CEGIS (the module's docstring). `support`: what every reachable frame satisfies, as
     far as known: the declared ranges, then Spacer's invariants that showed a frame that
     broke a candidate to be one no play reaches (such a frame is dropped, not learnt from).
-    The frames learnt from are added to `samples`. `first`: the candidate checked first."""
+    The frames learnt from are added to `samples`. `first`: the candidate checked first. A
+    candidate checked again (a frame that broke it ruled out) reuses what `_broken` eliminated."""
     u, f = prover.frame()
     inst = prover.inst
     if not claim.steps and not claim.existential:
@@ -392,9 +403,12 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
     samples = [] if samples is None else samples
     ranges = _feature_ranges(prover, x)
     creeping: set = set()  # the other coefficients of the candidates that broke for r < 0
+    pending: list = []  # (sample, model) of the frames learnt from that Spacer was not asked about
+    late = work.left * PENDING_SHARE  # (work left below which they are asked about as they come)
+    lowering: dict = {}  # (_broken's, for the candidates of this search)
 
     def check(c):  # (bad, the solver, Z3's answer, which assumptions it is sat under)
-        bad = _broken(claim, x, c)
+        bad = _broken(claim, x, c, lowering)
         s = _solver(work.take(CHECK_SLICE))
         s.add(*support, bad, starts)
         return (bad, s, *_first_sat(s, [[mark, *plain], plain, []]))
@@ -404,6 +418,13 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
             c, first = first, None
         else:
             c = _learn(claim, x, bounds, samples, work.take(CHECK_SLICE))
+        if pending and (c is None or work.left < late):
+            # a frame no play reaches may be what rules out the function that works
+            dropped = _unreached(prover, support, pending, work)
+            pending = []
+            if dropped:
+                samples[:] = [sm for sm in samples if all(sm is not d for d in dropped)]
+                continue
         if c is None:
             seats = f" (of a seat: -{max(BOUND, inst.nplayers)}..{max(BOUND, inst.nplayers)})" if claim.seats else ""
             return _unknown(f"{NO_FIT} with coefficients in -{BOUND}..{BOUND}{seats} fits the states tried", start)
@@ -432,9 +453,14 @@ def _search(prover: horn.Prover, claim: _Claim, work: _Work, start: float, sampl
                             if why in ("canceled", "max. resource limit exceeded") else f"Z3: {why}", start)
         m = s.model()
         if which > 0:  # no start breaks it: a frame no play may reach, which may be ruled out
-            facts = _ruled_out(prover, support, m, work)
+            facts = _ruled_out(prover, support, m, work, spacer=not DEFER_SPACER)
             if facts:
                 support += facts
+                first = c  # (no frame learnt: the same candidate is checked again, with the facts)
+                continue
+            if DEFER_SPACER:  # (learnt from now, put to Spacer later: DEFER_SPACER)
+                pending.append((_sample(claim, x, m), m))
+                samples.append(pending[-1][0])
                 continue
         # a start, reachable from one, or not decided: a frame to learn from
         samples.append(_sample(claim, x, m))
@@ -627,11 +653,27 @@ def _solver(seconds: float) -> z3.Solver:
     return s
 
 
-def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) -> list:
+def _unreached(prover: horn.Prover, support: list, pending: list, work: _Work) -> list:
+    """The samples of `pending` ((sample, model of its frame) pairs, learnt from before Spacer
+    was asked) whose frames are now shown to be ones no play reaches; the facts that show it
+    join `support`."""
+    out = []
+    for sample, m in pending:
+        if work.left <= 0:
+            break
+        facts = _ruled_out(prover, support, m, work)
+        if facts:
+            support += facts
+            out.append(sample)
+    return out
+
+
+def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work, spacer: bool = True) -> list:
     """Facts of every reachable frame that, with `support`, exclude the frame of the model `m`
-    (frame 0's values in it): ones Spacer proved for earlier questions of the instance, else
-    the invariant Spacer proves now (kept for the later ones); [] where no play is shown not
-    to reach it."""
+    (frame 0's values in it): ones learnt for earlier questions of the instance, else one that
+    shows nothing leads into it (`_no_way_in`), else (with `spacer`) the invariant Spacer
+    proves now; each new one kept for the later questions. [] where no play is shown not to
+    reach it."""
     u, f = prover.frame()
     point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(prover.inst, f)])
     known = _known_excluding(prover, support, point, work)
@@ -641,6 +683,8 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work) 
     if fact is not None:
         prover.reachable_facts.append(fact)
         return [fact]
+    if not spacer:
+        return []
     a = prover.ask_wider(lambda _u, _f: z3.And(*support, point), work.take(SPACER_SLICE))
     if a.verdict == horn.PROVED and a.formula is not None and \
             _excludes(z3.And(*support, a.formula), point, work.take(CHECK_SLICE)):
@@ -672,16 +716,21 @@ def _no_way_in(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work):
     stepped.add(*support, step)
     for s in (setup, stepped):
         s.set("core.minimize", True)
-    into = list(zip(a0, a1))
     marks: dict[int, z3.BoolRef] = {}  # a literal's id -> its assumption in both solvers
+    after: dict[int, z3.BoolRef] = {}  # a literal's id -> the same over frame 1
     cubes: list = []  # one assumption per cube asked about: "the step starts outside it"
 
     def mark(lit):
         if lit.get_id() not in marks:
             k = marks[lit.get_id()] = z3.Bool(f"ranking!in{len(marks)}")
             setup.add(z3.Implies(k, lit))
-            stepped.add(z3.Implies(k, z3.substitute(lit, *into)))
+            stepped.add(z3.Implies(k, after[lit.get_id()]))
         return marks[lit.get_id()]
+
+    def literal(i: int, make):  # make(slot) over frame 0, and the same over frame 1 (no substitution)
+        lit = make(a0[i])
+        after[lit.get_id()] = make(a1[i])
+        return lit
 
     def core(cube: list) -> list | None:  # the literals both queries need, None unless both unsat
         # (a step from a frame in the cube may lead into it: that is no way in)
@@ -696,18 +745,24 @@ def _no_way_in(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work):
             needed |= {k.get_id() for k in s.unsat_core()}
         return [lit for lit in cube if mark(lit).get_id() in needed]
 
-    cube = core([t == m.eval(t, model_completion=True) for t in a0])
+    values = [m.eval(t, model_completion=True) for t in a0]
+    point = [literal(i, lambda t, v=v: t == v) for i, v in enumerate(values)]
+    slot = {lit.get_id(): i for i, lit in enumerate(point)}  # a literal's id -> its slot's index
+    cube = core(point)
     if cube is None:
         return None
     ranges = _slot_ranges(prover)
-    for i, lit in enumerate(list(cube)):
-        t, v = (lit.arg(1), lit.arg(0)) if z3.is_int_value(lit.arg(0)) else (lit.arg(0), lit.arg(1))  # (Z3 orders =)
-        if t.get_id() not in ranges or not z3.is_int_value(v):
+    for k, lit in enumerate(list(cube)):
+        i = slot[lit.get_id()]
+        v = values[i]
+        if a0[i].get_id() not in ranges or not z3.is_int_value(v):
             continue
-        lo, hi = ranges[t.get_id()]
-        for wider in ([t <= hi - 1] if v.as_long() < hi else []) + ([t >= lo + 1] if v.as_long() > lo else []):
-            if core(cube[:i] + [wider] + cube[i + 1:]) is not None:
-                cube[i] = wider
+        lo, hi = ranges[a0[i].get_id()]
+        tries = ([lambda t: t <= hi - 1] if v.as_long() < hi else []) + ([lambda t: t >= lo + 1] if v.as_long() > lo else [])
+        for make in tries:
+            wider = literal(i, make)
+            if core(cube[:k] + [wider] + cube[k + 1:]) is not None:
+                cube[k] = wider
                 break
     return z3.Not(z3.And(cube))
 
@@ -871,12 +926,21 @@ def _rank(c, terms) -> z3.ArithRef:
     return z3.Sum([to_term(c0)] + [k * t for k, t in zip(cs, terms) if not (isinstance(k, int) and k == 0)])
 
 
-def _broken(claim: _Claim, x: tuple, c: tuple[int, ...]) -> z3.BoolRef:
-    """The frames of the region where the candidate `c` breaks the claim's conditions."""
+def _broken(claim: _Claim, x: tuple, c: tuple[int, ...], lowering: dict | None = None) -> z3.BoolRef:
+    """The frames of the region where the candidate `c` breaks the claim's conditions.
+    `lowering`: for an existential claim, "some step ends the game or lowers r" by the
+    coefficients but the constant (which cancels out of "lowers"), kept for the next candidate
+    with the same ones: eliminating the steps' arguments from it cost three times the query
+    (0.2 units a candidate on a team game at 8,000 life, most of them rechecked as they were
+    after a frame that broke them was ruled out, or with another constant)."""
     r = _rank(c, x)
     if claim.existential:  # (some value of a step's symbolic arguments: quantified, then eliminated)
-        some = or_all([for_some(s.args, z3.And(s.goes, z3.Or(s.target, _rank(c, s.post) <= r - 1))) for s in claim.steps])
-        return z3.And(claim.region, z3.Or(r < 0, z3.Not(some)))
+        lowering = {} if lowering is None else lowering
+        if c[1:] not in lowering:
+            c_, r_ = (0, *c[1:]), _rank((0, *c[1:]), x)
+            lowering[c[1:]] = or_all([for_some(s.args, z3.And(s.goes, z3.Or(s.target, _rank(c_, s.post) <= r_ - 1)))
+                                      for s in claim.steps])
+        return z3.And(claim.region, z3.Or(r < 0, z3.Not(lowering[c[1:]])))
     fails = [z3.And(s.goes, s.target, z3.Or(r < 0, _rank(c, s.post) > r - s.strict)) for s in claim.steps]
     return z3.And(claim.region, or_all(fails))
 
