@@ -357,50 +357,41 @@ def test_a_bound_is_kept_where_no_end_of_the_range_holds_of_every_frame(tmp_path
     assert ranking._widened(prover, support, other, work) is other and not checks
 
 
-def _frame(prover, **values):
-    """A model of frame 0 with the slots named (in the spec's words) set, the rest 0 / false."""
-    u, f = prover.frame()
-    names = dict(horn.slot_names(prover.inst, f))
+def _between_games(tmp_path, **values):
+    """The prover of BETWEEN_GAMES, a model of its frame 0 with the slots named (in the spec's
+    words) set, and the slots by name."""
+    path = tmp_path / "between.rw"
+    path.write_text(BETWEEN_GAMES, encoding="utf-8")
+    terms.fresh_context()
+    prover = horn.Prover(instance(path))
+    names = dict(horn.slot_names(prover.inst, prover.frame()[1]))
     s = z3.Solver()
     s.add(*[names[n] == v for n, v in values.items()])
     assert s.check() == z3.sat
-    return s.model(), names
+    return prover, s.model(), names
 
 
 def test_a_frame_no_step_leads_into_is_ruled_out_without_spacer_for_all_its_totals(tmp_path, monkeypatch):
     # between games, life is 2,000 (finish_game sets it, and nothing else is done between
     # games): a frame between games at 7 life has no way in, and two plain queries say so for
     # every total below 2,000 at once, where Spacer proved "life > 6" and little more
-    path = tmp_path / "between.rw"
-    path.write_text(BETWEEN_GAMES, encoding="utf-8")
     monkeypatch.setattr(horn.Prover, "ask_wider", lambda *a: pytest.fail("Spacer was asked"))
-    terms.fresh_context()
-    prover = horn.Prover(instance(path))
-    m, names = _frame(prover, between=True, life=7, turn=0)
-    support = [ranking._ranges(prover)]
-    (fact,) = ranking._ruled_out(prover, support, m, ranking._Work(10.0))
+    prover, m, names = _between_games(tmp_path, between=True, life=7, turn=0)
+    (fact,) = ranking._ruled_out(prover, [ranking._ranges(prover)], m, ranking._Work(10.0))
     life, between = names["life"], names["between"]
     assert z3.eq(z3.simplify(fact), z3.simplify(z3.Not(z3.And(between == True, life <= 1999)))), fact  # noqa: E712
     assert prover.reachable_facts == [fact]
 
 
-def test_a_frame_a_step_leads_into_is_left_to_spacer(tmp_path):
-    # in a game at 7 life with P2 to play, hit leads in (from 8 life with P1 to play): only
-    # a question about every play can tell, which is Spacer's; nothing is learnt without it
-    path = tmp_path / "between.rw"
-    path.write_text(BETWEEN_GAMES, encoding="utf-8")
-    terms.fresh_context()
-    prover = horn.Prover(instance(path))
-    m, _ = _frame(prover, between=False, life=7, turn=1)
-    assert ranking._no_way_in(prover, [ranking._ranges(prover)], m, ranking._Work(10.0)) is None
-
-
-def test_a_frame_a_setup_meets_has_a_way_in(tmp_path):
-    path = tmp_path / "between.rw"
-    path.write_text(BETWEEN_GAMES, encoding="utf-8")
-    terms.fresh_context()
-    prover = horn.Prover(instance(path))
-    m, _ = _frame(prover, between=False, life=2000, turn=0)
+@pytest.mark.parametrize("values", [
+    # in a game at 7 life with P2 to play, hit leads in (from 8 life with P1 to play): only a
+    # question about every play can tell, which is Spacer's
+    {"between": False, "life": 7, "turn": 1},
+    # the setup
+    {"between": False, "life": 2000, "turn": 0},
+])
+def test_a_frame_with_a_way_in_is_left_to_spacer(tmp_path, values):
+    prover, m, _ = _between_games(tmp_path, **values)
     assert ranking._no_way_in(prover, [ranking._ranges(prover)], m, ranking._Work(10.0)) is None
 
 

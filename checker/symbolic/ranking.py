@@ -123,7 +123,7 @@ NO_WAY_IN = True  # a frame no step leads into is ruled out by plain queries bef
 # from, or once all but PENDING_SHARE of the search's work is spent (`_search`). Most such
 # frames are reachable, or beyond what Spacer decides in its slice: asking first spent 3 units
 # on each undecided one and about 0.5 on each reachable one, more than the search had for the
-# rest (Hydra's game at 8,000 with damage of any amount: forced-loop needed about 20 units with
+# rest (a team game at 8,000 with damage of any amount: forced-loop needed about 20 units with
 # questions first, 7 without; docs/speed.md). Off (False): asked when met.
 DEFER_SPACER = True
 PENDING_SHARE = 0.25
