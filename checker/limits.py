@@ -210,11 +210,13 @@ GENERATED = "<rulewright: compiled"  # how the compiled successors' code names i
 
 def _safe(frame) -> bool:
     """Whether LimitHit may be raised in `frame`: code of a _SAFE module (or generated), not a
-    finalizer, and not while any module is being imported, even one of ours: an import stopped
-    half way leaves its module, or the package that was importing it, broken for the rest of
-    the process."""
+    finalizer, not a constructor (a Z3 term subclass stopped before its base's __init__ had
+    set its context is collected by Z3's finalizer, which then fails: "Exception ignored in
+    AstRef.__del__", seen in the fuzz test), and not while any module is being imported, even
+    one of ours: an import stopped half way leaves its module, or the package that was
+    importing it, broken for the rest of the process."""
     code = frame.f_code
-    if code.co_name in ("__del__", "<module>") or not (
+    if code.co_name in ("__del__", "__init__", "<module>") or not (
             any(part in code.co_filename for part in _SAFE) or code.co_filename.startswith(GENERATED)):
         return False
     f = frame.f_back
