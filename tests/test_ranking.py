@@ -392,7 +392,8 @@ def test_a_frame_no_step_leads_into_is_ruled_out_without_spacer_for_all_its_tota
 ])
 def test_a_frame_with_a_way_in_is_left_to_spacer(tmp_path, values):
     prover, m, _ = _between_games(tmp_path, **values)
-    assert ranking._no_way_in(prover, [ranking._ranges(prover)], m, ranking._Work(10.0)) is None
+    frame = [m.eval(t, model_completion=True) for t in prover.system(False)[2]]
+    assert ranking._no_way_in(prover, [ranking._ranges(prover)], frame, ranking._Work(10.0)) is None
 
 
 def test_a_candidate_z3_cannot_check_within_the_work_is_said_so_in_words(tmp_path, monkeypatch):

@@ -674,12 +674,13 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work, 
     shows nothing leads into it (`_no_way_in`), else (with `spacer`) the invariant Spacer
     proves now; each new one kept for the later questions. [] where no play is shown not to
     reach it."""
-    u, f = prover.frame()
-    point = z3.And([t == m.eval(t, model_completion=True) for _, t in horn.slot_names(prover.inst, f)])
+    a0 = prover.system(False)[2]  # (frame 0's slots, as horn.slot_names lists them)
+    values = [m.eval(t, model_completion=True) for t in a0]
+    point = z3.And([t == v for t, v in zip(a0, values)])
     known = _known_excluding(prover, support, point, work)
     if known:
         return known
-    fact = _no_way_in(prover, support, m, work) if NO_WAY_IN else None
+    fact = _no_way_in(prover, support, values, work) if NO_WAY_IN else None
     if fact is not None:
         prover.reachable_facts.append(fact)
         return [fact]
@@ -694,9 +695,10 @@ def _ruled_out(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work, 
     return []
 
 
-def _no_way_in(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work):
-    """A fact of every reachable frame that excludes the frame of `m`, where nothing leads into
-    it: not(l1 and ... and lk), the li literals over the frame's slots that it meets, such that
+def _no_way_in(prover: horn.Prover, support: list, values: list, work: _Work):
+    """A fact of every reachable frame that excludes the frame whose slots hold `values` (in
+    horn.slot_names' order), where nothing leads into it: not(l1 and ... and lk), the li
+    literals over the frame's slots that it meets, such that
     no setup meets them all, and no step from a frame where `support` holds and some li fails
     leads to a frame that meets them all (IC3's relative induction: so no play reaches one, as
     the first step into one would start from a frame that breaks `support`, which no reachable
@@ -745,7 +747,6 @@ def _no_way_in(prover: horn.Prover, support: list, m: z3.ModelRef, work: _Work):
             needed |= {k.get_id() for k in s.unsat_core()}
         return [lit for lit in cube if mark(lit).get_id() in needed]
 
-    values = [m.eval(t, model_completion=True) for t in a0]
     point = [literal(i, lambda t, v=v: t == v) for i, v in enumerate(values)]
     slot = {lit.get_id(): i for i, lit in enumerate(point)}  # a literal's id -> its slot's index
     cube = core(point)
