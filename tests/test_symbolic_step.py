@@ -132,3 +132,39 @@ def test_an_arguments_quantifier_is_eliminated_or_said_unsupported():
     assert s.check() == z3.unsat  # "some y with x < y < 5" is "x <= 3"
     with pytest.raises(Unsupported, match="could not eliminate"):
         bmc.eliminated(z3.Exists([y], y * y == x))  # (not linear: the tactic leaves it)
+
+
+# A `let` of parameters (`HIT = 8000 / HITS`, the size of a hit where life is counted in steps)
+# is a number in each instance; times an action's amount it must stay a linear term.
+STEPS = """
+players 2
+param HITS in {8000}
+let HIT = 8000 / HITS
+var life: 0..8000 in steps of HIT = 8000
+action hit(n: 1..HITS) progress when life > 0 do
+  life := if n * HIT >= life then 0 else life - n * HIT end;
+end
+"""
+
+
+def _products(term) -> list:
+    """The products in `term` of two or more factors that are not numbers."""
+    out, todo, seen = [], [term], set()
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_mul(t) and sum(not z3.is_int_value(c) for c in t.children()) > 1:
+            out.append(t)
+        todo.extend(t.children())
+    return out
+
+
+def test_a_let_of_parameters_is_a_number_in_the_step_not_a_product_of_terms(tmp_path):
+    inst = _instance(tmp_path, STEPS)
+    u, f = horn.Prover(inst).frame()
+    (opt,) = [o for o in u._options(f) if o.post is not None]
+    (life,) = opt.post.vals["life"]
+    assert _products(life) == []
+    assert "8000/8000" not in str(life)

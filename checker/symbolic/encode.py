@@ -24,7 +24,7 @@ from .builtins import Builtins
 from .statements import Statements
 from . import terms as _terms  # (_terms.TRUE and FALSE are rebound per instance: fresh_context)
 from .terms import (SymSet, SymState, Unsupported, and_, concrete, decided, implies, is_false, is_true, ite,
-                    int_val, not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
+                    int_val, literal, not_, or_, or_all, simp, solve, sum_, sym_if, to_term)
 
 NEVER_RLIMIT = 2_000_000  # Z3's resource units for one `Encoder.never` (its questions take 100,000 at most in spec/)
 
@@ -212,6 +212,21 @@ class Encoder(Statements, Builtins):
     def z_Arith(self, e, st, env):
         a, b = self.expr(e.left, st, env), self.expr(e.right, st, env)
         op = e.op
+        x, y = literal(a), literal(b)
+        if x is not None and y is not None:
+            # Numbers only (a `let` of parameters: `8000 / HITS`): computed here, as the explorer
+            # does. Left to Z3, `n * (8000 / HITS)` is a product of two terms, which the ranking
+            # and Spacer questions then read as nonlinear and cannot decide.
+            if op in ("/", "%") and y == 0:
+                self.fail(self.T)
+                return self.num(0)
+            return self.num(_ARITH[op](x, y))
+        # `n * HIT` where the hit is 1 (life counted to the unit) is `n`, the term a spec
+        # written without steps has: the searches over it then ask Z3 the same questions
+        if op == "*" and (x == 1 or y == 1):
+            return b if x == 1 else a
+        if op in "+-" and y == 0:
+            return a
         if op == "+":
             return self.lit(a + b)
         if op == "-":
@@ -395,6 +410,9 @@ class Encoder(Statements, Builtins):
 
 _EXPR = dispatch.by_kind(Encoder, "z_", T.EXPR_KINDS)
 # a `let` statement binds a name for the statements after it, so the block walker (`stmts`) runs it
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod}
+
+
 _STMT = dispatch.by_kind(Encoder, "s_", [k for k in T.STMT_KINDS if k is not T.LetStmt])
 _BUILTIN = dispatch.by_builtin(Encoder, "b_", bi.BY_KEY)
 

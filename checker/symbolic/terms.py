@@ -127,6 +127,20 @@ class SymSet:
     values: list | None = None  # for int sets: the candidate values
 
 
+def literal(x) -> int | None:
+    """x's value when it is a number as it stands (a Python int, `int_val`'s term, a Z3 numeral);
+    None for any other term, and for a bool: unlike `concrete`, nothing is simplified."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, _Num):
+        return x.value
+    if isinstance(x, z3.IntNumRef):
+        return x.as_long()
+    return None
+
+
 def concrete(x):
     """The Python value of a term that simplifies to a literal, None for any other."""
     if isinstance(x, bool) or isinstance(x, int):
