@@ -407,6 +407,21 @@ def test_a_candidate_z3_cannot_check_within_the_work_is_said_so_in_words(tmp_pat
     assert (r.verdict, r.why) == ("unknown", "Z3 could not check a candidate within this question's work")
 
 
+def test_a_candidate_checked_with_the_last_of_the_work_says_the_work_was_spent(tmp_path, monkeypatch):
+    # the check that meets the end of the question's work had a sliver of it, not its slice:
+    # what ran out is the question's work, and the words say that, not that Z3 failed
+    first_sat, spent = ranking._first_sat, []
+
+    def last_check(s, tries):
+        s.set("rlimit", 1)
+        spent.append(1)
+        return first_sat(s, tries)
+    monkeypatch.setattr(ranking, "_first_sat", last_check)
+    monkeypatch.setattr(ranking._Work, "left", property(lambda self: 1.0 if not spent else 0.0))
+    r = decided(shuffles(tmp_path, **BOUNDED), "livelock")[("livelock", "")]
+    assert (r.verdict, r.why) == ("unknown", "the time for this question was spent")
+
+
 def test_a_question_asked_with_its_work_spent_is_unknown_not_a_limit_of_the_run(tmp_path):
     # A search whose work ran out just before it asked Spacer about a frame once got a
     # wall-clock deadline of "now": the instance stopped as if the machine were loaded.
@@ -460,13 +475,14 @@ def test_what_spacer_proved_for_a_safety_question_serves_the_ranking_searches(tm
 
 
 @pytest.mark.slow  # (one reading of Hydra's game at 8,000 to the unit: about 30 s)
-def test_hydras_game_with_damage_of_any_amount_has_every_check_decided_with_the_default_work(tmp_path):
-    # issue 22's game at the document's numbers (bench/amounts.py writes it): its forced-loop
-    # needed about 45 units where it has 10 while every frame that broke a candidate was put
-    # to Spacer first; now a frame nothing leads into is ruled out by plain queries, the others
-    # are learnt from before Spacer is asked, and a candidate checked again reuses its work
-    import amounts
-    res = engine.check([str(amounts.with_amounts(tmp_path))], select=engine.Selection(only=("hydra/as_written",)))
+def test_hydras_game_with_damage_of_any_amount_has_every_check_decided_with_the_default_work():
+    # issue 22's game at the document's numbers, as spec/ holds it (HITS = 8000): its
+    # forced-loop needed about 45 units where it had 10 while every frame that broke a
+    # candidate was put to Spacer first; now a frame nothing leads into is ruled out by plain
+    # queries, the others are learnt from before Spacer is asked, a candidate checked again
+    # reuses its work, and the question has 20 units
+    res = engine.check([str(ROOT / "spec" / "force-of-will-floor-rules.rw")],
+                       select=engine.Selection(only=("hydra/as_written",), params=(("HITS", (8000,)),)))
     (i,) = res.instances
     assert not [(d.check, d.subject, d.detail) for d in i.decisions if d.verdict == "unknown"]
     assert {d.engine for d in i.decisions if d.check == "forced-loop"} == {unbounded.RANKING}
