@@ -32,7 +32,7 @@ from .config import ConfigError, find_config
 from .frontend.diagnostics import SpecError, render_all
 from .explicit.explore import explore
 from .analyses.findings import KINDS
-from .limits import WALL_FACTOR, Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
+from .limits import RUN_SECONDS, WALL_FACTOR, Budget, LimitHit, Limits, default_memory_mib, limit_problem, watchdog
 from .outputs import formats, report
 from .outputs.trace import to_itf
 from .remote import ClusterError
@@ -56,7 +56,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="check spec files or folders and report findings")
     c.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
-    _limit_args(c, states=200_000, seconds=120.0)
+    _limit_args(c, states=200_000, seconds=RUN_SECONDS)
     c.add_argument("--itf", metavar="DIR", help="write each counterexample as ITF JSON into DIR")
     c.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     c.add_argument("--stats", action="store_true", help="add per-instance sizes and timings (not deterministic)")
@@ -74,7 +74,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     b = sub.add_parser("baseline", help="write (or refresh) a baseline file of the findings a check makes")
     b.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
     b.add_argument("-o", "--output", required=True, metavar="FILE", help="the baseline file to write")
-    _limit_args(b, states=200_000, seconds=120.0)
+    _limit_args(b, states=200_000, seconds=RUN_SECONDS)
     b.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     _include_root(b)
     if config:
@@ -103,7 +103,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
     d.add_argument("--all-differences", nargs="?", const=ALL_DIFFERENCES, default=0, type=_positive_int, metavar="CAP",
                    help="report every distinct difference of an instance, each with its own play, not only each "
                         f"version's first; at most CAP per instance (default {ALL_DIFFERENCES})")
-    _limit_args(d, states=200_000, seconds=120.0)
+    _limit_args(d, states=200_000, seconds=RUN_SECONDS)
 
     a = sub.add_parser("affected", help="list the specs a change of some files calls for checking",
                        description="Print, one per line, each FILE that is a spec (*.rw) and every spec under DIR "
@@ -120,7 +120,7 @@ def build_parser(config: dict | None = None) -> argparse.ArgumentParser:
                                    "3 nothing to change but a limit kept something from being told.")
     m.add_argument("paths", nargs="+", help="spec files (*.rw) or folders")
     m.add_argument("--write", action="store_true", help="write the changes into the files (each atomically)")
-    _limit_args(m, states=200_000, seconds=120.0)
+    _limit_args(m, states=200_000, seconds=RUN_SECONDS)
     m.add_argument("--no-replay", action="store_true", help="skip the Z3 replay of counterexamples")
     m.add_argument("--jobs", type=_jobs, default=None, metavar="N",
                    help="check instances in N local processes (default: one per core; 1: in this process)")

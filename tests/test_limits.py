@@ -208,7 +208,7 @@ def test_instances_the_run_had_no_time_left_for_are_incomplete_not_forgotten(cap
     monkeypatch.setattr(runner.Shares, "next", next_share)
     code, out, _ = run(capsys, spec(tmp_path, text), "--jobs", "1")
     assert code == 3
-    assert "N=4: not checked: the run's time limit of 120s was spent before it could start" in out
+    assert "N=4: not checked: the run's time limit of 300s was spent before it could start" in out
     assert "checked 1 file(s), 1 model(s), 1 instance(s)" in out  # N=3's
 
 
