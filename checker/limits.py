@@ -58,7 +58,7 @@ def rss_mib() -> float:
 WALL_FACTOR = 3.0  # the wall-clock bound, unless given, is this many times the time limit
 # CPU seconds per worker for a whole run, by default. 120 until 2026-12-02: the bundled specs at
 # the documents' numbers (a team game at 8,000 life with damage of any amount among them) take
-# about 170 s of CPU in one worker, and a default that cannot check them says "incomplete" on a
+# about 180 s of CPU in one worker, and a default that cannot check them says "incomplete" on a
 # one-core machine. A run that needs less ends sooner: it is a cap, not a duration.
 RUN_SECONDS = 300.0
 

@@ -225,7 +225,7 @@ class Encoder(Statements, Builtins):
         # written without steps has: the searches over it then ask Z3 the same questions
         if op == "*" and (x == 1 or y == 1):
             return b if x == 1 else a
-        if op in "+-" and y == 0:
+        if op in ("+", "-") and y == 0:
             return a
         if op == "+":
             return self.lit(a + b)
@@ -408,11 +408,9 @@ class Encoder(Statements, Builtins):
         return _STMT[type(s)]
 
 
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod}
 _EXPR = dispatch.by_kind(Encoder, "z_", T.EXPR_KINDS)
 # a `let` statement binds a name for the statements after it, so the block walker (`stmts`) runs it
-_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod}
-
-
 _STMT = dispatch.by_kind(Encoder, "s_", [k for k in T.STMT_KINDS if k is not T.LetStmt])
 _BUILTIN = dispatch.by_builtin(Encoder, "b_", bi.BY_KEY)
 
