@@ -233,11 +233,6 @@ class Encoder(Statements, Builtins):
             return self.lit(a - b)
         if op == "*":
             return self.lit(a * b)
-        if not isinstance(a, z3.ExprRef) and not isinstance(b, z3.ExprRef):  # folded: Python's floor division
-            if b == 0:
-                self.fail(self.T)
-                return 0
-            return a // b if op == "/" else a % b
         self.fail(b == 0)
         q = floordiv(a, b)
         return self.lit(z3.If(b == 0, z3.IntVal(0), q if op == "/" else a - b * q))

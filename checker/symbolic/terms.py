@@ -143,12 +143,11 @@ def literal(x) -> int | None:
 
 def concrete(x):
     """The Python value of a term that simplifies to a literal, None for any other."""
-    if isinstance(x, bool) or isinstance(x, int):
+    if isinstance(x, bool):
         return x
-    if isinstance(x, _Num):  # a binder's value, a seat, a constant
-        return x.value
-    if isinstance(x, z3.IntNumRef):  # a literal already: nothing to simplify
-        return x.as_long()
+    number = literal(x)  # (a binder's value, a seat, a constant: nothing to simplify)
+    if number is not None:
+        return number
     if decided(x) is not None:
         return decided(x)
     s = z3.simplify(x)
