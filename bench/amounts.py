@@ -42,7 +42,12 @@ def run(hits: int, forced: float, starving: float, max_seconds: float) -> dict:
         [sys.executable, "-c", code, "check", SPEC, "--only", "hydra", "--param", f"HITS={hits}", "--jobs", "1",
          "--output-format", "json", "--max-seconds", str(max_seconds)],
         cwd=str(ROOT / "spec"), ok=(0, 1, 3))
-    result = json.loads(out)
+    return {"cpu": cpu, **summary(json.loads(out))}
+
+
+def summary(result: dict) -> dict:
+    """A JSON report's findings (errors and warnings) and, per instance (its label past the
+    spec's name), the checks left undecided."""
     undecided = {}
     for inst in result["instances"]:
         label = inst["instance"]
@@ -57,7 +62,7 @@ def run(hits: int, forced: float, starving: float, max_seconds: float) -> dict:
                 left.update(said.split("; not checked: ")[-1].split(", "))
         undecided[label.split(" | ", 1)[-1]] = sorted(left)
     errors = [f for f in result["findings"] if f.get("severity") != "info"]  # (notes are information only)
-    return {"cpu": cpu, "findings": len(errors), "undecided": undecided}
+    return {"findings": len(errors), "undecided": undecided}
 
 
 def main() -> None:
